@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { act, ask, runWithExecutor } from "./dsl.js";
+import { StepFailedError, WorkflowContextError } from "./errors.js";
+import type { Executor, StepRequest } from "./executor.js";
+import { executeWorkflow, workflow } from "./workflow.js";
+
+/** An executor that records each step and answers from a queue: stands in for the service. */
+function recordingExecutor(answers: unknown[]): Executor & { steps: StepRequest[] } {
+  const steps: StepRequest[] = [];
+  return {
+    steps,
+    async runStep(step) {
+      steps.push(step);
+      const next = answers.shift();
+      if (next instanceof Error) throw next;
+      return { result: next };
+    },
+  };
+}
+
+describe("act / ask outside a run", () => {
+  it("throws a WorkflowContextError that says how to run", async () => {
+    await expect(act("click \"Go\"")).rejects.toBeInstanceOf(WorkflowContextError);
+    await expect(ask("the title")).rejects.toThrow(/outside a workflow run/);
+  });
+});
+
+describe("act / ask inside a run", () => {
+  it("hands steps to the bound executor in order, with indexes and the caller's file", async () => {
+    const executor = recordingExecutor([{ ok: true }, "Example Domain", { value: [1, 2] }]);
+    const result = await runWithExecutor({ executor, signal: new AbortController().signal }, async () => {
+      await act('click "More"');
+      const title = await ask("the page title");
+      const numbers = await ask("the numbers", z.array(z.number()));
+      return { title, numbers };
+    });
+    expect(result).toEqual({ title: "Example Domain", numbers: [1, 2] });
+    expect(executor.steps.map((s) => [s.type, s.index, s.instruction])).toEqual([
+      ["ACT", 1, 'click "More"'],
+      ["ASK", 2, "the page title"],
+      ["ASK", 3, "the numbers"],
+    ]);
+    expect(executor.steps[0]!.callSite).toMatch(/dsl\.test\.ts:\d+:\d+$/);
+    expect(executor.steps[2]!.responseFormat?.type).toBe("json_schema");
+  });
+
+  it("retries a failed step as many times as asked, then gives up with the service's error", async () => {
+    const failure = () => new StepFailedError({ index: 1, type: "ACT", instruction: "click", serviceCode: "WF_ELEMENT_NOT_FOUND", serviceMessage: "nope" });
+    const executor = recordingExecutor([failure(), { done: true }]);
+    await runWithExecutor({ executor, signal: new AbortController().signal }, () => act("click", { retries: 1 }));
+    expect(executor.steps.map((s) => s.attempt)).toEqual([1, 2]);
+
+    const failing = recordingExecutor([failure(), failure()]);
+    await expect(runWithExecutor({ executor: failing, signal: new AbortController().signal }, () => act("click", { retries: 1 }))).rejects.toThrow(
+      /WF_ELEMENT_NOT_FOUND/,
+    );
+  });
+});
+
+describe("executeWorkflow", () => {
+  it("validates params and output around the handler", async () => {
+    const wf = workflow(
+      { name: "add-one", params: z.object({ n: z.coerce.number() }), output: z.object({ m: z.number() }) },
+      async ({ params }) => ({ m: params.n + 1 }),
+    );
+    const executor = recordingExecutor([]);
+    await expect(executeWorkflow(wf, { params: { n: "41" }, executor })).resolves.toEqual({ m: 42 });
+    await expect(executeWorkflow(wf, { params: { n: "x" }, executor })).rejects.toThrow(/Invalid params for workflow "add-one":\n  - n:/);
+  });
+
+  it("refuses a name that is not kebab-case", () => {
+    expect(() => workflow({ name: "Not Kebab" }, async () => {})).toThrow(/kebab-case/);
+  });
+});

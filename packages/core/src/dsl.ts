@@ -1,0 +1,179 @@
+/**
+ * `act` and `ask`: the two calls a workflow is made of. They bind to the run in progress through
+ * `AsyncLocalStorage`, so helper modules can call them too.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { AnswerValidationError, RunAbortedError, StepFailedError, WorkflowContextError, isWfError } from "./errors.js";
+import type { Executor, Logger, StepOptions, StepRequest } from "./executor.js";
+import { decodeAnswer, toResponseFormat } from "./schema/translate.js";
+import type { AnySchema, InferSchema } from "./schema/types.js";
+
+/** The run a call of `act`/`ask` belongs to. */
+export interface RunContext {
+  executor: Executor;
+  signal: AbortSignal;
+  log: Logger;
+  /** Steps taken so far; the next step's index is `stepCount + 1`. */
+  stepCount: number;
+}
+
+// A user's workflow file may load its own copy of @wf/core; one storage per process keeps
+// act/ask bound to the run whichever copy they come from.
+const STORAGE_KEY = Symbol.for("wf.core.runContext");
+const storage: AsyncLocalStorage<RunContext> = ((globalThis as Record<symbol, unknown>)[STORAGE_KEY] ??=
+  new AsyncLocalStorage<RunContext>()) as AsyncLocalStorage<RunContext>;
+
+/**
+ * Runs `fn` with `act`/`ask` bound to `executor`. Used by the runtime and by the server's stored
+ * runs; most users never call it.
+ *
+ * @returns what `fn` returns.
+ */
+export function runWithExecutor<T>(
+  context: { executor: Executor; signal: AbortSignal; log?: Logger },
+  fn: () => Promise<T>,
+): Promise<T> {
+  return storage.run({ executor: context.executor, signal: context.signal, log: context.log ?? (() => {}), stepCount: 0 }, fn);
+}
+
+/** The run in progress, or `undefined` outside a run. */
+export function currentRun(): RunContext | undefined {
+  return storage.getStore();
+}
+
+/**
+ * Runs one natural-language action in the current workflow run.
+ *
+ * @param instruction - what to do, e.g. `click "Sign in"`; 1 to 4,000 characters.
+ * @param options.timeoutMs - how long the step may take, in ms. @default the executor's (30_000)
+ * @param options.retries - extra attempts when the step fails. @default 0
+ * @returns the service's result of the action (what was done, the page URL).
+ * @throws {@link StepFailedError} if the service reports the step as failed.
+ * @throws {@link WorkflowContextError} if called outside a workflow run.
+ * @example await act('type "pg" into "Search"')
+ */
+export async function act(instruction: string, options: StepOptions = {}): Promise<unknown> {
+  const context = requireRun("act");
+  checkInstruction("act", instruction);
+  const callSite = captureCallSite();
+  const outcome = await runWithRetries(context, options, (attempt, index) => ({
+    type: "ACT",
+    instruction,
+    index,
+    attempt,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(callSite ? { callSite } : {}),
+  }));
+  return outcome.value;
+}
+
+/**
+ * Asks a question about the current page.
+ *
+ * Without a schema the answer is text. With a zod 4 or zod 3 schema, the schema travels as an
+ * OpenAI strict structured output (see `toResponseFormat`) and the answer comes back parsed
+ * through it, typed as `z.infer<typeof schema>`.
+ *
+ * @param question - what to find out, e.g. `"the table of prices"`; 1 to 4,000 characters.
+ * @param schema - the shape of the answer (any zod schema strict mode can express).
+ * @param options.timeoutMs - how long the step may take, in ms. @default the executor's (30_000)
+ * @param options.retries - extra attempts when the step fails or the answer does not match. @default 0
+ * @throws {@link SchemaTranslationError} if the schema cannot be a strict structured output.
+ * @throws {@link AnswerValidationError} if the answer does not match the schema.
+ * @throws {@link StepFailedError} if the service reports the step as failed.
+ * @throws {@link WorkflowContextError} if called outside a workflow run.
+ * @example const rows = await ask("the table of prices", z.array(z.object({ name: z.string(), price: z.number() })))
+ */
+export function ask(question: string, options?: StepOptions): Promise<string>;
+export function ask<S extends AnySchema>(question: string, schema: S, options?: StepOptions): Promise<InferSchema<S>>;
+export async function ask(question: string, schemaOrOptions?: AnySchema | StepOptions, maybeOptions?: StepOptions): Promise<unknown> {
+  const context = requireRun("ask");
+  checkInstruction("ask", question);
+  const schema = isSchema(schemaOrOptions) ? schemaOrOptions : undefined;
+  const options = (isSchema(schemaOrOptions) ? maybeOptions : schemaOrOptions) ?? {};
+  // Translate before anything is sent: a schema strict mode refuses fails here, at the call.
+  const responseFormat = schema ? toResponseFormat(schema, "answer") : undefined;
+  const callSite = captureCallSite();
+  const outcome = await runWithRetries(
+    context,
+    options,
+    (attempt, index) => ({
+      type: "ASK",
+      instruction: question,
+      index,
+      attempt,
+      ...(responseFormat ? { responseFormat } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(callSite ? { callSite } : {}),
+    }),
+    (raw) => (schema ? decodeAnswer(schema, raw) : typeof raw === "string" ? raw : JSON.stringify(raw)),
+  );
+  return outcome.value;
+}
+
+async function runWithRetries(
+  context: RunContext,
+  options: StepOptions,
+  build: (attempt: number, index: number) => StepRequest,
+  decode?: (raw: unknown) => unknown,
+): Promise<{ value: unknown }> {
+  const retries = Math.max(0, Math.floor(options.retries ?? 0));
+  context.stepCount += 1;
+  const index = context.stepCount;
+  for (let attempt = 1; ; attempt++) {
+    if (context.signal.aborted) throw new RunAbortedError(context.signal.reason);
+    const step = build(attempt, index);
+    try {
+      const outcome = await context.executor.runStep(step, context.signal);
+      if (!decode) return { value: outcome.result };
+      try {
+        const value = decode(outcome.result);
+        context.executor.onStepDecoded?.(step, { value });
+        return { value };
+      } catch (error) {
+        context.executor.onStepDecoded?.(step, { error: error as Error });
+        throw error;
+      }
+    } catch (error) {
+      const retriable = error instanceof StepFailedError || error instanceof AnswerValidationError || (isWfError(error) && (error.code === "WF_STEP_FAILED" || error.code === "WF_ANSWER_INVALID"));
+      if (!retriable || attempt > retries || context.signal.aborted) throw error;
+    }
+  }
+}
+
+function requireRun(what: string): RunContext {
+  const context = storage.getStore();
+  if (!context) throw new WorkflowContextError(what);
+  return context;
+}
+
+function checkInstruction(what: string, instruction: unknown): void {
+  if (typeof instruction !== "string" || instruction.trim().length === 0) {
+    throw new TypeError(`${what}() needs a non-empty instruction string, got ${JSON.stringify(instruction)}.`);
+  }
+  if (instruction.length > 4000) {
+    throw new TypeError(`${what}() instruction is ${instruction.length} characters; the service takes at most 4,000.`);
+  }
+}
+
+function isSchema(value: unknown): value is AnySchema {
+  return typeof value === "object" && value !== null && ("_zod" in value || "_def" in value) && typeof (value as { parse?: unknown }).parse === "function";
+}
+
+/**
+ * Finds the first stack frame outside `@wf/core`: where the user's file called `act`/`ask`.
+ * Returns `path:line:column`, or `undefined` when the stack tells nothing.
+ */
+const OWN_FILE = decodeURIComponent(new URL(import.meta.url).pathname);
+
+function captureCallSite(): string | undefined {
+  const stack = new Error().stack?.split("\n").slice(1) ?? [];
+  for (const line of stack) {
+    const match = /\(?((?:file:\/\/)?[^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
+    if (!match) continue;
+    const file = match[1]!.replace(/^file:\/\//, "");
+    if (file === OWN_FILE || file.startsWith("node:") || file.includes("/node_modules/")) continue;
+    return `${file}:${match[2]}:${match[3]}`;
+  }
+  return undefined;
+}

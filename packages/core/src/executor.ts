@@ -1,0 +1,59 @@
+/**
+ * The seam between the DSL and whatever runs steps. `act`/`ask` build a {@link StepRequest} and
+ * hand it to the {@link Executor} bound to the run in progress; the executor does the I/O (the
+ * runtime's HTTP client, or the server's in-process interpreter) and returns the raw result.
+ * `@wf/core` itself does no I/O.
+ */
+import type { ResponseFormat } from "./protocol/index.js";
+
+/** Per-step options of `act` and `ask`. */
+export interface StepOptions {
+  /** How long the step may take in the service, in ms. @default the executor's default (30_000 in the runtime) */
+  timeoutMs?: number;
+  /**
+   * How many more times to try the step after it fails (a failed step in the service, or an ASK
+   * answer that does not match its schema). @default 0
+   */
+  retries?: number;
+}
+
+/** One step as the DSL hands it to the executor. */
+export interface StepRequest {
+  type: "ACT" | "ASK";
+  /** The instruction (ACT) or question (ASK), as the user wrote it. */
+  instruction: string;
+  /** For an ASK with a schema: the strict structured-output form of it (see `toResponseFormat`). */
+  responseFormat?: ResponseFormat;
+  /** Step timeout in ms, if the user set one. */
+  timeoutMs?: number;
+  /** Position of this step in the run, from 1. */
+  index: number;
+  /** Attempt number of this step, from 1 (more than 1 when `retries` re-runs it). */
+  attempt: number;
+  /** Where the step was called in the workflow file: `path:line:column`, when known. */
+  callSite?: string;
+}
+
+/** What the executor returns for a step that succeeded. */
+export interface StepOutcome {
+  /** The service's raw result: for an ASK, the answer JSON (still wrapped, not yet decoded). */
+  result: unknown;
+  /** The service's step id, if any. */
+  stepId?: string;
+}
+
+/**
+ * Runs steps for the DSL. Implementations throw `StepFailedError` when the service reports the step
+ * as failed, and `RunAbortedError` when `signal` aborts.
+ */
+export interface Executor {
+  runStep(step: StepRequest, signal: AbortSignal): Promise<StepOutcome>;
+  /**
+   * Told when the DSL has decoded an ASK answer (or failed to): lets the executor record the typed
+   * answer beside the raw one. Optional.
+   */
+  onStepDecoded?(step: StepRequest, outcome: { value?: unknown; error?: Error }): void;
+}
+
+/** The log function a workflow handler receives: a message and optional structured data. */
+export type Logger = (message: string, data?: Record<string, unknown>) => void;

@@ -1,0 +1,25 @@
+/**
+ * `@wf/core`: the workflow DSL, zod → OpenAI strict structured outputs and back, and the errors
+ * every package shares. The wire protocol is a separate export: `@wf/core/protocol`.
+ */
+export { act, ask, runWithExecutor, currentRun } from "./dsl.js";
+export type { RunContext } from "./dsl.js";
+export { workflow, isWorkflow, parseParams, executeWorkflow, WORKFLOW_NAME_PATTERN } from "./workflow.js";
+export type { Workflow, WorkflowOptions, WorkflowContext, ExecuteWorkflowOptions } from "./workflow.js";
+export type { Executor, StepRequest, StepOutcome, StepOptions, Logger } from "./executor.js";
+export { secret, isSecret, secretParamNames, redactParams, redactText, REDACTED } from "./secret.js";
+export { toResponseFormat, decodeAnswer } from "./schema/translate.js";
+export type { AnySchema, InferSchema } from "./schema/types.js";
+export {
+  WfError,
+  isWfError,
+  WorkflowContextError,
+  SchemaTranslationError,
+  AnswerValidationError,
+  ParamsValidationError,
+  OutputValidationError,
+  StepFailedError,
+  RunAbortedError,
+  formatPath,
+} from "./errors.js";
+export type { StepFailure, ValidationIssue } from "./errors.js";

@@ -1,0 +1,352 @@
+/**
+ * The wire protocol of the wf browser-automation service, defined once as zod schemas.
+ *
+ * Source of the contract: `shared/spec/service-interface.md` (the three POST operations) and
+ * `shared/spec/public-samples.md` (the status routes and the leniencies the samples need).
+ * Everything the spec leaves open (status shapes, errors, closing and cancelling sessions) is
+ * this project's decision, written down in `docs/protocol.md`.
+ *
+ * The server validates requests with these schemas and generates its OpenAPI document from them;
+ * the runtime validates responses with them. Types are inferred from the schemas, never written
+ * twice.
+ */
+import { z } from "zod";
+
+/** The path prefix of every route of the service (spec §9: no version in the path). */
+export const API_PREFIX = "/apis/request";
+
+/** Paths of every route, relative to the base URL. `{id}` placeholders follow OpenAPI style. */
+export const ROUTES = {
+  /** `GET`, no key needed. */
+  health: `${API_PREFIX}/health`,
+  /** `GET`: the OpenAPI 3.1 document of the service. */
+  openapi: `${API_PREFIX}/openapi.json`,
+  /** `POST` (spec §4.1): create a step-mode session. */
+  stepCreate: `${API_PREFIX}/workflow/step/create`,
+  /** `POST` (spec §4.3): run one step in session `{id}` (the `workflowId` that create returned). */
+  stepRun: `${API_PREFIX}/workflow/step/run/{id}`,
+  /** `GET` (public samples): status of step `{stepId}`; `?waitMs=` long-polls until it finishes. */
+  stepStatus: `${API_PREFIX}/workflow/step/status/{stepId}`,
+  /** `POST` (ours): close step session `{id}`, freeing its browser context. */
+  stepClose: `${API_PREFIX}/workflow/step/close/{id}`,
+  /** `GET` (public samples): status of session `{id}`, step-mode or stored run. */
+  sessionStatus: `${API_PREFIX}/workflow/status/{id}`,
+  /** `POST` (spec §4.2): run a stored workflow by id. */
+  workflowRun: `${API_PREFIX}/workflow/run`,
+  /** `POST` (public samples): the same operation as {@link ROUTES.workflowRun}. */
+  workflowRunAlias: `${API_PREFIX}/run/workflows`,
+  /** `POST` (ours): cancel the running stored-workflow session `{id}`. */
+  sessionCancel: `${API_PREFIX}/workflow/cancel/{id}`,
+  /** `GET` (ours): the stored workflows the service offers. */
+  workflowList: `${API_PREFIX}/workflows`,
+  /** `GET` (ours): the HTML debugger / preview page of session `{id}`; `?token=` is its session token. */
+  sessionView: `${API_PREFIX}/workflow/view/{id}`,
+} as const;
+
+/** Fills the `{name}` placeholders of a route path, URL-encoding each value. */
+export function routePath(route: string, params: Record<string, string> = {}): string {
+  return route.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`routePath: missing value for {${name}} in ${route}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** Header that carries the API key (spec §5.1). Headers are case-insensitive. */
+export const API_KEY_HEADER = "api-key";
+/** Header that makes a step run safe to retry: the same key in the same session never runs twice. */
+export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+
+/** Longest wait a client may ask of a long-poll (`?waitMs=`), in ms. Larger values are capped. */
+export const MAX_LONG_POLL_MS = 30_000;
+
+// ---------------------------------------------------------------------------------------------
+// Step-mode sessions (spec §2.1, §4.1)
+// ---------------------------------------------------------------------------------------------
+
+/** `browserMode` values (spec §4.1 lists `REMOTE` only). */
+export const BrowserMode = z.enum(["REMOTE"]);
+
+/** Body of `POST /workflow/step/create`. `browserMode` is optional, default `REMOTE` (public samples). */
+export const CreateSessionRequest = z
+  .object({
+    browserMode: BrowserMode.default("REMOTE").describe("Where the browser runs. Only REMOTE is offered."),
+  })
+  .describe("Create a step-mode session.");
+export type CreateSessionRequest = z.input<typeof CreateSessionRequest>;
+
+/** Body of the 200 answer of `POST /workflow/step/create` (spec §2.1). */
+export const CreateSessionResponse = z.object({
+  workflowId: z.string().describe("Identifier of the session (hex). The {id} of the step-run route."),
+  sessionToken: z.string().describe("Token scoped to this session; opens its debugger page without the API key."),
+  debuggerUrl: z.string().describe("Address of the session's live debugger page."),
+});
+export type CreateSessionResponse = z.infer<typeof CreateSessionResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Steps (spec §2.2, §4.3)
+// ---------------------------------------------------------------------------------------------
+
+/** `type` of a step: an action or a question (spec §4.3). */
+export const StepType = z.enum(["ACT", "ASK"]);
+export type StepType = z.infer<typeof StepType>;
+
+/**
+ * The structured-output form of an ASK schema, as `toResponseFormat()` builds it:
+ * `{ type: "json_schema", json_schema: { name, strict: true, schema } }` (OpenAI's `response_format`).
+ */
+export const ResponseFormat = z.object({
+  type: z.literal("json_schema"),
+  json_schema: z.object({
+    name: z.string(),
+    description: z.string().optional(),
+    strict: z.boolean().optional(),
+    schema: z.record(z.string(), z.unknown()),
+  }),
+});
+export type ResponseFormat = z.infer<typeof ResponseFormat>;
+
+/**
+ * `schema` of a step run. The spec calls it "a schema in the OpenAI-compatible structured-output
+ * form"; the server accepts the whole response format, its inner `json_schema` object
+ * (`{ name, strict, schema }`), or a bare JSON Schema. `{}` or absent means no structured answer.
+ * Normalise with {@link normalizeStepSchema}.
+ */
+export const StepSchema = z.record(z.string(), z.unknown());
+
+/** Body of `POST /workflow/step/run/{id}` (spec §4.3 and the public samples). */
+export const RunStepRequest = z
+  .object({
+    step: z.string().min(1).max(4000).describe("The natural-language instruction or question."),
+    type: StepType,
+    schema: StepSchema.optional().describe("Structured output wanted from an ASK (response format or JSON Schema)."),
+    currentDom: z.string().optional().describe("HTML an ASK reads instead of the live page."),
+    currentPageURL: z.string().optional().describe("Base URL of currentDom."),
+    timeoutMs: z.number().int().positive().max(600_000).optional().describe("Step timeout in ms; server default otherwise."),
+  })
+  .describe("Run one step in a session.");
+export type RunStepRequest = z.infer<typeof RunStepRequest>;
+
+/** Body of the 200 answer of `POST /workflow/step/run/{id}` (spec §2.2). */
+export const RunStepResponse = z.object({
+  stepId: z.string(),
+  jobTaskId: z.string().describe("Identifier of the session's job (the same for every step of a session)."),
+});
+export type RunStepResponse = z.infer<typeof RunStepResponse>;
+
+/** Life cycle of one step. */
+export const StepState = z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"]);
+export type StepState = z.infer<typeof StepState>;
+
+/** Error of a failed step or run: a stable `code` (`WF_ELEMENT_NOT_FOUND`, …) and a readable message. */
+export const WireError = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.unknown().optional(),
+});
+export type WireError = z.infer<typeof WireError>;
+
+/** Timestamps are ISO 8601 strings in UTC. */
+const Timestamp = z.string().describe("ISO 8601 UTC timestamp");
+
+/** Body of `GET /workflow/step/status/{stepId}`. */
+export const StepStatus = z.object({
+  stepId: z.string(),
+  jobTaskId: z.string(),
+  sessionId: z.string().describe("The session the step belongs to (the step session's workflowId)."),
+  index: z.number().int().nonnegative().describe("Position of the step in its session, from 0."),
+  type: StepType,
+  step: z.string().describe("The instruction as sent."),
+  status: StepState,
+  createdAt: Timestamp,
+  startedAt: Timestamp.nullable(),
+  finishedAt: Timestamp.nullable(),
+  durationMs: z.number().nonnegative().nullable().describe("finishedAt − startedAt, in ms."),
+  result: z
+    .unknown()
+    .optional()
+    .describe("For a succeeded ASK, the answer JSON (valid against the step's schema); for an ACT, what was done."),
+  error: WireError.nullable().optional(),
+  pageUrl: z.string().nullable().optional().describe("The page's URL after the step."),
+});
+export type StepStatus = z.infer<typeof StepStatus>;
+
+/** Query of the status routes: `waitMs` long-polls (capped at {@link MAX_LONG_POLL_MS}). */
+export const LongPollQuery = z.object({
+  waitMs: z.coerce.number().int().min(0).optional(),
+  since: z.coerce.number().int().min(0).optional().describe("Session status only: answer once `version` exceeds this."),
+});
+export type LongPollQuery = z.infer<typeof LongPollQuery>;
+
+// ---------------------------------------------------------------------------------------------
+// Sessions: status, close, cancel (public samples; shapes ours)
+// ---------------------------------------------------------------------------------------------
+
+/** Kind of session: created for steps, or started from a stored workflow. */
+export const SessionKind = z.enum(["STEP", "STORED"]);
+export type SessionKind = z.infer<typeof SessionKind>;
+
+/**
+ * Life cycle of a session. A step session is `RUNNING` while open and `SUCCEEDED` once the client
+ * closes it; `CANCELLED` when the idle timeout closed it; `FAILED` when the server restarted under
+ * it. A stored run ends `SUCCEEDED`, `FAILED` or `CANCELLED`.
+ */
+export const SessionState = z.enum(["RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"]);
+export type SessionState = z.infer<typeof SessionState>;
+
+/** Body of `GET /workflow/status/{id}`. */
+export const SessionStatus = z.object({
+  sessionId: z.string(),
+  kind: SessionKind,
+  workflowId: z.string().nullable().describe("For a stored run, the stored workflow's id; null for a step session."),
+  status: SessionState,
+  version: z.number().int().nonnegative().describe("Grows on every change; long-poll with ?since=version."),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  finishedAt: Timestamp.nullable(),
+  currentUrl: z.string().nullable(),
+  steps: z.array(StepStatus),
+  output: z.unknown().optional().describe("For a succeeded stored run, the workflow's output."),
+  error: WireError.nullable().optional(),
+  viewUrl: z.string().describe("The debugger / preview page of the session."),
+});
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+/** Body of the 200 answer of close and cancel: the session's status after the change. */
+export const CloseSessionResponse = SessionStatus;
+export type CloseSessionResponse = SessionStatus;
+
+// ---------------------------------------------------------------------------------------------
+// Stored workflows (spec §2.3, §4.2)
+// ---------------------------------------------------------------------------------------------
+
+/** Body of `POST /workflow/run` and `POST /run/workflows` (spec §4.2). */
+export const RunWorkflowRequest = z
+  .object({
+    workflowId: z.string().min(1).describe("Id (the workflow's name) of a stored workflow."),
+    variables: z.record(z.string(), z.string()).optional().describe("Inputs, validated against the workflow's params."),
+    proxy: z.boolean().optional().describe("Run the session's browser behind the server's configured proxy."),
+  })
+  .describe("Run a stored workflow.");
+export type RunWorkflowRequest = z.infer<typeof RunWorkflowRequest>;
+
+/** Body of the 200 answer of running a stored workflow (spec §2.3). */
+export const RunWorkflowResponse = z.object({
+  sessionId: z.string(),
+  previewUrl: z.string(),
+});
+export type RunWorkflowResponse = z.infer<typeof RunWorkflowResponse>;
+
+/** One stored workflow the service offers. */
+export const WorkflowInfo = z.object({
+  workflowId: z.string(),
+  description: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()).nullable().describe("JSON Schema of the workflow's params."),
+  file: z.string().describe("Path of the workflow file, relative to the workflows folder."),
+});
+export type WorkflowInfo = z.infer<typeof WorkflowInfo>;
+
+/** Body of `GET /workflows`. */
+export const WorkflowList = z.object({
+  workflows: z.array(WorkflowInfo),
+  errors: z.array(z.object({ file: z.string(), message: z.string() })).describe("Files that failed to load."),
+});
+export type WorkflowList = z.infer<typeof WorkflowList>;
+
+/** Body of `GET /health`. */
+export const HealthResponse = z.object({ status: z.literal("ok"), version: z.string() });
+export type HealthResponse = z.infer<typeof HealthResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Errors: RFC 9457 problem details
+// ---------------------------------------------------------------------------------------------
+
+/** One field error of a 422: `path` is a JSON Pointer into the request (`/type`, `/variables/url`). */
+export const FieldError = z.object({ path: z.string(), message: z.string() });
+export type FieldError = z.infer<typeof FieldError>;
+
+/** Stable `code`s of the service's problem details, with their HTTP status. */
+export const PROBLEM_CODES = {
+  WF_MALFORMED_JSON: 400,
+  WF_UNAUTHORIZED: 401,
+  WF_SESSION_NOT_FOUND: 404,
+  WF_STEP_NOT_FOUND: 404,
+  WF_WORKFLOW_NOT_FOUND: 404,
+  WF_ROUTE_NOT_FOUND: 404,
+  WF_METHOD_NOT_ALLOWED: 405,
+  WF_SESSION_CLOSED: 409,
+  WF_SESSION_FINISHED: 409,
+  WF_BODY_TOO_LARGE: 413,
+  WF_UNSUPPORTED_MEDIA_TYPE: 415,
+  WF_VALIDATION_FAILED: 422,
+  WF_IDEMPOTENCY_KEY_REUSED: 422,
+  WF_TOO_MANY_SESSIONS: 429,
+  WF_BROWSER_UNAVAILABLE: 503,
+  WF_INTERNAL: 500,
+} as const;
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+/**
+ * Every error body of the service, sent as `application/problem+json` (RFC 9457). `code` is
+ * stable and machine-readable; `errors` lists each field error of a 422.
+ */
+export const ProblemDetails = z
+  .object({
+    type: z.string().default("about:blank"),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    instance: z.string().optional(),
+    code: z.string(),
+    errors: z.array(FieldError).optional(),
+    retryAfterMs: z.number().optional(),
+  })
+  .passthrough();
+export type ProblemDetails = z.infer<typeof ProblemDetails>;
+
+/** Media type of error bodies (RFC 9457 §3). */
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+// ---------------------------------------------------------------------------------------------
+// Helpers shared by both sides
+// ---------------------------------------------------------------------------------------------
+
+/** A step schema reduced to its parts: the JSON Schema of the answer and its name. */
+export interface NormalizedStepSchema {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
+/**
+ * Reduces any accepted form of a step's `schema` to `{ name, schema }`, or `undefined` when it
+ * asks for no structured answer (absent or `{}`).
+ *
+ * Accepted: `{ type: "json_schema", json_schema: { name, schema } }` (a response format),
+ * `{ name, schema }` (its inner object), or a bare JSON Schema (anything else non-empty).
+ */
+export function normalizeStepSchema(schema: Record<string, unknown> | undefined): NormalizedStepSchema | undefined {
+  if (!schema || Object.keys(schema).length === 0) return undefined;
+  if (schema.type === "json_schema" && isRecord(schema.json_schema)) {
+    const inner = schema.json_schema;
+    return { name: typeof inner.name === "string" ? inner.name : "answer", schema: isRecord(inner.schema) ? inner.schema : {} };
+  }
+  if (isRecord(schema.schema) && typeof schema.name === "string") {
+    return { name: schema.name, schema: schema.schema };
+  }
+  return { name: "answer", schema };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Turns zod issues into the service's field errors, with JSON Pointer paths
+ * (RFC 6901: `~` → `~0`, `/` → `~1`). The root is `""`.
+ */
+export function toFieldErrors(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, prefix = ""): FieldError[] {
+  return issues.map((issue) => ({
+    path: prefix + issue.path.map((p) => "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join(""),
+    message: issue.message,
+  }));
+}

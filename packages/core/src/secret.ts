@@ -1,0 +1,63 @@
+/**
+ * Secret params: values that never appear in any output, report or log.
+ *
+ * Mark a param's schema with `secret()`; reporters and records replace its value with
+ * {@link REDACTED}. The mark is kept in a process-wide registry keyed by schema object, so it
+ * survives a second copy of `@wf/core`.
+ */
+import type { z } from "zod";
+import type { Workflow } from "./workflow.js";
+
+/** What reporters print in place of a secret value. */
+export const REDACTED = "[secret]";
+
+const REGISTRY_KEY = Symbol.for("wf.core.secrets");
+const secrets: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[REGISTRY_KEY] ??= new WeakSet<object>()) as WeakSet<object>;
+
+/**
+ * Marks a param schema as secret and returns it unchanged (types included).
+ *
+ * @example params: z.object({ user: z.string(), password: secret(z.string()) })
+ */
+export function secret<S extends z.ZodType>(schema: S): S {
+  secrets.add(schema);
+  return schema;
+}
+
+/** True when `schema`, or a schema it wraps (optional, default, nullable), was marked with {@link secret}. */
+export function isSecret(schema: unknown): boolean {
+  let current = schema as { _zod?: { def?: { innerType?: unknown } } } | undefined;
+  for (let depth = 0; current && depth < 8; depth++) {
+    if (secrets.has(current)) return true;
+    current = current._zod?.def?.innerType as typeof current;
+  }
+  return false;
+}
+
+/** Names of the workflow's params marked secret. */
+export function secretParamNames(wf: Pick<Workflow, "params">): string[] {
+  if (!wf.params) return [];
+  return Object.entries(wf.params.shape).filter(([, schema]) => isSecret(schema)).map(([name]) => name);
+}
+
+/**
+ * Returns a copy of `params` with each secret's value replaced by {@link REDACTED}.
+ * Use before printing or recording params.
+ */
+export function redactParams(wf: Pick<Workflow, "params">, params: Record<string, unknown>): Record<string, unknown> {
+  const names = secretParamNames(wf);
+  if (names.length === 0) return { ...params };
+  const out: Record<string, unknown> = { ...params };
+  for (const name of names) if (name in out) out[name] = REDACTED;
+  return out;
+}
+
+/**
+ * Replaces every occurrence of each secret value inside `text` by {@link REDACTED}: for
+ * instructions and messages that interpolated a secret (`type "${params.password}" into …`).
+ */
+export function redactText(text: string, secretValues: ReadonlyArray<string>): string {
+  let out = text;
+  for (const value of secretValues) if (value) out = out.split(value).join(REDACTED);
+  return out;
+}
