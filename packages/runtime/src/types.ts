@@ -1,0 +1,60 @@
+/**
+ * Public types of `@wf/runtime`: the run record `runWorkflow()` returns and the events it emits
+ * for reporters.
+ */
+import type { WireError } from "@wf/core/protocol";
+
+/** Outcome of a run. */
+export type RunStatus = "succeeded" | "failed" | "cancelled";
+
+/** One step of a run, as recorded by the runtime. Secret param values are redacted. */
+export interface StepRecord {
+  /** Position in the run, from 1. */
+  index: number;
+  type: "ACT" | "ASK";
+  /** The instruction or question (secrets redacted). */
+  instruction: string;
+  /** Where the workflow file called it: `path:line:column`. */
+  callSite?: string;
+  /** The service's step id of the last attempt. */
+  stepId?: string;
+  status: "succeeded" | "failed";
+  /** Attempts made (more than 1 with `retries`). */
+  attempts: number;
+  /** ISO 8601 timestamps of the first attempt's start and the last attempt's end. */
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** The service's raw result (for an ASK: the answer JSON before decoding). */
+  result?: unknown;
+  /** For an ASK: the decoded, typed answer. */
+  answer?: unknown;
+  /** Why it failed: the service's code and message, or the decoding error. */
+  error?: WireError;
+}
+
+/** What `runWorkflow()` returns, whatever the outcome. */
+export interface RunRecord {
+  workflow: string;
+  status: RunStatus;
+  /** The validated params, secret values redacted. */
+  params: Record<string, unknown>;
+  /** The workflow's output, when it succeeded. */
+  output?: unknown;
+  /** Why it failed or was cancelled. */
+  error?: WireError & { stepIndex?: number; callSite?: string };
+  sessionId?: string;
+  debuggerUrl?: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  steps: StepRecord[];
+}
+
+/** Events `runWorkflow()` emits through `onEvent`, in this order per run. */
+export type RunEvent =
+  | { type: "run-started"; workflow: string; sessionId: string; debuggerUrl: string; params: Record<string, unknown> }
+  | { type: "step-started"; index: number; stepType: "ACT" | "ASK"; instruction: string; callSite?: string; attempt: number }
+  | { type: "step-finished"; step: StepRecord }
+  | { type: "log"; message: string; data?: Record<string, unknown> }
+  | { type: "run-finished"; record: RunRecord };
