@@ -49,6 +49,8 @@ export interface RunRecord {
   finishedAt: string;
   durationMs: number;
   steps: StepRecord[];
+  /** Set when closing the session failed (the service's idle timeout then reclaims it); the run's status is unchanged. */
+  closeError?: WireError;
 }
 
 /** Events `runWorkflow()` emits through `onEvent`, in this order per run. */

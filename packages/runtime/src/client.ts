@@ -1,0 +1,373 @@
+/**
+ * The wf service client: one method per route of `@wf/core/protocol`, over an undici keep-alive
+ * `Pool`, with per-request timeouts and retries (exponential backoff with full jitter, `Retry-After`
+ * honoured). Every answer is validated with the protocol's zod schema.
+ */
+import { randomUUID } from "node:crypto";
+import { Pool, request, type Dispatcher } from "undici";
+import type { z } from "zod";
+import { RunAbortedError } from "@wf/core";
+import {
+  API_KEY_HEADER,
+  CloseSessionResponse,
+  CreateSessionResponse,
+  HealthResponse,
+  IDEMPOTENCY_KEY_HEADER,
+  MAX_LONG_POLL_MS,
+  ProblemDetails,
+  ROUTES,
+  RunStepResponse,
+  RunWorkflowResponse,
+  SessionStatus,
+  StepStatus,
+  WorkflowList,
+  routePath,
+  type CreateSessionRequest,
+  type RunStepRequest,
+  type RunWorkflowRequest,
+} from "@wf/core/protocol";
+import { DEFAULT_RETRY, backoffDelayMs, errorCodes, isConnectionError, parseRetryAfterMs, provesNotSent, sleep, type RetryOptions } from "./_retry.js";
+import { ServiceError, describeProblem, statusLine } from "./errors.js";
+
+export type { RetryOptions } from "./_retry.js";
+
+/** Options of {@link createServiceClient}. */
+export interface ServiceClientOptions {
+  /** Where the service runs, e.g. `http://127.0.0.1:8787` (a path prefix is kept). */
+  baseUrl: string;
+  /** Sent as the `api-key` header on every request. @default none */
+  apiKey?: string;
+  /**
+   * Time one attempt of a request may take, in ms, answer body included. A long-poll attempt
+   * (`waitMs`) gets `waitMs + requestTimeoutMs`. @default 30_000
+   */
+  requestTimeoutMs?: number;
+  /** Retry policy; fields left out keep their defaults `{ retries: 4, minDelayMs: 200, maxDelayMs: 5_000, maxRetryAfterMs: 60_000 }`. */
+  retry?: Partial<RetryOptions>;
+  /**
+   * The undici dispatcher to send through (tests inject one). @default a keep-alive `Pool` for
+   * the base URL's origin, closed by {@link ServiceClient.close}
+   */
+  dispatcher?: Dispatcher;
+}
+
+/** Per-call options every method takes. */
+export interface CallOptions {
+  /** Aborts the call (and its retries); the call then rejects with `RunAbortedError`. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link ServiceClient.runStep}. */
+export interface RunStepOptions extends CallOptions {
+  /**
+   * The step attempt's idempotency key, sent as `Idempotency-Key`: the service runs a step once
+   * per key and session, so the call is retried safely. @default a fresh `crypto.randomUUID()` per call
+   */
+  idempotencyKey?: string;
+}
+
+/** Options of the long-polling status calls. */
+export interface StatusOptions extends CallOptions {
+  /** Long-poll: let the service hold the answer until the step/session changes or `waitMs` passes, in ms (capped at 30_000). */
+  waitMs?: number;
+}
+
+/** Options of {@link ServiceClient.getSessionStatus}. */
+export interface SessionStatusOptions extends StatusOptions {
+  /** Answer once the session's `version` exceeds this (with `waitMs`). */
+  since?: number;
+}
+
+/**
+ * A client of one wf service. Every method validates the answer with the protocol's schema and
+ * throws {@link ServiceError} (`WF_SERVICE_ERROR`, `WF_SERVICE_UNREACHABLE`, `WF_SERVICE_PROTOCOL`),
+ * or `RunAbortedError` when its signal aborts.
+ *
+ * Retries: connection failures, timeouts and 429/503 answers are retried with backoff on calls
+ * that are safe to repeat (every GET, close, cancel, and a step run, which carries an idempotency
+ * key). `createSession` and `runStoredWorkflow` are not idempotent: they are retried on 429/503
+ * (the service refused them) and on failures that prove the request was never sent (connection
+ * refused, DNS, connect timeout), never once the service may have received them. Other 4xx are never retried.
+ */
+export interface ServiceClient {
+  /** The base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  /** `POST /workflow/step/create`: a step session. */
+  createSession(body?: CreateSessionRequest, options?: CallOptions): Promise<CreateSessionResponse>;
+  /** `POST /workflow/step/run/{sessionId}` with an `Idempotency-Key`: starts one step; wait for it with {@link getStepStatus}. */
+  runStep(sessionId: string, body: RunStepRequest, options?: RunStepOptions): Promise<RunStepResponse>;
+  /** `GET /workflow/step/status/{stepId}`, long-polling with `waitMs`. */
+  getStepStatus(stepId: string, options?: StatusOptions): Promise<StepStatus>;
+  /** `GET /workflow/status/{id}`, long-polling with `waitMs` and `since`. */
+  getSessionStatus(sessionId: string, options?: SessionStatusOptions): Promise<SessionStatus>;
+  /** `POST /workflow/step/close/{id}`: closes a step session, freeing its browser context. */
+  closeSession(sessionId: string, options?: CallOptions): Promise<CloseSessionResponse>;
+  /** `POST /workflow/run`: starts a stored workflow. */
+  runStoredWorkflow(body: RunWorkflowRequest, options?: CallOptions): Promise<RunWorkflowResponse>;
+  /** `POST /workflow/cancel/{id}`: cancels a running stored-workflow session. */
+  cancelSession(sessionId: string, options?: CallOptions): Promise<SessionStatus>;
+  /** `GET /workflows`: the stored workflows the service offers. */
+  listWorkflows(options?: CallOptions): Promise<WorkflowList>;
+  /** `GET /health`. */
+  health(options?: CallOptions): Promise<HealthResponse>;
+  /** Closes the client's own connection pool (not an injected dispatcher). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** One request as the client sends it. */
+interface Call<T> {
+  method: "GET" | "POST";
+  /** Path and query, from the base URL. */
+  path: string;
+  body?: unknown;
+  schema: z.ZodType<T>;
+  /** Safe to send twice: retried even when the service may have received it. */
+  idempotent: boolean;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+class AttemptTimeout extends Error {
+  override name = "AttemptTimeout";
+  readonly code = "WF_REQUEST_TIMEOUT";
+}
+
+/**
+ * Creates a client of the wf service at `options.baseUrl`.
+ *
+ * @throws {@link TypeError} if `baseUrl` is not an http(s) URL.
+ * @example
+ * const client = createServiceClient({ baseUrl: "http://127.0.0.1:8787", apiKey: process.env.WF_API_KEY });
+ * const { workflowId } = await client.createSession();
+ */
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError(`createServiceClient: baseUrl ${JSON.stringify(options.baseUrl)} is not a URL (like http://127.0.0.1:8787).`);
+  }
+  if (base.protocol !== "http:" && base.protocol !== "https:") {
+    throw new TypeError(`createServiceClient: baseUrl ${JSON.stringify(options.baseUrl)} must be http or https.`);
+  }
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
+  const ownPool = options.dispatcher ? undefined : new Pool(base.origin, { connections: 16, keepAliveTimeout: 4_000 });
+  const dispatcher: Dispatcher = options.dispatcher ?? ownPool!;
+  let closed = false;
+
+  async function send(call: Call<unknown>, url: string): Promise<Answer> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new AttemptTimeout(`no complete answer within ${call.timeoutMs} ms`));
+    }, call.timeoutMs);
+    const onAbort = () => controller.abort(call.signal!.reason);
+    call.signal?.addEventListener("abort", onAbort, { once: true });
+    const headers: Record<string, string> = { accept: "application/json", ...call.headers };
+    if (options.apiKey !== undefined) headers[API_KEY_HEADER] = options.apiKey;
+    let body: string | undefined;
+    if (call.body !== undefined) {
+      body = JSON.stringify(call.body);
+      headers["content-type"] = "application/json";
+    }
+    try {
+      const response = await request(url, { dispatcher, method: call.method, headers, body, signal: controller.signal });
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      if (timedOut) throw new AttemptTimeout(`no complete answer within ${call.timeoutMs} ms`, { cause: error });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async function perform<T>(call: Call<T>): Promise<T> {
+    if (closed) throw new TypeError("The service client is closed.");
+    const url = baseUrl + call.path;
+    const fail = (init: Omit<ConstructorParameters<typeof ServiceError>[0], "method" | "url">) =>
+      new ServiceError({ method: call.method, url, ...init });
+    for (let attempt = 1; ; attempt++) {
+      if (call.signal?.aborted) throw new RunAbortedError(call.signal.reason);
+      let answer: Answer;
+      try {
+        answer = await send(call as Call<unknown>, url);
+      } catch (error) {
+        if (call.signal?.aborted) throw new RunAbortedError(call.signal.reason);
+        const timedOut = error instanceof AttemptTimeout;
+        const what = timedOut ? (error as Error).message : describeNetworkError(error);
+        if (!timedOut && !isConnectionError(error)) {
+          throw fail({ code: "WF_SERVICE_UNREACHABLE", attempts: attempt, reason: `request failed: ${what}`, cause: error });
+        }
+        if (!call.idempotent && !provesNotSent(error)) {
+          throw fail({
+            code: "WF_SERVICE_UNREACHABLE",
+            attempts: attempt,
+            cause: error,
+            reason:
+              `${what}; not retried: the service may have received this request and it is not idempotent. ` +
+              `Anything it created is reclaimed by the service's idle timeout.`,
+          });
+        }
+        if (attempt > retry.retries) {
+          throw fail({
+            code: "WF_SERVICE_UNREACHABLE",
+            attempts: attempt,
+            cause: error,
+            reason: `${what} (after ${attempt} attempts). Check that the wf service runs at ${baseUrl}.`,
+          });
+        }
+        await pause(backoffDelayMs(attempt - 1, retry), call.signal);
+        continue;
+      }
+
+      if (answer.status >= 200 && answer.status < 300) {
+        let json: unknown;
+        try {
+          json = answer.text === "" ? undefined : JSON.parse(answer.text);
+        } catch (error) {
+          throw fail({
+            code: "WF_SERVICE_PROTOCOL",
+            status: answer.status,
+            attempts: attempt,
+            cause: error,
+            reason: `${statusLine(answer.status)}: the body is not JSON (${snippet(answer.text)}). Check that ${baseUrl} is a wf service.`,
+          });
+        }
+        const parsed = call.schema.safeParse(json);
+        if (!parsed.success) {
+          const issues = parsed.error.issues.map((i) => `/${i.path.map(String).join("/")} ${i.message}`).join("; ");
+          throw fail({
+            code: "WF_SERVICE_PROTOCOL",
+            status: answer.status,
+            attempts: attempt,
+            cause: parsed.error,
+            reason: `${statusLine(answer.status)}: the body does not match the protocol: ${issues}. Check that the service and the runtime are the same version.`,
+          });
+        }
+        return parsed.data;
+      }
+
+      const problem = parseProblem(answer.text);
+      if ((answer.status === 429 || answer.status === 503) && attempt <= retry.retries) {
+        const delay = parseRetryAfterMs(answer.headers["retry-after"]) ?? problem?.retryAfterMs ?? backoffDelayMs(attempt - 1, retry);
+        if (delay <= retry.maxRetryAfterMs) {
+          await pause(delay, call.signal);
+          continue;
+        }
+      }
+      throw fail({
+        code: "WF_SERVICE_ERROR",
+        status: answer.status,
+        attempts: attempt,
+        ...(problem ? { problem } : {}),
+        reason: `${statusLine(answer.status)}${problem ? `: ${describeProblem(problem)}` : answer.text ? `: ${snippet(answer.text)}` : ""}`,
+      });
+    }
+  }
+
+  const longPollTimeout = (waitMs: number | undefined) =>
+    waitMs === undefined ? requestTimeoutMs : Math.min(Math.max(0, waitMs), MAX_LONG_POLL_MS) + requestTimeoutMs;
+  const query = (entries: Record<string, number | undefined>) => {
+    const parts = Object.entries(entries).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${Math.max(0, Math.floor(v!))}`);
+    return parts.length ? `?${parts.join("&")}` : "";
+  };
+
+  return {
+    baseUrl,
+    createSession(body = {}, opts = {}) {
+      return perform({ method: "POST", path: ROUTES.stepCreate, body, schema: CreateSessionResponse, idempotent: false, timeoutMs: requestTimeoutMs, signal: opts.signal });
+    },
+    runStep(sessionId, body, opts = {}) {
+      return perform({
+        method: "POST",
+        path: routePath(ROUTES.stepRun, { id: sessionId }),
+        body,
+        schema: RunStepResponse,
+        idempotent: true,
+        headers: { [IDEMPOTENCY_KEY_HEADER]: opts.idempotencyKey ?? randomUUID() },
+        timeoutMs: requestTimeoutMs,
+        signal: opts.signal,
+      });
+    },
+    getStepStatus(stepId, opts = {}) {
+      return perform({
+        method: "GET",
+        path: routePath(ROUTES.stepStatus, { stepId }) + query({ waitMs: opts.waitMs }),
+        schema: StepStatus,
+        idempotent: true,
+        timeoutMs: longPollTimeout(opts.waitMs),
+        signal: opts.signal,
+      });
+    },
+    getSessionStatus(sessionId, opts = {}) {
+      return perform({
+        method: "GET",
+        path: routePath(ROUTES.sessionStatus, { id: sessionId }) + query({ waitMs: opts.waitMs, since: opts.since }),
+        schema: SessionStatus,
+        idempotent: true,
+        timeoutMs: longPollTimeout(opts.waitMs),
+        signal: opts.signal,
+      });
+    },
+    closeSession(sessionId, opts = {}) {
+      return perform({ method: "POST", path: routePath(ROUTES.stepClose, { id: sessionId }), schema: CloseSessionResponse, idempotent: true, timeoutMs: requestTimeoutMs, signal: opts.signal });
+    },
+    runStoredWorkflow(body, opts = {}) {
+      return perform({ method: "POST", path: ROUTES.workflowRun, body, schema: RunWorkflowResponse, idempotent: false, timeoutMs: requestTimeoutMs, signal: opts.signal });
+    },
+    cancelSession(sessionId, opts = {}) {
+      return perform({ method: "POST", path: routePath(ROUTES.sessionCancel, { id: sessionId }), schema: SessionStatus, idempotent: true, timeoutMs: requestTimeoutMs, signal: opts.signal });
+    },
+    listWorkflows(opts = {}) {
+      return perform({ method: "GET", path: ROUTES.workflowList, schema: WorkflowList, idempotent: true, timeoutMs: requestTimeoutMs, signal: opts.signal });
+    },
+    health(opts = {}) {
+      return perform({ method: "GET", path: ROUTES.health, schema: HealthResponse, idempotent: true, timeoutMs: requestTimeoutMs, signal: opts.signal });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await ownPool?.close();
+    },
+  };
+}
+
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, signal);
+  } catch {
+    throw new RunAbortedError(signal?.reason);
+  }
+}
+
+function parseProblem(text: string): ProblemDetails | undefined {
+  try {
+    const parsed = ProblemDetails.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  const codes = errorCodes(error);
+  const message = error instanceof Error && error.message ? error.message : String(error);
+  return codes.length && !message.includes(codes[0]!) ? `${message} (${codes[0]})` : message;
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(flat.length > 200 ? `${flat.slice(0, 200)}…` : flat);
+}

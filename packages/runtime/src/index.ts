@@ -1,0 +1,11 @@
+/**
+ * `@wf/runtime`: the wf service client (undici) and `runWorkflow()`, the step-by-step executor
+ * that runs a workflow file's handler against the service.
+ */
+export { createServiceClient } from "./client.js";
+export type { ServiceClient, ServiceClientOptions, CallOptions, RunStepOptions, StatusOptions, SessionStatusOptions, RetryOptions } from "./client.js";
+export { ServiceError } from "./errors.js";
+export type { ServiceErrorCode, ServiceErrorInit } from "./errors.js";
+export { runWorkflow } from "./run.js";
+export type { RunWorkflowOptions } from "./run.js";
+export type { RunStatus, StepRecord, RunRecord, RunEvent } from "./types.js";

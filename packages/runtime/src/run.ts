@@ -1,0 +1,387 @@
+/**
+ * `runWorkflow()`: runs a workflow's handler step by step against a wf service, through a
+ * {@link ServiceClient}, and returns a {@link RunRecord}.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  RunAbortedError,
+  StepFailedError,
+  executeWorkflow,
+  isWfError,
+  parseParams,
+  redactParams,
+  redactText,
+  secretParamNames,
+  type Executor,
+  type StepOutcome,
+  type StepRequest,
+  type Workflow,
+} from "@wf/core";
+import { MAX_LONG_POLL_MS, type StepStatus, type WireError } from "@wf/core/protocol";
+import { sleep } from "./_retry.js";
+import type { ServiceClient } from "./client.js";
+import type { RunEvent, RunRecord, StepRecord } from "./types.js";
+
+/** Options of {@link runWorkflow}. */
+export interface RunWorkflowOptions {
+  /** Raw params, validated against the workflow's `params` schema (defaults applied). @default {} */
+  params?: unknown;
+  /** The service client the steps go through (see `createServiceClient`). */
+  client: ServiceClient;
+  /** Aborts the run: the step in flight is abandoned, the session closed, the record `cancelled`. */
+  signal?: AbortSignal;
+  /**
+   * Receives the run's events in order (`run-started`, `step-started`, `step-finished`, `log`,
+   * `run-finished`). An exception it throws is ignored, so a reporter bug cannot leave a session open.
+   */
+  onEvent?: (event: RunEvent) => void;
+  /** Service-side timeout of a step that sets none (`act(…, { timeoutMs })` wins), in ms. @default 30_000 */
+  stepTimeoutMs?: number;
+  /**
+   * First delay between status polls when the service does not long-poll, in ms; doubles up to
+   * 2_000. @default 250
+   */
+  pollIntervalMs?: number;
+  /** Longest wait asked of one long-poll (`waitMs`), in ms; capped at 30_000. @default 30_000 */
+  longPollMs?: number;
+  /**
+   * How long the runtime waits for a step's status beyond its `timeoutMs` before failing it with
+   * `WF_STEP_TIMEOUT`, in ms. @default 30_000
+   */
+  statusGraceMs?: number;
+  /** Time the closing of the session may take (a fresh timeout, not `signal`), in ms. @default 10_000 */
+  closeTimeoutMs?: number;
+}
+
+const MAX_POLL_INTERVAL_MS = 2_000;
+
+/**
+ * Runs `workflow` step by step: validates params, creates a step session, runs the handler with
+ * `act`/`ask` sent to the service (each step run with a fresh idempotency key, its status awaited
+ * by long-poll, or by polling with backoff when the service answers at once), closes the session
+ * whatever happens, and returns the run record. Secret param values are redacted from the record
+ * and every event (params, instructions, results, answers, output, messages).
+ *
+ * @returns the {@link RunRecord}: `succeeded`, `failed` (with `error`, and `stepIndex`/`callSite` when a step failed) or `cancelled`.
+ * @throws `ParamsValidationError` (`WF_PARAMS_INVALID`) before any session is created.
+ * @throws {@link ServiceError} when the session cannot be created, and `RunAbortedError` when
+ *   `signal` aborts before it is: no run started, no events emitted.
+ * @example
+ * const record = await runWorkflow(wf, { params: { q: "pg" }, client, onEvent: console.log });
+ */
+export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWorkflowOptions): Promise<RunRecord> {
+  const params = parseParams(workflow, options.params);
+  const secretValues = collectSecrets(workflow, params);
+  const redact = <T>(value: T): T => redactDeep(value, secretValues);
+  const recordedParams = redact(redactParams(workflow, (params ?? {}) as Record<string, unknown>));
+  const { client } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const emit = (event: RunEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A reporter's bug must not stop the run or leave its session open.
+    }
+  };
+
+  if (signal.aborted) throw new RunAbortedError(signal.reason);
+  const session = await client.createSession({ browserMode: "REMOTE" }, { signal });
+  const sessionId = session.workflowId;
+  const startedAt = new Date();
+  const t0 = performance.now();
+  emit({ type: "run-started", workflow: workflow.name, sessionId, debuggerUrl: session.debuggerUrl, params: recordedParams });
+
+  const steps: StepRecord[] = [];
+  const executor = new ServiceExecutor({
+    client,
+    sessionId,
+    emit,
+    redact,
+    steps,
+    stepTimeoutMs: options.stepTimeoutMs ?? 30_000,
+    pollIntervalMs: options.pollIntervalMs ?? 250,
+    longPollMs: Math.min(options.longPollMs ?? MAX_LONG_POLL_MS, MAX_LONG_POLL_MS),
+    statusGraceMs: options.statusGraceMs ?? 30_000,
+  });
+
+  let output: unknown;
+  let failure: unknown;
+  let status: RunRecord["status"] = "succeeded";
+  try {
+    output = await untilAborted(
+      executeWorkflow(workflow, {
+        params,
+        executor,
+        signal,
+        log: (message, data) => emit({ type: "log", message: redact(message), ...(data !== undefined ? { data: redact(data) } : {}) }),
+      }),
+      signal,
+    );
+  } catch (error) {
+    failure = error;
+    status = signal.aborted || (isWfError(error) && error.code === "WF_ABORTED") ? "cancelled" : "failed";
+  }
+  executor.finished = true;
+
+  let closeError: WireError | undefined;
+  try {
+    await client.closeSession(sessionId, { signal: AbortSignal.timeout(options.closeTimeoutMs ?? 10_000) });
+  } catch (error) {
+    const code = isWfError(error) ? (error as { problem?: { code?: string } }).problem?.code : undefined;
+    if (code !== "WF_SESSION_CLOSED") closeError = toWireError(error, redact);
+  }
+
+  const record: RunRecord = {
+    workflow: workflow.name,
+    status,
+    params: recordedParams,
+    ...(status === "succeeded" && output !== undefined ? { output: redact(output) } : {}),
+    ...(failure !== undefined ? { error: runError(failure, status, executor, redact) } : {}),
+    sessionId,
+    debuggerUrl: session.debuggerUrl,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    steps,
+    ...(closeError ? { closeError } : {}),
+  };
+  emit({ type: "run-finished", record });
+  return record;
+}
+
+interface ExecutorInit {
+  client: ServiceClient;
+  sessionId: string;
+  emit: (event: RunEvent) => void;
+  redact: <T>(value: T) => T;
+  steps: StepRecord[];
+  stepTimeoutMs: number;
+  pollIntervalMs: number;
+  longPollMs: number;
+  statusGraceMs: number;
+}
+
+interface OpenStep {
+  record: StepRecord;
+  t0: number;
+  attemptT0: number;
+}
+
+/** The runtime's {@link Executor}: each step is a run request and a wait for its status. */
+class ServiceExecutor implements Executor {
+  /** Set once the handler is done: a step after that is refused. */
+  finished = false;
+  /** The last step attempt that failed, and its error: where a run error came from. */
+  lastFailure: { error: unknown; index: number; callSite: string | undefined } | undefined;
+  private longPollWorks = true;
+  private readonly open = new Map<number, OpenStep>();
+
+  constructor(private readonly init: ExecutorInit) {}
+
+  async runStep(step: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
+    if (signal.aborted) throw new RunAbortedError(signal.reason);
+    if (this.finished) throw new RunAbortedError("the run is over; a step was called after the workflow finished");
+    const { client, sessionId, redact } = this.init;
+    const instruction = redact(step.instruction);
+    const now = performance.now();
+    let open = this.open.get(step.index);
+    if (!open) {
+      const record: StepRecord = {
+        index: step.index,
+        type: step.type,
+        instruction,
+        ...(step.callSite ? { callSite: step.callSite } : {}),
+        status: "failed",
+        attempts: 0,
+        startedAt: new Date().toISOString(),
+        finishedAt: "",
+        durationMs: 0,
+      };
+      open = { record, t0: now, attemptT0: now };
+      this.open.set(step.index, open);
+      this.init.steps.push(record);
+    }
+    open.record.attempts = step.attempt;
+    open.attemptT0 = now;
+    delete open.record.error;
+    delete open.record.result;
+    delete open.record.answer;
+    this.init.emit({ type: "step-started", index: step.index, stepType: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}), attempt: step.attempt });
+
+    const timeoutMs = step.timeoutMs ?? this.init.stepTimeoutMs;
+    let stepId: string | undefined;
+    try {
+      const started = await client.runStep(
+        sessionId,
+        { step: step.instruction, type: step.type, ...(step.responseFormat ? { schema: step.responseFormat } : {}), timeoutMs },
+        { idempotencyKey: randomUUID(), signal },
+      );
+      stepId = started.stepId;
+      open.record.stepId = stepId;
+      const status = await this.waitForStep(stepId, timeoutMs, signal);
+      if (status.status === "FAILED") {
+        const wire = status.error ?? { code: "WF_STEP_FAILED", message: "The service reported the step as failed without an error." };
+        throw new StepFailedError({
+          index: step.index,
+          type: step.type,
+          instruction,
+          stepId,
+          serviceCode: wire.code,
+          serviceMessage: redact(wire.message),
+          ...(step.callSite ? { callSite: step.callSite } : {}),
+        });
+      }
+      open.record.result = redact(status.result);
+      if (step.type === "ACT") this.finish(step, "succeeded");
+      // An ASK is finished by onStepDecoded, once the DSL has decoded the answer.
+      return { result: status.result, stepId };
+    } catch (error) {
+      const thrown = signal.aborted && !(isWfError(error) && error.code === "WF_ABORTED") ? new RunAbortedError(signal.reason) : error;
+      this.fail(step, thrown);
+      throw thrown;
+    }
+  }
+
+  onStepDecoded(step: StepRequest, outcome: { value?: unknown; error?: Error }): void {
+    const open = this.open.get(step.index);
+    if (!open) return;
+    if (outcome.error) {
+      this.fail(step, outcome.error);
+    } else {
+      open.record.answer = this.init.redact(outcome.value);
+      this.finish(step, "succeeded");
+    }
+  }
+
+  private fail(step: StepRequest, error: unknown): void {
+    const open = this.open.get(step.index);
+    if (!open) return;
+    const wire = toWireError(error, this.init.redact);
+    if (error instanceof StepFailedError || (isWfError(error) && error.code === "WF_STEP_FAILED")) {
+      const failed = error as StepFailedError;
+      open.record.error = { code: failed.serviceCode, message: failed.serviceMessage };
+    } else {
+      open.record.error = { code: wire.code, message: wire.message };
+    }
+    this.lastFailure = { error, index: step.index, callSite: step.callSite };
+    this.finish(step, "failed");
+  }
+
+  private finish(step: StepRequest, status: StepRecord["status"]): void {
+    const open = this.open.get(step.index)!;
+    open.record.status = status;
+    open.record.finishedAt = new Date().toISOString();
+    open.record.durationMs = Math.round(performance.now() - open.t0);
+    this.init.emit({ type: "step-finished", step: structuredClone(open.record) });
+  }
+
+  /**
+   * Waits until the step is SUCCEEDED or FAILED: long-polls while the service holds its answers,
+   * polls with backoff (from `pollIntervalMs`, doubling to 2 s) once it answers at once.
+   */
+  private async waitForStep(stepId: string, timeoutMs: number, signal: AbortSignal): Promise<Pick<StepStatus, "status" | "result" | "error">> {
+    const { client } = this.init;
+    const deadline = performance.now() + timeoutMs + this.init.statusGraceMs;
+    let interval = this.init.pollIntervalMs;
+    for (;;) {
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) {
+        return {
+          status: "FAILED",
+          error: {
+            code: "WF_STEP_TIMEOUT",
+            message: `the service did not report the step finished within ${timeoutMs + this.init.statusGraceMs} ms (its timeout plus ${this.init.statusGraceMs} ms)`,
+          },
+        };
+      }
+      const waitMs = Math.max(1, Math.min(this.init.longPollMs, Math.ceil(remaining)));
+      const asked = performance.now();
+      const status = await client.getStepStatus(stepId, { waitMs, signal });
+      if (status.status === "SUCCEEDED" || status.status === "FAILED") return status;
+      // A service that long-polls holds an unfinished answer for about waitMs; one that answers
+      // well before that does not long-poll: poll it with backoff instead.
+      if (this.longPollWorks && performance.now() - asked < waitMs / 2) this.longPollWorks = false;
+      if (!this.longPollWorks) {
+        try {
+          await sleep(Math.min(interval, Math.max(0, deadline - performance.now())), signal);
+        } catch {
+          throw new RunAbortedError(signal.reason);
+        }
+        interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS);
+      }
+    }
+  }
+}
+
+/** Rejects with `RunAbortedError` as soon as `signal` aborts, without waiting for `promise` (a handler that ignores its signal). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(new RunAbortedError(signal.reason));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new RunAbortedError(signal.reason));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The values to hide: each secret param's value, as text (numbers too), longest first. */
+function collectSecrets(workflow: Pick<Workflow, "params">, params: unknown): string[] {
+  const values: string[] = [];
+  const record = (params ?? {}) as Record<string, unknown>;
+  for (const name of secretParamNames(workflow)) {
+    const value = record[name];
+    if (value === undefined || value === null) continue;
+    const text = typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+    if (text) values.push(text);
+  }
+  return values.sort((a, b) => b.length - a.length);
+}
+
+/** A copy of `value` with every occurrence of a secret inside its strings (and object keys) redacted. */
+function redactDeep<T>(value: T, secrets: ReadonlyArray<string>): T {
+  if (secrets.length === 0) return value;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") return redactText(v, secrets);
+    if (depth > 64 || v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
+    if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(v)) out[redactText(key, secrets)] = walk(item, depth + 1);
+    return out;
+  };
+  return walk(value, 0) as T;
+}
+
+/** An error as the record shows it: its wf code (or `WF_WORKFLOW_ERROR` for a plain error) and message, secrets redacted. */
+function toWireError(error: unknown, redact: <T>(value: T) => T): WireError {
+  if (isWfError(error)) return { code: error.code, message: redact(error.message) };
+  if (error instanceof Error) return { code: "WF_WORKFLOW_ERROR", message: redact(`${error.name}: ${error.message}`) };
+  return { code: "WF_WORKFLOW_ERROR", message: redact(String(error)) };
+}
+
+function runError(error: unknown, status: RunRecord["status"], executor: ServiceExecutor, redact: <T>(value: T) => T): NonNullable<RunRecord["error"]> {
+  const wire = status === "cancelled" && !(isWfError(error) && error.code === "WF_ABORTED") ? toWireError(new RunAbortedError(), redact) : toWireError(error, redact);
+  if (error instanceof StepFailedError || (isWfError(error) && error.code === "WF_STEP_FAILED")) {
+    const failed = error as StepFailedError;
+    return {
+      ...wire,
+      details: { serviceCode: failed.serviceCode, serviceMessage: redact(failed.serviceMessage), stepId: failed.stepId },
+      stepIndex: failed.index,
+      ...(failed.callSite ? { callSite: failed.callSite } : {}),
+    };
+  }
+  const last = executor.lastFailure;
+  if (last && last.error === error) return { ...wire, stepIndex: last.index, ...(last.callSite ? { callSite: last.callSite } : {}) };
+  return wire;
+}
