@@ -1,0 +1,89 @@
+/**
+ * The server's one browser: launched from a system Chromium with playwright-core, or connected
+ * over CDP to one that runs elsewhere (`browserEndpoint`). Relaunches (or reconnects) on demand
+ * after the browser went away, so one crash doesn't take the service down for good.
+ */
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
+import { BrowserNotFoundError, HttpProblem } from "./errors.js";
+import type { ResolvedServerOptions } from "./options.js";
+
+/** Flags for a headless Chromium in containers and CI. */
+export const CHROMIUM_ARGS: readonly string[] = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+/** Wait the client is told to leave before retrying when the browser is unavailable, in ms. */
+const BROWSER_RETRY_AFTER_MS = 5_000;
+
+/** Owns the browser process (or CDP connection) and makes browser contexts from it. */
+export class BrowserHost {
+  private browser: Browser | undefined;
+  private starting: Promise<Browser> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: Pick<ResolvedServerOptions, "chromiumPath" | "chromiumCandidates" | "browserEndpoint">) {}
+
+  /**
+   * Launches or connects the browser.
+   * @throws {@link BrowserNotFoundError} (`WF_BROWSER_NOT_FOUND`) when no Chromium is found or it fails to start.
+   */
+  async start(): Promise<Browser> {
+    if (this.browser?.isConnected()) return this.browser;
+    this.starting ??= this.launch().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async launch(): Promise<Browser> {
+    const { browserEndpoint, chromiumPath, chromiumCandidates } = this.options;
+    let browser: Browser;
+    if (browserEndpoint) {
+      try {
+        browser = await chromium.connectOverCDP(browserEndpoint);
+      } catch (error) {
+        throw new BrowserNotFoundError([browserEndpoint], `could not connect over CDP to ${browserEndpoint}: ${(error as Error).message.split("\n")[0]}`, { cause: error });
+      }
+    } else {
+      if (!chromiumPath) throw new BrowserNotFoundError(chromiumCandidates);
+      try {
+        browser = await chromium.launch({ executablePath: chromiumPath, args: [...CHROMIUM_ARGS] });
+      } catch (error) {
+        throw new BrowserNotFoundError([chromiumPath], `it failed to start: ${(error as Error).message.split("\n")[0]}`, { cause: error });
+      }
+    }
+    this.browser = browser;
+    return browser;
+  }
+
+  /**
+   * A new browser context (with its options, e.g. `proxy`).
+   * @throws {@link HttpProblem} `WF_BROWSER_UNAVAILABLE` (503) when the browser can't be (re)started or refuses the context.
+   */
+  async newContext(options: BrowserContextOptions = {}): Promise<BrowserContext> {
+    if (this.closed) throw new HttpProblem("WF_BROWSER_UNAVAILABLE", "The server is shutting down; no new session can start.", { retryAfterMs: BROWSER_RETRY_AFTER_MS });
+    try {
+      const browser = await this.start();
+      return await browser.newContext(options);
+    } catch (error) {
+      throw new HttpProblem("WF_BROWSER_UNAVAILABLE", `The browser is unavailable: ${(error as Error).message.split("\n")[0]} Retry later.`, {
+        retryAfterMs: BROWSER_RETRY_AFTER_MS,
+        cause: error,
+      });
+    }
+  }
+
+  /** Closes the browser (or the CDP connection). Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const browser = this.browser ?? (await this.starting?.catch(() => undefined));
+    this.browser = undefined;
+    await browser?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * `ServerContext`: everything a group of routes needs from the running server, handed to each
+ * route module (`registerStepRoutes`, `registerStoredWorkflowRoutes`, …). The stored-workflow
+ * routes of issue 5 (`src/stored/`) are built on this object only.
+ *
+ * What it gives:
+ * - `options`: the resolved server options, including the stored-workflow ones (`workflowsDir`,
+ *   `importModule`, `proxyUrl`).
+ * - `sessions`: the {@link SessionManager}:
+ *   - `createSession({ kind: "STORED", workflowId, proxy })` opens a session with its own browser
+ *     context (`proxy` is a URL such as `options.proxyUrl`, passed to `browser.newContext({ proxy })`);
+ *     throws `HttpProblem` 429 / 503 when the pool is full or the browser is down.
+ *   - `runStep(sessionId, { type, step, schema, timeoutMs }, { signal })` runs one step in-process
+ *     through the same queue, interpreter, timeouts, journal records and screenshots as step mode,
+ *     and resolves with the finished `StepStatus` (`SUCCEEDED` or `FAILED`, never rejects for a
+ *     step failure; throws `HttpProblem` when the session is unknown or closed).
+ *   - `finishSession(sessionId, { status, output?, error? })` records the end of a session
+ *     (`SUCCEEDED` with `output`, `FAILED`/`CANCELLED` with `error`), aborts its running step and
+ *     frees its browser context; throws `HttpProblem` `WF_SESSION_FINISHED` (409) if it already ended.
+ *   - `sessionStatus(id)`, `waitForSession(id, { since, waitMs })`, `onChange(listener)` for
+ *     status answers, long-polls and live pages; `viewUrl(session)` for the `previewUrl`.
+ * - `journal`: the append-only NDJSON journal, for records beyond sessions and steps
+ *   (`journal.append({ type: "stored-…", record })`; replay ignores unknown types).
+ * - `openapi`: register each route's operation so the served OpenAPI document covers it.
+ * - `auth`: `requireApiKey` (a Fastify `onRequest` hook) and `checkSessionToken`.
+ * - `parse(schema, value, prefix?)`: validates with a zod schema or throws the 422 problem with
+ *   JSON Pointer field errors.
+ * - `publicUrl()`: base of the links handed out.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import type { Journal } from "./journal.js";
+import type { OpenApiRegistry } from "./openapi.js";
+import type { ResolvedServerOptions } from "./options.js";
+import type { SessionManager, SessionRecord } from "./sessions.js";
+import type { StepInterpreter } from "./interpreter/types.js";
+
+/** Authentication helpers of the server. */
+export interface ServerAuth {
+  /**
+   * Fastify `onRequest`/`preHandler` hook: passes when the request carries a valid API key
+   * (`api-key` header, any case, or `Authorization: Bearer <key>`), else throws the 401 problem.
+   */
+  requireApiKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** True when `key` is one of the configured API keys (constant-time comparison). */
+  isValidApiKey(key: string | undefined): boolean;
+  /**
+   * Checks the `?token=` of a debugger / preview request against the session's token (or an
+   * API key in the headers); throws the 401 problem otherwise.
+   */
+  checkSessionToken(request: FastifyRequest, session: SessionRecord): void;
+}
+
+/** What route modules get from the running server. */
+export interface ServerContext {
+  /** The resolved options. `publicUrl` there may be undefined; use {@link ServerContext.publicUrl}. */
+  options: ResolvedServerOptions;
+  /** Base URL of the links the server hands out, without a trailing slash. Known once listening. */
+  publicUrl(): string;
+  /** Sessions and steps. */
+  sessions: SessionManager;
+  /** The step interpreter every step goes through. */
+  interpreter: StepInterpreter;
+  /** The append-only journal in `options.dataDir`. */
+  journal: Journal;
+  /** Register operations here so `GET ROUTES.openapi` documents them. */
+  openapi: OpenApiRegistry;
+  auth: ServerAuth;
+  /**
+   * Parses `value` with `schema`; on failure throws the `WF_VALIDATION_FAILED` (422) problem whose
+   * `errors` carry JSON Pointer paths (`prefix` + issue path, e.g. `/variables/url`).
+   */
+  parse<S extends z.ZodType>(schema: S, value: unknown, prefix?: string): z.output<S>;
+  /** The server's version (from package.json), as `GET /health` reports it. */
+  version: string;
+}

@@ -1,0 +1,77 @@
+/**
+ * Errors of `@wf/server`. Every one extends {@link WfError} from `@wf/core` with a stable `code`.
+ * {@link HttpProblem} carries an HTTP status and becomes an RFC 9457 problem details answer; the
+ * other errors are start-up or step errors. The interpreter's own errors live in
+ * `interpreter/errors.ts`.
+ */
+import { WfError } from "@wf/core";
+import { PROBLEM_CODES, type FieldError, type ProblemCode } from "@wf/core/protocol";
+
+/**
+ * An error answered to the client as `application/problem+json`. `status` comes from
+ * {@link PROBLEM_CODES} for the `code`; `errors` lists the field errors of a 422; `retryAfterMs`
+ * sets the `Retry-After` header (rounded up to seconds) of a 429 or 503.
+ */
+export class HttpProblem extends WfError {
+  override name = "HttpProblem";
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** Field errors of a 422 (JSON Pointer paths into the request). */
+  readonly errors: FieldError[] | undefined;
+  /** How long the client should wait before retrying, in ms (429, 503). */
+  readonly retryAfterMs: number | undefined;
+  /** Extra members of the problem details body. */
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ProblemCode,
+    message: string,
+    options: { errors?: FieldError[]; retryAfterMs?: number; extra?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(code, message, { cause: options.cause });
+    this.status = PROBLEM_CODES[code];
+    this.errors = options.errors;
+    this.retryAfterMs = options.retryAfterMs;
+    this.extra = options.extra;
+  }
+}
+
+/** True for an {@link HttpProblem}, including one made by a second copy of this module. */
+export function isHttpProblem(error: unknown): error is HttpProblem {
+  return error instanceof HttpProblem || (error instanceof Error && error.name === "HttpProblem" && typeof (error as HttpProblem).status === "number");
+}
+
+/** No Chromium could be found or launched at start-up. Code `WF_BROWSER_NOT_FOUND`. */
+export class BrowserNotFoundError extends WfError {
+  override name = "BrowserNotFoundError";
+  /** The paths that were tried. */
+  readonly tried: readonly string[];
+
+  constructor(tried: readonly string[], detail?: string, options?: { cause?: unknown }) {
+    super(
+      "WF_BROWSER_NOT_FOUND",
+      `No Chromium browser found${detail ? ` (${detail})` : ""}. Tried: ${tried.join(", ") || "(nothing)"}. ` +
+        `Install one (\`apt-get install chromium\` on Debian/Ubuntu, or Google Chrome), ` +
+        `or set WF_CHROMIUM_PATH to its executable, or set WF_BROWSER_ENDPOINT to the CDP address of a browser that runs elsewhere.`,
+      options,
+    );
+    this.tried = tried;
+  }
+}
+
+/**
+ * Why a step or session failed, as recorded and sent on the wire (`{ code, message, details? }`).
+ * Codes raised by the server itself: `WF_STEP_TIMEOUT` (the step's timeout elapsed),
+ * `WF_SESSION_CLOSED` (the session closed under a queued or running step),
+ * `WF_SESSION_IDLE_TIMEOUT` (the idle timeout closed the session), `WF_SERVER_RESTARTED` (the
+ * server stopped while the step ran or the session was open), `WF_ANSWER_INVALID` (an ASK's
+ * answer did not match the step's schema), `WF_STEP_FAILED` (anything else the browser threw).
+ */
+export class StepExecutionError extends WfError {
+  override name = "StepExecutionError";
+  readonly details: unknown;
+  constructor(code: string, message: string, options: { details?: unknown; cause?: unknown } = {}) {
+    super(code, message, { cause: options.cause });
+    this.details = options.details;
+  }
+}

@@ -1,0 +1,788 @@
+/**
+ * Sessions and steps: one browser context (and page) per session, a per-session queue so the
+ * steps of one session run one at a time in arrival order while sessions run concurrently, step
+ * timeouts, the idle timeout, idempotency keys, screenshots, change notifications for long-polls
+ * and live pages, and the journal records that let a restart lose nothing finished.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { BrowserContext, BrowserContextOptions, Page } from "playwright-core";
+import { z } from "zod";
+import {
+  normalizeStepSchema,
+  routePath,
+  ROUTES,
+  toFieldErrors,
+  type SessionKind,
+  type SessionState,
+  type SessionStatus,
+  type StepState,
+  type StepStatus,
+  type StepType,
+  type WireError,
+} from "@wf/core/protocol";
+import { isWfError } from "@wf/core";
+import type { BrowserHost } from "./browser.js";
+import { HttpProblem, StepExecutionError } from "./errors.js";
+import type { Journal, JournalReplay } from "./journal.js";
+import type { ResolvedServerOptions } from "./options.js";
+import type { StepInterpreter } from "./interpreter/types.js";
+
+/** How long a client is asked to wait after a 429, in ms. */
+const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
+/** How long a timed-out step's interpreter call may take to wind down before the next step starts, in ms. */
+const SETTLE_GRACE_MS = 2_000;
+/** Longest a screenshot after a step may take, in ms. */
+const SCREENSHOT_TIMEOUT_MS = 5_000;
+
+/** What a session needs at creation. */
+export interface CreateSessionOptions {
+  /** `STEP` for step mode, `STORED` for a stored-workflow run. */
+  kind: SessionKind;
+  /** For `STORED`: the stored workflow's id. */
+  workflowId?: string;
+  /**
+   * Proxy of the session's browser context, passed to `browser.newContext({ proxy })`: a proxy
+   * URL (`http://host:port`, credentials in the URL are used) or Playwright's proxy settings.
+   */
+  proxy?: string | NonNullable<BrowserContextOptions["proxy"]>;
+}
+
+/** A step to run, as `POST /workflow/step/run/{id}` takes it (already validated). */
+export interface StepInput {
+  type: StepType;
+  /** The instruction (ACT) or question (ASK). */
+  step: string;
+  /** Structured output wanted from an ASK, in any form `normalizeStepSchema` accepts. Must be absent or `{}` for an ACT. */
+  schema?: Record<string, unknown>;
+  /** HTML an ASK reads instead of the live page. */
+  currentDom?: string;
+  /** Base URL of `currentDom`. */
+  currentPageURL?: string;
+  /** Step timeout in ms. @default the server's `stepTimeoutMs` */
+  timeoutMs?: number;
+}
+
+/** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */
+export interface SubmitStepOptions {
+  /** Idempotency key: the same key in the same session returns the first step without running again. */
+  idempotencyKey?: string;
+  /** Aborts the step (it fails with the abort reason's code, or `WF_ABORTED`). */
+  signal?: AbortSignal;
+}
+
+/** The public record of a session (what the session manager keeps and journals). */
+export interface SessionRecord {
+  sessionId: string;
+  kind: SessionKind;
+  workflowId: string | null;
+  /** Token that opens the session's debugger page and its live updates without the API key. */
+  token: string;
+  /** The job id reported with every step of the session. */
+  jobTaskId: string;
+  status: SessionState;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  currentUrl: string | null;
+  output?: unknown;
+  error: WireError | null;
+  /** Whether the context runs behind a proxy. */
+  proxied: boolean;
+  stepIds: string[];
+}
+
+/** The record of a step: its wire status plus what the server keeps about the request. */
+export interface StepRecord {
+  stepId: string;
+  jobTaskId: string;
+  sessionId: string;
+  index: number;
+  type: StepType;
+  step: string;
+  status: StepState;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  durationMs: number | null;
+  result?: unknown;
+  error: WireError | null;
+  pageUrl: string | null;
+  /** The request without `currentDom` (recorded by length and SHA-256 instead). */
+  request: {
+    schema?: Record<string, unknown>;
+    currentPageURL?: string;
+    currentDomBytes?: number;
+    currentDomSha256?: string;
+    timeoutMs?: number;
+  };
+  idempotencyKey: string | null;
+  /** SHA-256 of the canonical request body, to tell a reused idempotency key from a retry. */
+  requestHash: string;
+  /** True when a screenshot was taken after the step. */
+  screenshot: boolean;
+}
+
+/** A change of a session or one of its steps: what long-polls and live pages wait for. */
+export interface SessionChange {
+  sessionId: string;
+  version: number;
+  /** The step that changed, when a step did. */
+  stepId?: string;
+}
+
+/** What {@link SessionManager.submitStep} returns. */
+export interface SubmittedStep {
+  stepId: string;
+  jobTaskId: string;
+  /** False when an earlier request with the same idempotency key made the step. */
+  created: boolean;
+  /** Resolves with the step's status once it finished (never rejects). */
+  done: Promise<StepStatus>;
+}
+
+interface LiveSession {
+  context: BrowserContext;
+  page: Page;
+  /** The tail of the session's step queue. */
+  tail: Promise<void>;
+  /** Steps queued or running. */
+  pending: number;
+  running: AbortController | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+/** Dependencies of the {@link SessionManager}. */
+export interface SessionManagerDeps {
+  options: ResolvedServerOptions;
+  browser: BrowserHost;
+  journal: Journal;
+  interpreter: StepInterpreter;
+  /** The base URL of links handed out (`viewUrl`, `debuggerUrl`), known once the server listens. */
+  publicUrl: () => string;
+}
+
+/**
+ * Owns every session and step. One instance per server, reached through `ServerContext.sessions`.
+ * All methods that change state write to the journal before they resolve.
+ */
+export class SessionManager {
+  private readonly sessions = new Map<string, SessionRecord>();
+  private readonly steps = new Map<string, StepRecord>();
+  private readonly live = new Map<string, LiveSession>();
+  private readonly idempotency = new Map<string, string>();
+  private readonly stepDone = new Map<string, Promise<StepStatus>>();
+  private readonly events = new EventEmitter();
+  private reserved = 0;
+  private stopping = false;
+
+  constructor(private readonly deps: SessionManagerDeps) {
+    this.events.setMaxListeners(0);
+  }
+
+  /** Folder of the screenshots taken after steps. */
+  get screenshotDir(): string {
+    return join(this.deps.options.dataDir, "screenshots");
+  }
+
+  /**
+   * Rebuilds sessions and steps from the journal. Steps that were `QUEUED`/`RUNNING` and sessions
+   * that were open become `FAILED` with code `WF_SERVER_RESTARTED`; those changes are journaled.
+   */
+  async restore(replay: JournalReplay): Promise<void> {
+    for (const event of replay.events) {
+      if (event.type === "session") {
+        const record = event.record as unknown as SessionRecord;
+        if (typeof record.sessionId === "string") this.sessions.set(record.sessionId, record);
+      } else if (event.type === "step") {
+        const record = event.record as unknown as StepRecord;
+        if (typeof record.stepId === "string") this.steps.set(record.stepId, record);
+      }
+    }
+    for (const step of this.steps.values()) {
+      if (step.idempotencyKey) this.idempotency.set(idempotencyId(step.sessionId, step.idempotencyKey), step.stepId);
+      if (step.status === "QUEUED" || step.status === "RUNNING") {
+        const now = new Date().toISOString();
+        step.error = { code: "WF_SERVER_RESTARTED", message: `The server stopped while this step was ${step.status.toLowerCase()}; it did not finish. Run it again.` };
+        step.status = "FAILED";
+        step.finishedAt = now;
+        step.durationMs = step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null;
+        await this.deps.journal.append({ type: "step", record: { ...step } });
+      }
+    }
+    for (const session of this.sessions.values()) {
+      if (session.status === "RUNNING") {
+        const now = new Date().toISOString();
+        session.status = "FAILED";
+        session.error = { code: "WF_SERVER_RESTARTED", message: "The server stopped while this session was open; its browser context is gone. Create a new session." };
+        session.finishedAt = now;
+        session.updatedAt = now;
+        session.version += 1;
+        await this.deps.journal.append({ type: "session", record: { ...session } });
+      }
+    }
+  }
+
+  /** Number of sessions holding a browser context. */
+  get openSessionCount(): number {
+    return this.live.size + this.reserved;
+  }
+
+  /**
+   * Creates a session: a new browser context and page (behind `proxy` when given), recorded and
+   * journaled. A `STEP` session is closed after `idleTimeoutMs` without steps.
+   *
+   * @throws {@link HttpProblem} `WF_TOO_MANY_SESSIONS` (429) when `maxSessions` are open.
+   * @throws {@link HttpProblem} `WF_BROWSER_UNAVAILABLE` (503) when the browser can't make a context.
+   */
+  async createSession(options: CreateSessionOptions): Promise<SessionRecord> {
+    const { maxSessions } = this.deps.options;
+    if (this.openSessionCount >= maxSessions) {
+      throw new HttpProblem("WF_TOO_MANY_SESSIONS", `${maxSessions} sessions are open, the most this server allows. Close one, or retry later.`, {
+        retryAfterMs: TOO_MANY_SESSIONS_RETRY_AFTER_MS,
+      });
+    }
+    this.reserved += 1;
+    let context: BrowserContext;
+    let page: Page;
+    try {
+      context = await this.deps.browser.newContext(options.proxy ? { proxy: toProxySettings(options.proxy) } : {});
+      page = await context.newPage();
+    } finally {
+      this.reserved -= 1;
+    }
+    const now = new Date().toISOString();
+    const session: SessionRecord = {
+      sessionId: newId(12),
+      kind: options.kind,
+      workflowId: options.workflowId ?? null,
+      token: randomBytes(24).toString("base64url"),
+      jobTaskId: newId(12),
+      status: "RUNNING",
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+      currentUrl: null,
+      error: null,
+      proxied: options.proxy !== undefined,
+      stepIds: [],
+    };
+    this.sessions.set(session.sessionId, session);
+    const live: LiveSession = { context, page, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
+    this.live.set(session.sessionId, live);
+    await this.deps.journal.append({ type: "session", record: { ...session } });
+    this.armIdleTimer(session, live);
+    this.emit(session);
+    return session;
+  }
+
+  /**
+   * Queues a step in a session and returns its ids at once; `done` resolves when it finished.
+   * With an idempotency key already used in this session, returns the first step (even while it
+   * still runs) and runs nothing.
+   *
+   * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404), `WF_SESSION_CLOSED` (409),
+   *   `WF_VALIDATION_FAILED` (422: an ACT with a non-empty schema), `WF_IDEMPOTENCY_KEY_REUSED` (422).
+   */
+  async submitStep(sessionId: string, input: StepInput, options: SubmitStepOptions = {}): Promise<SubmittedStep> {
+    const session = this.requireSession(sessionId);
+    const requestHash = hashRequest(input);
+    if (options.idempotencyKey !== undefined) {
+      const existingId = this.idempotency.get(idempotencyId(sessionId, options.idempotencyKey));
+      const existing = existingId ? this.steps.get(existingId) : undefined;
+      if (existing) {
+        if (existing.requestHash !== requestHash) {
+          throw new HttpProblem(
+            "WF_IDEMPOTENCY_KEY_REUSED",
+            `The idempotency key "${options.idempotencyKey}" was already used in this session for a different step (${existing.stepId}). Use a new key for a new step.`,
+            { errors: [{ path: "", message: "idempotency key reused with a different body" }], extra: { stepId: existing.stepId } },
+          );
+        }
+        return { stepId: existing.stepId, jobTaskId: existing.jobTaskId, created: false, done: this.stepDone.get(existing.stepId) ?? this.waitForStep(existing.stepId, Infinity) };
+      }
+    }
+    if (session.status !== "RUNNING" || !this.live.has(sessionId)) {
+      throw new HttpProblem("WF_SESSION_CLOSED", `Session ${sessionId} is ${session.status.toLowerCase()}; it takes no more steps. Create a new session.`, {
+        extra: { sessionStatus: session.status },
+      });
+    }
+    if (input.type === "ACT" && normalizeStepSchema(input.schema) !== undefined) {
+      throw new HttpProblem("WF_VALIDATION_FAILED", "An ACT step takes no schema; send an empty or no schema, or make the step an ASK.", {
+        errors: [{ path: "/schema", message: "must be empty or absent for an ACT step" }],
+      });
+    }
+    const live = this.live.get(sessionId)!;
+    const now = new Date().toISOString();
+    const step: StepRecord = {
+      stepId: newId(12),
+      jobTaskId: session.jobTaskId,
+      sessionId,
+      index: session.stepIds.length,
+      type: input.type,
+      step: input.step,
+      status: "QUEUED",
+      createdAt: now,
+      startedAt: null,
+      finishedAt: null,
+      durationMs: null,
+      error: null,
+      pageUrl: null,
+      request: {
+        ...(input.schema !== undefined ? { schema: input.schema } : {}),
+        ...(input.currentPageURL !== undefined ? { currentPageURL: input.currentPageURL } : {}),
+        ...(input.currentDom !== undefined
+          ? { currentDomBytes: Buffer.byteLength(input.currentDom), currentDomSha256: createHash("sha256").update(input.currentDom).digest("hex") }
+          : {}),
+        ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+      },
+      idempotencyKey: options.idempotencyKey ?? null,
+      requestHash,
+      screenshot: false,
+    };
+    // Registered synchronously, before any await, so a concurrent retry with the same key finds it.
+    this.steps.set(step.stepId, step);
+    session.stepIds.push(step.stepId);
+    if (options.idempotencyKey !== undefined) this.idempotency.set(idempotencyId(sessionId, options.idempotencyKey), step.stepId);
+    live.pending += 1;
+    this.disarmIdleTimer(live);
+    const journaled = this.deps.journal.append({ type: "step", record: { ...step } });
+    const done = new Promise<StepStatus>((resolve) => {
+      live.tail = live.tail.then(async () => {
+        await journaled.catch(() => undefined);
+        await this.execute(session, live, step, input, options.signal);
+        resolve(this.toStepStatus(step));
+      });
+    });
+    this.stepDone.set(step.stepId, done);
+    void done.then(() => this.stepDone.delete(step.stepId));
+    this.touch(session, step.stepId);
+    await journaled;
+    return { stepId: step.stepId, jobTaskId: step.jobTaskId, created: true, done };
+  }
+
+  /**
+   * Runs a step in a session in-process (same queue, timeouts, records and screenshots as a step
+   * run over HTTP) and resolves with its status once it finished, `SUCCEEDED` or `FAILED`.
+   *
+   * @throws {@link HttpProblem} as {@link SessionManager.submitStep}.
+   */
+  async runStep(sessionId: string, input: StepInput, options: SubmitStepOptions = {}): Promise<StepStatus> {
+    const submitted = await this.submitStep(sessionId, input, options);
+    return submitted.done;
+  }
+
+  /**
+   * Ends a session: records its final `status` (and `output` or `error`), aborts its running
+   * step, fails its queued steps with `WF_SESSION_CLOSED`, and closes its browser context.
+   *
+   * @param status - `SUCCEEDED`, `FAILED` or `CANCELLED`.
+   * @returns the session's status after the change.
+   * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404); `WF_SESSION_FINISHED` (409) when it already ended.
+   */
+  async finishSession(sessionId: string, end: { status: Exclude<SessionState, "RUNNING">; output?: unknown; error?: WireError | null }): Promise<SessionStatus> {
+    const session = this.requireSession(sessionId);
+    if (session.status !== "RUNNING") {
+      throw new HttpProblem("WF_SESSION_FINISHED", `Session ${sessionId} already ended (${session.status}).`, { extra: { sessionStatus: session.status } });
+    }
+    const now = new Date().toISOString();
+    session.status = end.status;
+    if (end.output !== undefined) session.output = end.output;
+    session.error = end.error ?? null;
+    session.finishedAt = now;
+    const live = this.live.get(sessionId);
+    if (live) {
+      this.disarmIdleTimer(live);
+      const reason = new StepExecutionError(
+        end.error?.code ?? "WF_SESSION_CLOSED",
+        end.error?.message ?? `Session ${sessionId} was closed (${end.status}) before this step finished.`,
+      );
+      live.running?.abort(reason);
+      await live.context.close().catch(() => undefined);
+      await live.tail.catch(() => undefined);
+      this.live.delete(sessionId);
+    }
+    this.touch(session);
+    await this.deps.journal.append({ type: "session", record: { ...session } });
+    return this.toSessionStatus(session);
+  }
+
+  /** The session's record, or undefined. */
+  getSession(sessionId: string): SessionRecord | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** The step's record, or undefined. */
+  getStep(stepId: string): StepRecord | undefined {
+    return this.steps.get(stepId);
+  }
+
+  /** The wire status of a session. @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404). */
+  sessionStatus(sessionId: string): SessionStatus {
+    return this.toSessionStatus(this.requireSession(sessionId));
+  }
+
+  /** The wire status of a step. @throws {@link HttpProblem} `WF_STEP_NOT_FOUND` (404). */
+  stepStatus(stepId: string): StepStatus {
+    const step = this.steps.get(stepId);
+    if (!step) throw new HttpProblem("WF_STEP_NOT_FOUND", `No step has the id ${stepId}. Use the stepId a step run returned.`);
+    return this.toStepStatus(step);
+  }
+
+  /**
+   * Long-poll of a step: resolves with its status once it finished, or after `waitMs`.
+   * @throws {@link HttpProblem} `WF_STEP_NOT_FOUND` (404).
+   */
+  async waitForStep(stepId: string, waitMs: number, signal?: AbortSignal): Promise<StepStatus> {
+    const step = this.steps.get(stepId);
+    if (!step) throw new HttpProblem("WF_STEP_NOT_FOUND", `No step has the id ${stepId}. Use the stepId a step run returned.`);
+    await this.waitUntil(step.sessionId, () => isFinished(step.status), waitMs, signal);
+    return this.toStepStatus(step);
+  }
+
+  /**
+   * Long-poll of a session: with `since`, resolves once its `version` exceeds it; without, once
+   * the session ended. Resolves after `waitMs` at the latest.
+   * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404).
+   */
+  async waitForSession(sessionId: string, options: { since?: number; waitMs: number }, signal?: AbortSignal): Promise<SessionStatus> {
+    const session = this.requireSession(sessionId);
+    const ready = options.since !== undefined ? () => session.version > options.since! : () => session.status !== "RUNNING";
+    await this.waitUntil(sessionId, ready, options.waitMs, signal);
+    return this.toSessionStatus(session);
+  }
+
+  /** Calls `listener` on every change of any session or step. @returns a function that unsubscribes. */
+  onChange(listener: (change: SessionChange) => void): () => void {
+    this.events.on("change", listener);
+    return () => this.events.off("change", listener);
+  }
+
+  /** Path of the PNG screenshot taken after a step, or undefined when there is none. */
+  screenshotPath(stepId: string): string | undefined {
+    const step = this.steps.get(stepId);
+    return step?.screenshot ? join(this.screenshotDir, `${stepId}.png`) : undefined;
+  }
+
+  /** The debugger / preview page of a session, with its token. */
+  viewUrl(session: SessionRecord): string {
+    return `${this.deps.publicUrl()}${routePath(ROUTES.sessionView, { id: session.sessionId })}?token=${encodeURIComponent(session.token)}`;
+  }
+
+  /**
+   * Closes every browser context without recording the sessions as ended, so the next start marks
+   * them (and their unfinished steps) `FAILED` with `WF_SERVER_RESTARTED`.
+   */
+  async close(): Promise<void> {
+    this.stopping = true;
+    const lives = [...this.live.values()];
+    this.live.clear();
+    await Promise.all(
+      lives.map(async (live) => {
+        this.disarmIdleTimer(live);
+        live.running?.abort(new StepExecutionError("WF_SERVER_RESTARTED", "The server is stopping."));
+        await live.context.close().catch(() => undefined);
+      }),
+    );
+    this.events.emit("stopping");
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private requireSession(sessionId: string): SessionRecord {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${sessionId}. Use the workflowId (or sessionId) that creating the session returned.`);
+    return session;
+  }
+
+  private async execute(session: SessionRecord, live: LiveSession, step: StepRecord, input: StepInput, externalSignal: AbortSignal | undefined): Promise<void> {
+    try {
+      if (session.status !== "RUNNING" || this.stopping) {
+        if (this.stopping) return;
+        await this.finishStep(session, step, {
+          error: session.error ?? { code: "WF_SESSION_CLOSED", message: `Session ${session.sessionId} was closed (${session.status}) before this step ran.` },
+        });
+        return;
+      }
+      step.status = "RUNNING";
+      step.startedAt = new Date().toISOString();
+      this.touch(session, step.stepId);
+      await this.deps.journal.append({ type: "step", record: { ...step } });
+
+      const timeoutMs = input.timeoutMs ?? this.deps.options.stepTimeoutMs;
+      const controller = new AbortController();
+      live.running = controller;
+      const timer = setTimeout(
+        () =>
+          controller.abort(
+            new StepExecutionError("WF_STEP_TIMEOUT", `The step did not finish within ${timeoutMs} ms. Send a larger timeoutMs, or split the step.`, { details: { timeoutMs } }),
+          ),
+        timeoutMs,
+      );
+      const onExternalAbort = () => controller.abort(externalSignal?.reason ?? new StepExecutionError("WF_ABORTED", "The step was aborted."));
+      if (externalSignal?.aborted) onExternalAbort();
+      else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
+
+      const work = this.interpret(live, input, controller.signal, timeoutMs);
+      const aborted = new Promise<never>((_, reject) => {
+        if (controller.signal.aborted) reject(controller.signal.reason);
+        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+      });
+      let outcome: { result?: unknown; error?: WireError };
+      try {
+        outcome = { result: await Promise.race([work, aborted]) };
+      } catch (error) {
+        outcome = { error: toWireError(error) };
+        // Let the interpreter's call wind down before the next step touches the page.
+        await Promise.race([work.catch(() => undefined), delay(SETTLE_GRACE_MS)]);
+      } finally {
+        clearTimeout(timer);
+        externalSignal?.removeEventListener("abort", onExternalAbort);
+        live.running = undefined;
+      }
+      if (this.stopping && outcome.error) return;
+      await this.afterStep(session, live, step);
+      await this.finishStep(session, step, outcome);
+    } catch (error) {
+      // Never let one step break the session's queue.
+      if (!isFinished(step.status) && !this.stopping) await this.finishStep(session, step, { error: toWireError(error) }).catch(() => undefined);
+    } finally {
+      live.pending -= 1;
+      if (live.pending === 0) this.armIdleTimer(session, live);
+    }
+  }
+
+  private async interpret(live: LiveSession, input: StepInput, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+    const { interpreter } = this.deps;
+    if (live.page.isClosed()) live.page = await live.context.newPage();
+    if (input.type === "ACT") {
+      return interpreter.act({ page: live.page, instruction: input.step, timeoutMs, signal });
+    }
+    const schema = normalizeStepSchema(input.schema);
+    let answer: unknown;
+    if (input.currentDom !== undefined) {
+      const scratch = await live.context.newPage();
+      try {
+        await scratch.setContent(withBaseHref(input.currentDom, input.currentPageURL), { timeout: timeoutMs, waitUntil: "domcontentloaded" });
+        answer = await interpreter.ask({ page: scratch, question: input.step, ...(schema ? { schema } : {}), timeoutMs, signal });
+      } finally {
+        await scratch.close().catch(() => undefined);
+      }
+    } else {
+      answer = await interpreter.ask({ page: live.page, question: input.step, ...(schema ? { schema } : {}), timeoutMs, signal });
+    }
+    if (schema) validateAnswer(answer, schema.schema);
+    return answer;
+  }
+
+  private async afterStep(session: SessionRecord, live: LiveSession, step: StepRecord): Promise<void> {
+    if (session.status !== "RUNNING" || live.page.isClosed()) return;
+    try {
+      step.pageUrl = live.page.url();
+      session.currentUrl = step.pageUrl;
+      const png = await live.page.screenshot({ type: "png", timeout: SCREENSHOT_TIMEOUT_MS });
+      await mkdir(this.screenshotDir, { recursive: true });
+      await writeFile(join(this.screenshotDir, `${step.stepId}.png`), png);
+      step.screenshot = true;
+    } catch {
+      // A page that can't be captured (closed mid-way, crashed) leaves the step without a screenshot.
+    }
+  }
+
+  private async finishStep(session: SessionRecord, step: StepRecord, outcome: { result?: unknown; error?: WireError }): Promise<void> {
+    const now = new Date().toISOString();
+    step.finishedAt = now;
+    step.durationMs = step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null;
+    if (outcome.error) {
+      step.status = "FAILED";
+      step.error = outcome.error;
+    } else {
+      step.status = "SUCCEEDED";
+      step.result = outcome.result;
+    }
+    this.touch(session, step.stepId);
+    await this.deps.journal.append({ type: "step", record: { ...step } });
+    if (session.status === "RUNNING") await this.deps.journal.append({ type: "session", record: { ...session } });
+  }
+
+  private touch(session: SessionRecord, stepId?: string): void {
+    session.version += 1;
+    session.updatedAt = new Date().toISOString();
+    this.emit(session, stepId);
+  }
+
+  private emit(session: SessionRecord, stepId?: string): void {
+    const change: SessionChange = { sessionId: session.sessionId, version: session.version, ...(stepId ? { stepId } : {}) };
+    this.events.emit("change", change);
+  }
+
+  private armIdleTimer(session: SessionRecord, live: LiveSession): void {
+    if (session.kind !== "STEP" || session.status !== "RUNNING") return;
+    this.disarmIdleTimer(live);
+    const { idleTimeoutMs } = this.deps.options;
+    live.idleTimer = setTimeout(() => {
+      if (session.status !== "RUNNING" || live.pending > 0) return;
+      void this.finishSession(session.sessionId, {
+        status: "CANCELLED",
+        error: { code: "WF_SESSION_IDLE_TIMEOUT", message: `No step came for ${idleTimeoutMs} ms, so the session was closed and its browser context freed. Create a new session.` },
+      }).catch(() => undefined);
+    }, idleTimeoutMs);
+    live.idleTimer.unref();
+  }
+
+  private disarmIdleTimer(live: LiveSession): void {
+    if (live.idleTimer) clearTimeout(live.idleTimer);
+    live.idleTimer = undefined;
+  }
+
+  private async waitUntil(sessionId: string, ready: () => boolean, waitMs: number, signal?: AbortSignal): Promise<void> {
+    if (ready() || waitMs <= 0 || this.stopping) return;
+    await new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = () => {
+        if (timer) clearTimeout(timer);
+        this.events.off("change", onChange);
+        this.events.off("stopping", finish);
+        signal?.removeEventListener("abort", finish);
+        resolve();
+      };
+      const onChange = (change: SessionChange) => {
+        if (change.sessionId === sessionId && ready()) finish();
+      };
+      this.events.on("change", onChange);
+      this.events.on("stopping", finish);
+      signal?.addEventListener("abort", finish, { once: true });
+      if (Number.isFinite(waitMs)) timer = setTimeout(finish, waitMs);
+    });
+  }
+
+  /** The wire form of a step (drops what the server keeps for itself). */
+  toStepStatus(step: StepRecord): StepStatus {
+    return {
+      stepId: step.stepId,
+      jobTaskId: step.jobTaskId,
+      sessionId: step.sessionId,
+      index: step.index,
+      type: step.type,
+      step: step.step,
+      status: step.status,
+      createdAt: step.createdAt,
+      startedAt: step.startedAt,
+      finishedAt: step.finishedAt,
+      durationMs: step.durationMs,
+      ...(step.status === "SUCCEEDED" ? { result: step.result ?? null } : {}),
+      error: step.error,
+      pageUrl: step.pageUrl,
+    };
+  }
+
+  /** The wire form of a session, its steps included. */
+  toSessionStatus(session: SessionRecord): SessionStatus {
+    return {
+      sessionId: session.sessionId,
+      kind: session.kind,
+      workflowId: session.workflowId,
+      status: session.status,
+      version: session.version,
+      createdAt: session.createdAt,
+      updatedAt: session.updatedAt,
+      finishedAt: session.finishedAt,
+      currentUrl: session.currentUrl,
+      steps: session.stepIds.flatMap((id) => {
+        const step = this.steps.get(id);
+        return step ? [this.toStepStatus(step)] : [];
+      }),
+      ...(session.output !== undefined ? { output: session.output } : {}),
+      error: session.error,
+      viewUrl: this.viewUrl(session),
+    };
+  }
+}
+
+function isFinished(status: StepState): boolean {
+  return status === "SUCCEEDED" || status === "FAILED";
+}
+
+function newId(bytes: number): string {
+  return randomBytes(bytes).toString("hex");
+}
+
+function idempotencyId(sessionId: string, key: string): string {
+  return `${sessionId}\u0000${key}`;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** SHA-256 of the step request with keys sorted, so the same body hashes the same however it was written. */
+function hashRequest(input: StepInput): string {
+  return createHash("sha256").update(canonicalJson({ ...input })).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Turns anything thrown by a step into its wire error, keeping wf codes. */
+export function toWireError(error: unknown): WireError {
+  if (isWfError(error)) {
+    const details = (error as { details?: unknown }).details;
+    return { code: error.code, message: error.message, ...(details !== undefined ? { details } : {}) };
+  }
+  if (error instanceof Error) {
+    if (error.name === "TimeoutError") return { code: "WF_STEP_TIMEOUT", message: error.message.split("\n")[0] ?? error.message };
+    return { code: "WF_STEP_FAILED", message: error.message.split("\n")[0] ?? error.message };
+  }
+  return { code: "WF_STEP_FAILED", message: String(error) };
+}
+
+/**
+ * Checks an ASK's answer against the step's JSON Schema (converted with zod 4's
+ * `z.fromJSONSchema`). A schema zod can't convert is not checked.
+ * @throws {@link StepExecutionError} `WF_ANSWER_INVALID` listing each mismatch as a JSON Pointer.
+ */
+export function validateAnswer(answer: unknown, schema: Record<string, unknown>): void {
+  let validator: z.ZodType;
+  try {
+    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    return;
+  }
+  const parsed = validator.safeParse(answer);
+  if (!parsed.success) {
+    const errors = toFieldErrors(parsed.error.issues);
+    throw new StepExecutionError(
+      "WF_ANSWER_INVALID",
+      `The answer does not match the step's schema: ${errors.map((e) => `${e.path || "(root)"} ${e.message}`).join("; ")}`,
+      { details: { errors, answer } },
+    );
+  }
+}
+
+/** Puts `<base href>` into HTML so its relative links resolve against `baseUrl`. */
+export function withBaseHref(html: string, baseUrl: string | undefined): string {
+  if (!baseUrl) return html;
+  const base = `<base href="${baseUrl.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}">`;
+  if (/<head[^>]*>/i.test(html)) return html.replace(/<head[^>]*>/i, (head) => head + base);
+  return base + html;
+}
+
+function toProxySettings(proxy: string | NonNullable<BrowserContextOptions["proxy"]>): NonNullable<BrowserContextOptions["proxy"]> {
+  if (typeof proxy !== "string") return proxy;
+  const url = new URL(proxy);
+  const settings: NonNullable<BrowserContextOptions["proxy"]> = { server: `${url.protocol}//${url.host}` };
+  if (url.username) settings.username = decodeURIComponent(url.username);
+  if (url.password) settings.password = decodeURIComponent(url.password);
+  return settings;
+}
