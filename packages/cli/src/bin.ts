@@ -1,0 +1,26 @@
+/**
+ * The `wf` process: the only place that reads `process.argv`, handles signals and exits.
+ * Ctrl-C (SIGINT) or SIGTERM aborts the command (a run closes its session), then exits 130;
+ * a second Ctrl-C exits at once.
+ */
+import { WfError } from "@wf/core";
+import { runCli } from "./cli.js";
+import { EXIT } from "./errors.js";
+
+const controller = new AbortController();
+let interrupts = 0;
+const onSignal = (signal: NodeJS.Signals) => {
+  interrupts += 1;
+  if (interrupts > 1) process.exit(EXIT.interrupted);
+  controller.abort(new WfError("WF_INTERRUPTED", `Interrupted (${signal}).`));
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+const code = await runCli(process.argv.slice(2), { signal: controller.signal });
+// A run that was interrupted exits 130 whatever the command made of it.
+const finalCode = controller.signal.aborted && code !== EXIT.ok ? EXIT.interrupted : code;
+// Flush stdout/stderr before leaving; open handles (a browser, a pool) must not keep the process up.
+process.exitCode = finalCode;
+await new Promise<void>((done) => process.stdout.write("", () => done()));
+process.exit(finalCode);

@@ -1,0 +1,102 @@
+/**
+ * The `wf` command line: one yargs instance built from {@link COMMANDS}, a table of command
+ * modules (one per file in `./commands/`). `runCli()` parses the arguments, runs the command and
+ * returns the exit code; only `bin.ts` touches `process.argv` and exits.
+ */
+import yargs from "yargs";
+import { isWfError } from "@wf/core";
+import { checkCommand } from "./commands/check.js";
+import { initCommand } from "./commands/init.js";
+import { planCommand } from "./commands/plan.js";
+import { runCommand } from "./commands/run.js";
+import { serveCommand } from "./commands/serve.js";
+import type { CliContext, WfCommand } from "./commands/_types.js";
+import { EXIT, exitCodeOf } from "./errors.js";
+
+/** The commands of `wf`, in the order `wf --help` lists them. Add a command with one line here. */
+export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
+  runCommand,
+  serveCommand,
+  planCommand,
+  checkCommand,
+  initCommand,
+];
+
+/** The version `wf --version` prints: `@wf/cli`'s. */
+const VERSION = "0.1.0";
+
+/**
+ * Runs the `wf` command line.
+ *
+ * @param args - the arguments after `wf`, e.g. `["run", "flow.ts", "--param", "q=pg"]`.
+ * @param context - I/O of the process; each field defaults to the real one (`process.cwd()`,
+ *   `process.env`, `process.stdout`, `process.stderr`, a signal that never aborts).
+ * @returns the exit code (see `EXIT`): errors are printed to `stderr` as one paragraph, never a stack
+ *   trace (set `WF_DEBUG=1` for the stack).
+ */
+export async function runCli(args: ReadonlyArray<string>, context: Partial<CliContext> = {}): Promise<number> {
+  const ctx: CliContext = {
+    cwd: context.cwd ?? process.cwd(),
+    env: context.env ?? process.env,
+    stdout: context.stdout ?? process.stdout,
+    stderr: context.stderr ?? process.stderr,
+    signal: context.signal ?? new AbortController().signal,
+  };
+  let exitCode: number = EXIT.ok;
+  let ran = false;
+  const parser = yargs()
+    .scriptName("wf")
+    .usage("$0 <command> [options]\n\nBrowser workflows as TypeScript code: write act()/ask() steps, run them on a real browser.")
+    .version(VERSION)
+    .help()
+    .alias("h", "help")
+    .alias("v", "version")
+    .strict()
+    .recommendCommands()
+    .demandCommand(1, "Name a command: wf run <file>, wf serve, wf plan <file>, wf check <files..>, wf init [dir].")
+    .wrap(Math.min(110, ctx.stdout.columns ?? 100))
+    .example("$0 run workflows/search.ts --param query=postgres", "Run a workflow on the embedded server")
+    .example("$0 plan workflows/search.ts", "List its steps without running it")
+    .example("$0 check workflows/*.ts", "Type-check and lint workflow files")
+    .example("$0 serve --port 8787", "Run the service for other clients")
+    .example("$0 init my-workflows", "Start a new project")
+    .epilog("Configuration: flags > wf.config.ts (defineConfig) > environment (WF_BASE_URL, WF_API_KEY, …; .env is read) > defaults.\nExit codes: 0 ok, 1 workflow failed or findings, 2 usage or configuration error, 130 interrupted.")
+    .exitProcess(false)
+    .fail(false);
+  for (const command of COMMANDS) {
+    parser.command({
+      command: command.command,
+      describe: command.describe,
+      builder: command.builder,
+      handler: async (argv: unknown) => {
+        ran = true;
+        exitCode = await command.handler(argv, ctx);
+      },
+    });
+  }
+  let output = "";
+  try {
+    await parser.parseAsync([...args], {}, (_error: unknown, _argv: unknown, text: string) => {
+      output = text;
+    });
+  } catch (error) {
+    if (output) ctx.stdout.write(output + "\n");
+    return report(error, ctx, ran);
+  }
+  if (output) ctx.stdout.write(output + "\n");
+  return exitCode;
+}
+
+/** Prints an error as one paragraph and returns its exit code. */
+function report(error: unknown, ctx: CliContext, ran: boolean): number {
+  const isYargsError = error instanceof Error && error.name === "YError";
+  if (isYargsError || (!ran && !isWfError(error))) {
+    ctx.stderr.write(`wf: ${(error as Error).message}\nRun \`wf --help\` (or \`wf <command> --help\`) for the usage.\n`);
+    return EXIT.usage;
+  }
+  const code = exitCodeOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  ctx.stderr.write(`wf: ${message}\n`);
+  if (ctx.env.WF_DEBUG && error instanceof Error && error.stack) ctx.stderr.write(error.stack + "\n");
+  return code;
+}

@@ -1,0 +1,20 @@
+/** `wf plan <file>`: lists a workflow's steps without running it, and lints them. */
+import { EXIT } from "../errors.js";
+import { formatPlan, planWorkflowFile } from "../plan.js";
+import { defineCommand } from "./_types.js";
+
+export const planCommand = defineCommand({
+  command: "plan <file>",
+  describe: "List a workflow file's act/ask steps in source order, without running it, and flag problems",
+  builder: (yargs) =>
+    yargs
+      .positional("file", { type: "string", demandOption: true, describe: "The workflow file" })
+      .option("json", { type: "boolean", default: false, describe: "Print the plan as JSON" })
+      .example("$0 plan workflows/search.ts", "Show the steps and the findings")
+      .epilog("Exit codes: 0 no findings, 1 findings, 2 the file does not exist."),
+  handler: async (args, context) => {
+    const result = await planWorkflowFile(args.file, { cwd: context.cwd });
+    context.stdout.write((args.json ? JSON.stringify(result, null, 2) : formatPlan(result, context.cwd)) + "\n");
+    return result.findings.length > 0 ? EXIT.failed : EXIT.ok;
+  },
+});

@@ -1,0 +1,46 @@
+/** `wf run <file>`: runs a workflow file. */
+import { REPORTERS, type ReporterName } from "../config.js";
+import { parseParamFlags } from "../params.js";
+import { runWorkflowFile } from "../run.js";
+import { defineCommand } from "./_types.js";
+
+export const runCommand = defineCommand({
+  command: "run <file>",
+  describe: "Run a workflow file (the embedded server unless a base URL is configured)",
+  builder: (yargs) =>
+    yargs
+      .positional("file", { type: "string", demandOption: true, describe: "The workflow file (.ts), default-exporting workflow(...)" })
+      .option("param", { alias: "p", type: "string", array: true, default: [] as string[], describe: "A param as key=value (repeatable); converted by the param's zod type" })
+      .option("params-file", { type: "string", describe: "A JSON object of params; --param overrides its fields" })
+      .option("base-url", { type: "string", describe: "The wf service to use (else WF_BASE_URL, wf.config.ts, or an embedded server)" })
+      .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
+      .option("reporter", { alias: "r", choices: REPORTERS, describe: "pretty: live steps for people; json: the run record at the end; ndjson: one event per line [default: pretty]" })
+      .option("out", { alias: "o", type: "string", describe: "Write the run record (JSON, secrets redacted) to this file" })
+      .option("timeout", { type: "number", describe: "Abort the whole run after this many ms (status cancelled, exit 1)" })
+      .example("$0 run workflows/search.ts --param query=postgres", "Run on the embedded server with one param")
+      .example("$0 run flow.ts --params-file params.json --reporter json --out run.json", "Params from a file; print and save the run record")
+      .example("WF_BASE_URL=http://127.0.0.1:8787 WF_API_KEY=… $0 run flow.ts", "Run on a service started with `wf serve`")
+      .epilog("Exit codes: 0 succeeded, 1 the workflow failed or timed out, 2 usage or configuration error, 130 interrupted (Ctrl-C; the session is closed first)."),
+  handler: async (args, context) => {
+    if (args.timeout !== undefined && (!Number.isInteger(args.timeout) || args.timeout <= 0)) {
+      const { CliUsageError } = await import("../errors.js");
+      throw new CliUsageError("WF_CLI_USAGE", `--timeout must be a whole number of milliseconds above 0, got ${args.timeout}.`);
+    }
+    const result = await runWorkflowFile({
+      file: args.file,
+      cwd: context.cwd,
+      env: context.env,
+      stdout: context.stdout,
+      stderr: context.stderr,
+      signal: context.signal,
+      params: parseParamFlags(args.param.map(String)),
+      ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
+      ...(args["base-url"] !== undefined ? { baseUrl: args["base-url"] } : {}),
+      ...(args["api-key"] !== undefined ? { apiKey: args["api-key"] } : {}),
+      ...(args.reporter !== undefined ? { reporter: args.reporter as ReporterName } : {}),
+      ...(args.out !== undefined ? { out: args.out } : {}),
+      ...(args.timeout !== undefined ? { timeoutMs: args.timeout } : {}),
+    });
+    return result.exitCode;
+  },
+});

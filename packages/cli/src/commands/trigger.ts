@@ -1,0 +1,248 @@
+/**
+ * `wf trigger <workflowId>`: runs a stored workflow on the service by its id, prints the session
+ * id and preview address, and with `--wait` follows the run by long-poll to its end.
+ */
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { createColors } from "picocolors";
+import { isWfError } from "@wf/core";
+import type { RunWorkflowRequest, RunWorkflowResponse, SessionStatus, StepStatus } from "@wf/core/protocol";
+import { CliUsageError, EXIT, type ExitCode } from "../errors.js";
+
+/** Reporters of `wf trigger`: `pretty` for people, `json` for scripts (one JSON document at the end). */
+export const TRIGGER_REPORTERS = ["pretty", "json"] as const;
+export type TriggerReporter = (typeof TRIGGER_REPORTERS)[number];
+
+/** How long each long-poll of `--wait` asks the service to hold the answer, in ms. */
+export const TRIGGER_POLL_WAIT_MS = 25_000;
+
+/** The part of the `@wf/runtime` service client that `wf trigger` uses. */
+export interface TriggerClient {
+  runStoredWorkflow(body: RunWorkflowRequest): Promise<RunWorkflowResponse>;
+  getSessionStatus(id: string, options?: { waitMs?: number; since?: number; signal?: AbortSignal }): Promise<SessionStatus>;
+  cancelSession(id: string): Promise<SessionStatus>;
+}
+
+/** Somewhere to print: `process.stdout`, or a buffer in tests. */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+/** Options of {@link triggerWorkflow}. */
+export interface TriggerOptions {
+  /** The stored workflow's id (its `name`). */
+  workflowId: string;
+  /** The inputs, already parsed (see {@link parseVariables}). @default {} */
+  variables?: Record<string, string>;
+  /** Run the session's browser behind the server's proxy (`WF_PROXY_URL` of the server). @default false */
+  proxy?: boolean;
+  /** Follow the run to its end and exit by its outcome. @default false */
+  wait?: boolean;
+  /** @default "pretty" */
+  reporter?: TriggerReporter;
+  /** On interrupt (`signal` aborts) during `--wait`, cancel the remote session too. @default false: the run goes on. */
+  cancelOnInterrupt?: boolean;
+  /** The service client (`createServiceClient({ baseUrl, apiKey })` of `@wf/runtime`). */
+  client: TriggerClient;
+  /** Aborts on Ctrl-C: stops waiting (and cancels the run with `cancelOnInterrupt`). */
+  signal?: AbortSignal;
+  /** Where results go. @default process.stdout */
+  stdout?: TextSink;
+  /** Where progress and notes go. @default process.stderr */
+  stderr?: TextSink;
+  /** Colour the pretty output. @default false */
+  color?: boolean;
+}
+
+/** What {@link triggerWorkflow} did. */
+export interface TriggerResult {
+  /** 0 started (or, with `wait`, succeeded), 1 the run failed or was cancelled, 130 interrupted. */
+  exitCode: ExitCode;
+  sessionId: string;
+  previewUrl: string;
+  /** With `wait`: the last status seen (the final one unless interrupted). */
+  status?: SessionStatus;
+}
+
+/**
+ * Parses `--var key=value` pairs and a `--vars-file` (a JSON object of strings; numbers and
+ * booleans are turned into strings) into the `variables` of a run. `--var` wins over the file.
+ *
+ * @param pairs - `key=value` strings; the value is everything after the first `=` and may be empty.
+ * @param varsFile - path of the JSON file, relative to `cwd`.
+ * @throws {@link CliUsageError} `WF_CLI_USAGE` for a pair without `=` or an empty key, or a file that
+ *   is missing, not JSON, or not an object of strings.
+ */
+export async function parseVariables(pairs: readonly string[] = [], varsFile?: string, cwd: string = process.cwd()): Promise<Record<string, string>> {
+  const variables: Record<string, string> = {};
+  if (varsFile) {
+    const path = resolve(cwd, varsFile);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await readFile(path, "utf8"));
+    } catch (error) {
+      throw new CliUsageError("WF_CLI_USAGE", `Cannot read --vars-file ${path}: ${(error as Error).message}. Pass a JSON object like {"url": "https://example.org"}.`, {
+        cause: error,
+        path,
+      });
+    }
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      throw new CliUsageError("WF_CLI_USAGE", `--vars-file ${path} must hold a JSON object of strings, like {"url": "https://example.org"}.`, { path });
+    }
+    for (const [key, value] of Object.entries(raw)) {
+      if (typeof value === "string") variables[key] = value;
+      else if (typeof value === "number" || typeof value === "boolean") variables[key] = String(value);
+      else throw new CliUsageError("WF_CLI_USAGE", `--vars-file ${path}: "${key}" must be a string (variables are strings), got ${JSON.stringify(value)}.`, { path });
+    }
+  }
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new CliUsageError("WF_CLI_USAGE", `--var ${JSON.stringify(pair)} is not key=value. Write it like --var url=https://example.org.`);
+    variables[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return variables;
+}
+
+/**
+ * Starts stored workflow `workflowId` on the service and prints its `sessionId` and `previewUrl`.
+ * With `wait`, follows the session by long-poll (`?since=version`), printing each step as it
+ * finishes, then the output or the error.
+ *
+ * Errors of the service (unknown workflow 404, invalid variables or proxy 422) are thrown as the
+ * client's `ServiceError`; the command turns them into exit code 2 (see {@link triggerExitCodeOf}).
+ *
+ * @returns the exit code by outcome: 0 started (without `wait`) or succeeded, 1 failed or
+ *   cancelled, 130 interrupted by `signal`.
+ */
+export async function triggerWorkflow(options: TriggerOptions): Promise<TriggerResult> {
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const reporter = options.reporter ?? "pretty";
+  const c = createColors(options.color ?? false);
+  const body: RunWorkflowRequest = { workflowId: options.workflowId };
+  if (options.variables && Object.keys(options.variables).length > 0) body.variables = options.variables;
+  if (options.proxy) body.proxy = true;
+
+  const started = await options.client.runStoredWorkflow(body);
+  const { sessionId, previewUrl } = started;
+  if (reporter === "pretty") {
+    stdout.write(`${c.bold("session")}  ${sessionId}\n${c.bold("preview")}  ${previewUrl}\n`);
+  }
+  if (!options.wait) {
+    if (reporter === "json") stdout.write(JSON.stringify({ sessionId, previewUrl }, null, 2) + "\n");
+    return { exitCode: EXIT.ok, sessionId, previewUrl };
+  }
+
+  const printed = new Set<string>();
+  let status: SessionStatus | undefined;
+  let version: number | undefined;
+  const signal = options.signal;
+  try {
+    for (;;) {
+      if (signal?.aborted) throw new InterruptedWait();
+      const next = await abortable(
+        options.client.getSessionStatus(sessionId, {
+          waitMs: TRIGGER_POLL_WAIT_MS,
+          ...(version !== undefined ? { since: version } : {}),
+          ...(signal ? { signal } : {}),
+        }),
+        signal,
+      );
+      status = next;
+      version = next.version;
+      if (reporter === "pretty") {
+        for (const step of [...next.steps].sort((a, b) => a.index - b.index)) {
+          if ((step.status === "SUCCEEDED" || step.status === "FAILED") && !printed.has(step.stepId)) {
+            printed.add(step.stepId);
+            stderr.write(formatStep(step, c) + "\n");
+          }
+        }
+      }
+      if (next.status !== "RUNNING") break;
+    }
+  } catch (error) {
+    if (!(error instanceof InterruptedWait)) throw error;
+    if (options.cancelOnInterrupt) {
+      try {
+        status = await options.client.cancelSession(sessionId);
+        stderr.write(`Interrupted: cancelled session ${sessionId}.\n`);
+      } catch (cancelError) {
+        stderr.write(`Interrupted; cancelling session ${sessionId} failed: ${(cancelError as Error).message}\n`);
+      }
+    } else {
+      stderr.write(
+        `Interrupted: stopped waiting. The run goes on in session ${sessionId}; watch it at ${previewUrl} ` +
+          `(pass --cancel-on-interrupt to cancel it on Ctrl-C).\n`,
+      );
+    }
+    if (reporter === "json") stdout.write(JSON.stringify({ sessionId, previewUrl, interrupted: true, ...(status ? { status } : {}) }, null, 2) + "\n");
+    return { exitCode: EXIT.interrupted, sessionId, previewUrl, ...(status ? { status } : {}) };
+  }
+
+  const final = status!;
+  if (reporter === "json") {
+    stdout.write(JSON.stringify({ ...final, previewUrl }, null, 2) + "\n");
+  } else if (final.status === "SUCCEEDED") {
+    stderr.write(c.green(`✓ ${final.workflowId ?? options.workflowId} succeeded`) + durationOf(final) + "\n");
+    if (final.output !== undefined) stdout.write(JSON.stringify(final.output, null, 2) + "\n");
+  } else if (final.status === "CANCELLED") {
+    stderr.write(c.yellow(`■ ${final.workflowId ?? options.workflowId} was cancelled`) + (final.error ? `: ${final.error.message}` : "") + "\n");
+  } else {
+    stderr.write(c.red(`✗ ${final.workflowId ?? options.workflowId} failed`) + (final.error ? `: ${final.error.message} [${final.error.code}]` : "") + "\n");
+  }
+  return { exitCode: final.status === "SUCCEEDED" ? EXIT.ok : EXIT.failed, sessionId, previewUrl, status: final };
+}
+
+/**
+ * The exit code of an error thrown by {@link triggerWorkflow}: 2 for what the caller must fix
+ * (a usage or config error, a 4xx answer of the service such as an unknown workflow or invalid
+ * variables, a service that cannot be reached), 1 otherwise.
+ */
+export function triggerExitCodeOf(error: unknown): ExitCode {
+  if (error instanceof CliUsageError) return EXIT.usage;
+  if (isWfError(error)) {
+    const status = (error as { status?: unknown }).status;
+    if (typeof status === "number" && status >= 400 && status < 500) return EXIT.usage;
+    if (error.code === "WF_SERVICE_UNREACHABLE" || error.code.startsWith("WF_CLI_")) return EXIT.usage;
+  }
+  return EXIT.failed;
+}
+
+class InterruptedWait extends Error {}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolvePromise, reject) => {
+    const onAbort = () => reject(new InterruptedWait());
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolvePromise(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(signal.aborted ? new InterruptedWait() : error);
+      },
+    );
+  });
+}
+
+type Colors = ReturnType<typeof createColors>;
+
+function formatStep(step: StepStatus, c: Colors): string {
+  const ok = step.status === "SUCCEEDED";
+  const mark = ok ? c.green("✓") : c.red("✗");
+  const duration = step.durationMs !== null ? c.dim(` ${Math.round(step.durationMs)} ms`) : "";
+  let line = `${mark} ${step.index + 1} ${step.type} ${step.step}${duration}`;
+  if (ok && step.type === "ASK" && step.result !== undefined) line += `\n    ${c.cyan("→")} ${JSON.stringify(step.result)}`;
+  if (!ok && step.error) line += `\n    ${c.red(`${step.error.message} [${step.error.code}]`)}`;
+  return line;
+}
+
+function durationOf(status: SessionStatus): string {
+  if (!status.finishedAt) return "";
+  const ms = Date.parse(status.finishedAt) - Date.parse(status.createdAt);
+  return Number.isFinite(ms) ? ` in ${ms} ms` : "";
+}

@@ -1,0 +1,24 @@
+/**
+ * `@wf/cli`: the `wf` command and its programmatic API. Each command has a function tests and
+ * scripts can call directly: `runWorkflowFile` (wf run), `serve`, `planWorkflowFile` (wf plan),
+ * `checkWorkflowFiles` (wf check), `initProject` (wf init).
+ */
+export { defineConfig, resolveCliConfig, REPORTERS } from "./config.js";
+export type { WfConfig, ReporterName, CliFlags, ResolveCliConfigOptions, ResolvedCliConfig } from "./config.js";
+export { runWorkflowFile } from "./run.js";
+export type { RunWorkflowFileOptions, RunWorkflowFileResult } from "./run.js";
+export { serve } from "./serve.js";
+export type { ServeOptions, ServeHandle } from "./serve.js";
+export { planWorkflowFile, checkWorkflowFiles, formatPlan, formatFindings } from "./plan.js";
+export type { PlannedStep, Finding, PlanResult, PlanOptions, CheckResult } from "./plan.js";
+export { initProject } from "./init.js";
+export type { InitProjectOptions, InitProjectResult } from "./init.js";
+export { loadWorkflowFile } from "./load-workflow.js";
+export { parseParamFlags, readParamsFile, buildParams } from "./params.js";
+export { createReporter, formatMs } from "./reporters.js";
+export type { Reporter, CreateReporterOptions, OutputStream } from "./reporters.js";
+export { runCli, COMMANDS } from "./cli.js";
+export type { CliContext, WfCommand } from "./commands/_types.js";
+export { defineCommand } from "./commands/_types.js";
+export { CliUsageError, EXIT, exitCodeOf, isConnectionError } from "./errors.js";
+export type { ExitCode } from "./errors.js";

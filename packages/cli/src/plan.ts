@@ -1,0 +1,361 @@
+/**
+ * `wf plan` and `wf check`: read workflow files with ts-morph without running them. `plan` lists
+ * the `act`/`ask` calls in source order and lints them; `check` adds the TypeScript type-check.
+ */
+import { access } from "node:fs/promises";
+import { dirname, relative, resolve } from "node:path";
+import type { CallExpression, Node as MorphNode, Project, SourceFile } from "ts-morph";
+import { CliUsageError } from "./errors.js";
+
+/** One `act`/`ask` call found in a file. */
+export interface PlannedStep {
+  /** Position in source order, from 1. */
+  index: number;
+  type: "ACT" | "ASK";
+  /** The instruction as written; template parts are shown as `${…}`, a non-literal argument as `${…}` too. */
+  instruction: string;
+  /** False when the instruction is not a literal or template (it is only known at run time). */
+  literal: boolean;
+  /** For an ASK: whether a schema is passed. */
+  hasSchema: boolean;
+  /** 1-based line and column of the call. */
+  line: number;
+  column: number;
+}
+
+/**
+ * A problem found without running the file. Codes: `WF_LINT_EMPTY_INSTRUCTION`,
+ * `WF_LINT_ASK_NEEDS_SCHEMA` (an ASK without schema whose result is used as an object),
+ * `WF_LINT_SCHEMA_UNSUPPORTED` (a schema construct strict structured outputs refuse),
+ * `WF_LINT_SYNTAX`, and `TS<number>` for a TypeScript diagnostic (`wf check`).
+ */
+export interface Finding {
+  code: string;
+  message: string;
+  /** Absolute path. */
+  file: string;
+  /** 1-based; 0 when the diagnostic has no position. */
+  line: number;
+  column: number;
+}
+
+/** What {@link planWorkflowFile} returns. */
+export interface PlanResult {
+  /** Absolute path. */
+  file: string;
+  steps: PlannedStep[];
+  findings: Finding[];
+}
+
+/** Options of {@link planWorkflowFile} and {@link checkWorkflowFiles}. */
+export interface PlanOptions {
+  /** @default process.cwd() */
+  cwd?: string;
+}
+
+/**
+ * zod constructors whose schemas OpenAI strict structured outputs cannot express (see the
+ * translator in `@wf/core`): open-ended keys, untyped values, and values JSON cannot carry.
+ */
+const UNSUPPORTED_ZOD: Record<string, string> = {
+  record: "z.record() has open-ended keys; strict mode needs every property named. Use z.object({...}) or an array of { key, value }.",
+  any: "z.any() has no type; strict mode needs one. Give the value a type (z.string(), z.object({...})).",
+  unknown: "z.unknown() has no type; strict mode needs one. Give the value a type (z.string(), z.object({...})).",
+  map: "z.map() is not JSON. Use an array of { key, value } objects.",
+  set: "z.set() is not JSON. Use z.array().",
+  function: "z.function() is not JSON.",
+  promise: "z.promise() is not JSON.",
+  custom: "z.custom() cannot be translated to JSON Schema.",
+  instanceof: "z.instanceof() cannot be translated to JSON Schema.",
+  symbol: "z.symbol() is not JSON.",
+  bigint: "z.bigint() is not JSON. Use z.number() or z.string().",
+  undefined: "z.undefined() is not JSON. Use .nullable() for a missing value.",
+  void: "z.void() is not JSON.",
+  never: "z.never() has no values.",
+  date: "z.date() is not JSON. Use z.string() (an ISO date) and convert.",
+};
+
+/**
+ * Reads a workflow file without running it: its `act`/`ask` calls in source order and the lint
+ * findings (empty instruction, ASK result used as an object without a schema, schema constructs
+ * strict mode refuses, syntax errors).
+ *
+ * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` when the file does not exist.
+ */
+export async function planWorkflowFile(file: string, options: PlanOptions = {}): Promise<PlanResult> {
+  const path = await existingFile(file, options.cwd);
+  const { Project } = await import("ts-morph");
+  const project = new Project({ skipFileDependencyResolution: true, skipLoadingLibFiles: true, compilerOptions: { allowJs: true, noEmit: true } });
+  const sourceFile = project.addSourceFileAtPath(path);
+  const result = await lintSourceFile(sourceFile);
+  const syntax = project.getProgram().getSyntacticDiagnostics(sourceFile);
+  for (const d of syntax) result.findings.unshift(toFinding(d, "WF_LINT_SYNTAX"));
+  return result;
+}
+
+/** What {@link checkWorkflowFiles} returns. */
+export interface CheckResult {
+  /** One entry per file, in the order given; `findings` holds lint findings and type errors. */
+  files: PlanResult[];
+  /** Total findings over all files. */
+  findingCount: number;
+  /** The tsconfig used, if one was found above the first file. */
+  tsconfig: string | undefined;
+}
+
+/**
+ * Type-checks workflow files (with the nearest `tsconfig.json` above the first file, else strict
+ * NodeNext defaults) and runs the {@link planWorkflowFile} lint on each.
+ *
+ * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` when a file does not exist, `WF_CLI_USAGE` when none is given.
+ */
+export async function checkWorkflowFiles(files: ReadonlyArray<string>, options: PlanOptions = {}): Promise<CheckResult> {
+  if (files.length === 0) throw new CliUsageError("WF_CLI_USAGE", "wf check needs at least one workflow file, like `wf check workflows/*.ts`.");
+  const paths: string[] = [];
+  for (const file of files) paths.push(await existingFile(file, options.cwd));
+  const morph = await import("ts-morph");
+  const tsconfig = morph.ts.findConfigFile(dirname(paths[0]!), morph.ts.sys.fileExists);
+  const project: Project = tsconfig
+    ? new morph.Project({ tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: { noEmit: true } })
+    : new morph.Project({
+        compilerOptions: {
+          target: morph.ts.ScriptTarget.ES2022,
+          module: morph.ts.ModuleKind.NodeNext,
+          moduleResolution: morph.ts.ModuleResolutionKind.NodeNext,
+          strict: true,
+          skipLibCheck: true,
+          noEmit: true,
+          allowImportingTsExtensions: true,
+        },
+      });
+  const sourceFiles = paths.map((p) => project.addSourceFileAtPath(p));
+  project.resolveSourceFileDependencies();
+  const program = project.getProgram();
+  const results: PlanResult[] = [];
+  for (const sourceFile of sourceFiles) {
+    const result = await lintSourceFile(sourceFile);
+    const diagnostics = [...program.getSyntacticDiagnostics(sourceFile), ...program.getSemanticDiagnostics(sourceFile)];
+    result.findings.unshift(...diagnostics.map((d) => toFinding(d)));
+    results.push(result);
+  }
+  return { files: results, findingCount: results.reduce((n, r) => n + r.findings.length, 0), tsconfig };
+}
+
+/**
+ * Formats a plan for people: the steps, then the findings as `file:line:col code message`.
+ *
+ * @param cwd - paths are shown relative to it. @default process.cwd()
+ */
+export function formatPlan(result: PlanResult, cwd: string = process.cwd()): string {
+  const rel = relative(cwd, result.file) || result.file;
+  const lines = [`${rel}: ${result.steps.length} step${result.steps.length === 1 ? "" : "s"}`];
+  for (const step of result.steps) {
+    const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : "";
+    lines.push(`  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${rel}:${step.line}:${step.column}`);
+  }
+  lines.push(...formatFindings(result.findings, cwd));
+  return lines.join("\n");
+}
+
+/** Formats findings, one per line: `file:line:col  CODE  message`. */
+export function formatFindings(findings: ReadonlyArray<Finding>, cwd: string = process.cwd()): string[] {
+  return findings.map((f) => `  ${relative(cwd, f.file) || f.file}:${f.line}:${f.column}  ${f.code}  ${f.message.replace(/\n\s*/g, " ")}`);
+}
+
+async function existingFile(file: string, cwd: string = process.cwd()): Promise<string> {
+  const path = resolve(cwd, file);
+  try {
+    await access(path);
+  } catch {
+    throw new CliUsageError("WF_CLI_FILE_NOT_FOUND", `Workflow file not found: ${path}. Check the path (it is relative to ${cwd}).`, { path });
+  }
+  return path;
+}
+
+function toFinding(d: import("ts-morph").Diagnostic, code?: string): Finding {
+  const sf = d.getSourceFile();
+  const start = d.getStart();
+  const pos = sf && start !== undefined ? sf.getLineAndColumnAtPos(start) : { line: 0, column: 0 };
+  const text = d.getMessageText();
+  const message = typeof text === "string" ? text : text.getMessageText();
+  return { code: code ?? `TS${d.getCode()}`, message, file: sf?.getFilePath() ?? "", line: pos.line, column: pos.column };
+}
+
+async function lintSourceFile(sourceFile: SourceFile): Promise<PlanResult> {
+  const { Node, SyntaxKind } = await import("ts-morph");
+  const file = sourceFile.getFilePath();
+  const findings: Finding[] = [];
+  const at = (node: MorphNode) => sourceFile.getLineAndColumnAtPos(node.getStart());
+  const finding = (node: MorphNode, code: string, message: string) => {
+    const pos = at(node);
+    findings.push({ code, message, file, line: pos.line, column: pos.column });
+  };
+
+  // Which local names are act/ask (imports may rename them) and which are zod.
+  const stepNames = new Map<string, "ACT" | "ASK">();
+  const namespaces = new Set<string>();
+  const zodNames = new Set<string>();
+  for (const decl of sourceFile.getImportDeclarations()) {
+    const from = decl.getModuleSpecifierValue();
+    if (from === "zod" || from.startsWith("zod/")) {
+      for (const named of decl.getNamedImports()) if (named.getName() === "z") zodNames.add(named.getAliasNode()?.getText() ?? "z");
+      const ns = decl.getNamespaceImport() ?? decl.getDefaultImport();
+      if (ns) zodNames.add(ns.getText());
+      continue;
+    }
+    for (const named of decl.getNamedImports()) {
+      const name = named.getName();
+      if (name === "act" || name === "ask") stepNames.set(named.getAliasNode()?.getText() ?? name, name === "act" ? "ACT" : "ASK");
+    }
+    if (/(^|\/)wf\/core$|^@wf\/core/.test(from)) {
+      const ns = decl.getNamespaceImport();
+      if (ns) namespaces.add(ns.getText());
+    }
+  }
+  if (stepNames.size === 0 && namespaces.size === 0) {
+    stepNames.set("act", "ACT");
+    stepNames.set("ask", "ASK");
+  }
+  if (zodNames.size === 0) zodNames.add("z");
+
+  const stepTypeOf = (call: CallExpression): "ACT" | "ASK" | undefined => {
+    const callee = call.getExpression();
+    if (Node.isIdentifier(callee)) return stepNames.get(callee.getText());
+    if (Node.isPropertyAccessExpression(callee) && namespaces.has(callee.getExpression().getText())) {
+      const name = callee.getName();
+      return name === "act" ? "ACT" : name === "ask" ? "ASK" : undefined;
+    }
+    return undefined;
+  };
+
+  const calls = sourceFile
+    .getDescendantsOfKind(SyntaxKind.CallExpression)
+    .map((call) => ({ call, type: stepTypeOf(call) }))
+    .filter((c): c is { call: CallExpression; type: "ACT" | "ASK" } => c.type !== undefined)
+    .sort((a, b) => a.call.getStart() - b.call.getStart());
+
+  const steps: PlannedStep[] = [];
+  for (const { call, type } of calls) {
+    const [first, second] = call.getArguments();
+    let instruction = "";
+    let literal = true;
+    if (first === undefined) {
+      literal = true;
+    } else if (Node.isStringLiteral(first) || Node.isNoSubstitutionTemplateLiteral(first)) {
+      instruction = first.getLiteralText();
+    } else if (Node.isTemplateExpression(first)) {
+      instruction = first.getHead().getLiteralText() + first.getTemplateSpans().map((span) => "${…}" + span.getLiteral().getLiteralText()).join("");
+    } else {
+      literal = false;
+      instruction = "${…}";
+    }
+    const hasSchema = type === "ASK" && second !== undefined && !Node.isObjectLiteralExpression(second);
+    const pos = at(call);
+    steps.push({ index: steps.length + 1, type, instruction, literal, hasSchema, line: pos.line, column: pos.column });
+
+    const fn = type === "ACT" ? "act" : "ask";
+    // A template of placeholders only (`${x}`) is dynamic, not empty.
+    if (literal && instruction.trim() === "") {
+      finding(first ?? call, "WF_LINT_EMPTY_INSTRUCTION", `${fn}() has an empty instruction; the step would fail at run time. Write what to do, like ${type === "ACT" ? '`click "Sign in"`' : '"the title of the page"'}.`);
+    }
+    if (type === "ASK" && !hasSchema) {
+      const use = objectUseOf(call, Node, SyntaxKind);
+      if (use) {
+        finding(
+          use,
+          "WF_LINT_ASK_NEEDS_SCHEMA",
+          `The answer of ask(${JSON.stringify(truncate(instruction, 60))}) is used as an object (${use.getText().length > 40 ? "here" : use.getText()}), but ask() without a schema returns text. Pass a zod schema: ask("…", z.object({ … })).`,
+        );
+      }
+    }
+    if (type === "ASK" && hasSchema && second) {
+      for (const bad of unsupportedSchemaParts(second, zodNames, Node, SyntaxKind)) {
+        finding(bad.node, "WF_LINT_SCHEMA_UNSUPPORTED", `The schema of ask(${JSON.stringify(truncate(instruction, 60))}) uses ${bad.text}: ${UNSUPPORTED_ZOD[bad.kind]}`);
+      }
+    }
+  }
+  return { file, steps, findings };
+}
+
+type NodeApi = typeof import("ts-morph").Node;
+type Kinds = typeof import("ts-morph").SyntaxKind;
+
+/** Where the result of an ASK call is used as an object, if it is: property access, element access, destructuring. */
+function objectUseOf(call: CallExpression, Node: NodeApi, SyntaxKind: Kinds): MorphNode | undefined {
+  let expr: MorphNode = call;
+  let parent = expr.getParent();
+  while (parent && (Node.isAwaitExpression(parent) || Node.isParenthesizedExpression(parent) || Node.isNonNullExpression(parent))) {
+    expr = parent;
+    parent = parent.getParent();
+  }
+  if (!parent) return undefined;
+  if ((Node.isPropertyAccessExpression(parent) || Node.isElementAccessExpression(parent)) && parent.getExpression() === expr) return parent;
+  if (Node.isVariableDeclaration(parent) && parent.getInitializer() === expr) {
+    const name = parent.getNameNode();
+    if (Node.isObjectBindingPattern(name) || Node.isArrayBindingPattern(name)) return name;
+    if (Node.isIdentifier(name)) {
+      for (const ref of name.findReferencesAsNodes()) {
+        if (ref.getSourceFile() !== call.getSourceFile()) continue;
+        const refParent = ref.getParent();
+        if (!refParent) continue;
+        if ((Node.isPropertyAccessExpression(refParent) || Node.isElementAccessExpression(refParent)) && refParent.getExpression() === ref) {
+          // `answer.length` and string methods are fine on text.
+          const prop = Node.isPropertyAccessExpression(refParent) ? refParent.getName() : undefined;
+          if (prop !== undefined && prop in String.prototype) continue;
+          return refParent;
+        }
+        if (Node.isVariableDeclaration(refParent) && refParent.getInitializer() === ref) {
+          const n = refParent.getNameNode();
+          if (Node.isObjectBindingPattern(n) || Node.isArrayBindingPattern(n)) return n;
+        }
+      }
+    }
+  }
+  if (Node.isBinaryExpression(parent) && parent.getOperatorToken().getKind() === SyntaxKind.EqualsToken && parent.getRight() === expr) {
+    const left = parent.getLeft();
+    if (Node.isObjectLiteralExpression(left) || Node.isArrayLiteralExpression(left)) return left;
+  }
+  return undefined;
+}
+
+/** zod calls in a schema expression (and in the `const`s it references in the same file) that strict mode refuses. */
+function unsupportedSchemaParts(
+  root: MorphNode,
+  zodNames: ReadonlySet<string>,
+  Node: NodeApi,
+  SyntaxKind: Kinds,
+): Array<{ node: MorphNode; kind: string; text: string }> {
+  const out: Array<{ node: MorphNode; kind: string; text: string }> = [];
+  const seen = new Set<MorphNode>();
+  const visit = (node: MorphNode) => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    const nodes = [node, ...node.getDescendants()];
+    for (const n of nodes) {
+      if (Node.isCallExpression(n)) {
+        const callee = n.getExpression();
+        if (Node.isPropertyAccessExpression(callee) && zodNames.has(callee.getExpression().getText()) && Object.hasOwn(UNSUPPORTED_ZOD, callee.getName())) {
+          out.push({ node: n, kind: callee.getName(), text: `${callee.getText()}()` });
+        }
+      }
+      if (Node.isIdentifier(n) && !zodNames.has(n.getText())) {
+        const parent = n.getParent();
+        // Only value references, not property names (`.object`, `{ name: ... }`).
+        if (parent && Node.isPropertyAccessExpression(parent) && parent.getNameNode() === n) continue;
+        if (parent && Node.isPropertyAssignment(parent) && parent.getNameNode() === n) continue;
+        for (const decl of n.getSymbol()?.getDeclarations() ?? []) {
+          if (!Node.isVariableDeclaration(decl) || decl.getSourceFile() !== root.getSourceFile()) continue;
+          const list = decl.getParentIfKind(SyntaxKind.VariableDeclarationList);
+          const init = decl.getInitializer();
+          if (init && list && list.getFlags() & 2 /* ts.NodeFlags.Const */) visit(init);
+        }
+      }
+    }
+  };
+  visit(root);
+  return out;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

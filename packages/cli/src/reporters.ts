@@ -1,0 +1,197 @@
+/**
+ * Reporters of `wf run`: they turn the runtime's events into output. `pretty` is for people (live
+ * step lines with colours on a terminal, plain lines elsewhere), `json` prints the run record at
+ * the end, `ndjson` prints one event per line. Every line passes through `redact` first, so a
+ * secret param's value never reaches the stream.
+ */
+import { createColors } from "picocolors";
+import type { RunEvent, RunRecord, StepRecord } from "@wf/runtime";
+import type { ReporterName } from "./config.js";
+
+/** Where a reporter writes: anything with `write(string)` (a stream, or a test's collector). */
+export interface OutputStream {
+  write(chunk: string): unknown;
+  /** True on a terminal: enables live lines (and colours unless `NO_COLOR`). */
+  isTTY?: boolean;
+  /** Terminal width in columns, used to keep live lines on one row. */
+  columns?: number;
+}
+
+/** Consumes the events of one run. */
+export interface Reporter {
+  onEvent(event: RunEvent): void;
+  /** Called once after the run, whatever happened; flushes what is pending. */
+  end(): void;
+}
+
+/** Options of {@link createReporter}. */
+export interface CreateReporterOptions {
+  /** Where results go (`json` and `ndjson` write only here). */
+  stdout: OutputStream;
+  /** Where the pretty reporter's failure message goes. @default stdout */
+  stderr?: OutputStream;
+  /** Masks secrets in a line of text; applied to everything written. @default identity */
+  redact?: (text: string) => string;
+  /** The environment, read for `NO_COLOR` and `FORCE_COLOR`. @default process.env */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Creates the named reporter.
+ *
+ * Colour rules (https://no-color.org): colours only on a terminal, never when `NO_COLOR` is set to
+ * a non-empty value; `FORCE_COLOR` (non-empty, not `0`) turns them on off a terminal.
+ */
+export function createReporter(name: ReporterName, options: CreateReporterOptions): Reporter {
+  const redact = options.redact ?? ((s: string) => s);
+  const stdout = options.stdout;
+  if (name === "json") {
+    let record: RunRecord | undefined;
+    return {
+      onEvent: (event) => {
+        if (event.type === "run-finished") record = event.record;
+      },
+      end: () => {
+        if (record) stdout.write(redact(JSON.stringify(record, null, 2)) + "\n");
+      },
+    };
+  }
+  if (name === "ndjson") {
+    return { onEvent: (event) => void stdout.write(redact(JSON.stringify(event)) + "\n"), end: () => {} };
+  }
+  return createPrettyReporter(stdout, options.stderr ?? stdout, redact, options.env ?? process.env);
+}
+
+function colorEnabled(stream: OutputStream, env: Record<string, string | undefined>): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
+  return Boolean(stream.isTTY) && env.TERM !== "dumb";
+}
+
+function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact: (s: string) => string, env: Record<string, string | undefined>): Reporter {
+  const live = Boolean(stdout.isTTY) && env.TERM !== "dumb";
+  const c = createColors(colorEnabled(stdout, env));
+  const width = () => Math.max(40, stdout.columns ?? 100);
+  // On a terminal, the step in progress is an unfinished line that its result overwrites.
+  let pending: string | undefined;
+  const clearPending = () => {
+    if (pending !== undefined) stdout.write("\r\x1b[2K");
+  };
+  const line = (text: string, out: OutputStream = stdout) => {
+    if (live) clearPending();
+    out.write(redact(text) + "\n");
+    if (live && pending !== undefined) stdout.write(pending);
+  };
+  const stepLabel = (index: number, type: string, instruction: string) => `${c.dim(`${index}.`)} ${c.bold(type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${instruction}`;
+
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case "run-started":
+          line(`${c.bold("wf")} ${event.workflow}  ${c.dim("debugger:")} ${c.underline(event.debuggerUrl)}`);
+          break;
+        case "step-started": {
+          const text = `${stepLabel(event.index, event.stepType, oneLine(event.instruction))}${event.attempt > 1 ? c.dim(` (attempt ${event.attempt})`) : ""}`;
+          if (live) {
+            clearPending();
+            pending = truncate(redact(`${c.yellow("…")} ${text}`), width() - 1);
+            stdout.write(pending);
+          } else {
+            line(`step ${event.index} ${event.stepType} ${JSON.stringify(oneLine(event.instruction))} started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`);
+          }
+          break;
+        }
+        case "step-finished": {
+          const step = event.step;
+          if (live) {
+            clearPending();
+            pending = undefined;
+            stdout.write(redact(formatStepLive(step, c, width())) + "\n");
+          } else {
+            line(formatStepPlain(step));
+          }
+          break;
+        }
+        case "log":
+          line(live ? `  ${c.dim("log")} ${event.message}` : `log ${event.message}${event.data ? ` ${JSON.stringify(event.data)}` : ""}`);
+          break;
+        case "run-finished": {
+          if (live) clearPending();
+          pending = undefined;
+          const r = event.record;
+          const summary = `${r.steps.length} step${r.steps.length === 1 ? "" : "s"} in ${formatMs(r.durationMs)}`;
+          if (r.status === "succeeded") {
+            line(live ? `${c.green("✔")} ${c.bold(r.workflow)} succeeded ${c.dim(`(${summary})`)}` : `run succeeded (${summary})`);
+            if (r.output !== undefined) line(typeof r.output === "string" ? r.output : JSON.stringify(r.output, null, 2));
+          } else {
+            const head = live ? `${r.status === "cancelled" ? c.yellow("■") : c.red("✖")} ${c.bold(r.workflow)} ${r.status} ${c.dim(`(${summary})`)}` : `run ${r.status} (${summary})`;
+            line(head);
+            if (r.error) line(`${r.error.message}${r.error.code ? ` [${r.error.code}]` : ""}${r.error.callSite && !r.error.message.includes(r.error.callSite) ? `\n    at ${r.error.callSite}` : ""}`, stderr);
+          }
+          break;
+        }
+      }
+    },
+    end() {
+      if (live && pending !== undefined) {
+        clearPending();
+        pending = undefined;
+      }
+    },
+  };
+}
+
+type Colors = ReturnType<typeof createColors>;
+
+function formatStepLive(step: StepRecord, c: Colors, width: number): string {
+  const mark = step.status === "succeeded" ? c.green("✔") : c.red("✖");
+  const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(step.type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${oneLine(step.instruction)} ${c.dim(formatMs(step.durationMs))}`;
+  const lines = [truncate(head, width - 1)];
+  if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(truncate(`   ${c.dim("→")} ${compact(step.answer)}`, width - 1));
+  if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code ? c.dim(` [${step.error.code}]`) : ""}`);
+  return lines.join("\n");
+}
+
+function formatStepPlain(step: StepRecord): string {
+  let out = `step ${step.index} ${step.type} ${JSON.stringify(oneLine(step.instruction))} ${step.status} ${step.durationMs}ms`;
+  if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) out += ` answer=${compact(step.answer, 500)}`;
+  if (step.status === "failed" && step.error) out += ` error=${step.error.code}: ${oneLine(step.error.message)}`;
+  return out;
+}
+
+/** A value on one line, cut at `max` characters. */
+function compact(value: unknown, max = 200): string {
+  const text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Cuts a line (which may hold ANSI colour codes) to `max` visible characters. */
+function truncate(text: string, max: number): string {
+  let visible = 0;
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "\x1b") {
+      const end = text.indexOf("m", i);
+      if (end !== -1) {
+        out += text.slice(i, end + 1);
+        i = end;
+        continue;
+      }
+    }
+    if (visible >= max - 1 && i < text.length - 1) return `${out}…${out.includes("\x1b") ? "\x1b[0m" : ""}`;
+    out += text[i];
+    visible++;
+  }
+  return out;
+}
+
+/** A duration for people: `850ms`, `1.2s`, `2m 5s`. */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
+}

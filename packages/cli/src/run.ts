@@ -1,0 +1,235 @@
+/**
+ * `runWorkflowFile()`: the programmatic `wf run`. Loads a workflow file, resolves params and
+ * configuration, runs the workflow on a service (the embedded `@wf/server` unless a base URL is
+ * configured) with `@wf/runtime`, reports, and returns the run record with the exit code.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { REDACTED, WfError, isWfError, redactText, secretParamNames } from "@wf/core";
+import type { RunRecord, ServiceClient } from "@wf/runtime";
+import { resolveCliConfig, type ResolvedCliConfig, type ReporterName } from "./config.js";
+import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
+import { loadWorkflowFile } from "./load-workflow.js";
+import { buildParams, readParamsFile } from "./params.js";
+import { createReporter, type OutputStream } from "./reporters.js";
+
+/** Options of {@link runWorkflowFile}. Unset fields come from `wf.config.ts`, the environment, then defaults. */
+export interface RunWorkflowFileOptions {
+  /** The workflow file, relative to `cwd`. */
+  file: string;
+  /** @default process.cwd() */
+  cwd?: string;
+  /** `--param` values as strings, converted by each param's zod type. */
+  params?: Record<string, string>;
+  /** `--params-file`: a JSON object of params; `params` override its fields. */
+  paramsFile?: string;
+  /** The service; unset (here, in config and in `WF_BASE_URL`) starts the embedded server. */
+  baseUrl?: string;
+  apiKey?: string;
+  /** @default "pretty" */
+  reporter?: ReporterName;
+  /** `--out`: write the run record (secrets redacted) to this file. */
+  out?: string;
+  /**
+   * Abort the whole run after this many ms. The run ends with status `cancelled`, error code
+   * `WF_RUN_TIMEOUT`, and exit code 1 (a timeout is a failed run, not an interrupt).
+   */
+  timeoutMs?: number;
+  /** Aborting it interrupts the run (the session is closed): exit code 130. */
+  signal?: AbortSignal;
+  /** @default process.stdout */
+  stdout?: OutputStream;
+  /** @default process.stderr */
+  stderr?: OutputStream;
+  /** @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Read `wf.config.ts` and `.env` in `cwd`. @default true */
+  loadConfigFile?: boolean;
+}
+
+/** What {@link runWorkflowFile} returns when the run happened (whatever its outcome). */
+export interface RunWorkflowFileResult {
+  /** 0 succeeded, 1 failed or timed out, 130 interrupted. */
+  exitCode: ExitCode;
+  /** The run record, secret values redacted. */
+  record: RunRecord;
+}
+
+/**
+ * Runs a workflow file, as `wf run` does.
+ *
+ * @returns the exit code and the run record once the run has ended (succeeded, failed, cancelled).
+ * @throws {@link CliUsageError} (exit code 2) before any run: missing or broken file, no default
+ *   workflow, bad params (`WF_PARAMS_INVALID` reworded), bad configuration, unreachable service
+ *   (`WF_CLI_SERVICE_UNREACHABLE`).
+ */
+export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<RunWorkflowFileResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const config = await resolveCliConfig({
+    cwd,
+    env: options.env ?? process.env,
+    configFile: options.loadConfigFile ?? true,
+    dotenv: options.loadConfigFile ?? true,
+    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs },
+  });
+
+  const { workflow } = await loadWorkflowFile(options.file, cwd);
+  const fromFile = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
+  const fromFlags = options.params ?? {};
+
+  // Secret values are known from the raw input already, so even a params error is redacted.
+  const rawSecrets = secretValuesOf(secretParamNames(workflow), { ...fromFile, ...fromFlags });
+  let params: Record<string, unknown>;
+  try {
+    params = buildParams(workflow, fromFile, fromFlags);
+  } catch (error) {
+    if (isWfError(error) && error.code === "WF_PARAMS_INVALID") {
+      throw new CliUsageError("WF_CLI_PARAMS_INVALID", redactText(error.message, rawSecrets), { cause: error });
+    }
+    throw error;
+  }
+  const secrets = [...new Set([...rawSecrets, ...secretValuesOf(secretParamNames(workflow), params)])];
+  const redact = (text: string) => redactText(text, secrets);
+
+  const reporter = createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
+  const service = await openService(config);
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
+  if (options.signal?.aborted) onOuterAbort();
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  const timer =
+    config.timeoutMs !== undefined
+      ? setTimeout(
+          () => controller.abort(new WfError("WF_RUN_TIMEOUT", `The run took longer than its timeout of ${config.timeoutMs} ms (--timeout). Raise --timeout or make the workflow shorter.`)),
+          config.timeoutMs,
+        )
+      : undefined;
+
+  let record: RunRecord;
+  try {
+    const { runWorkflow } = await import("@wf/runtime");
+    try {
+      record = await runWorkflow(workflow, { params, client: service.client, signal: controller.signal, onEvent: (event) => reporter.onEvent(event) });
+    } catch (error) {
+      throw beforeRunError(error, config, controller.signal, options.signal, redact);
+    }
+  } finally {
+    if (timer) clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onOuterAbort);
+    reporter.end();
+    await service.close();
+  }
+
+  record = redactRecord(record, redact);
+  if (options.out) {
+    const outPath = resolve(cwd, options.out);
+    try {
+      await writeFile(outPath, JSON.stringify(record, null, 2) + "\n");
+    } catch (error) {
+      throw new CliUsageError("WF_CLI_USAGE", `Could not write the run record to ${outPath}: ${(error as Error).message}. Check the --out path.`, { path: outPath });
+    }
+  }
+  const interrupted = record.status === "cancelled" && options.signal?.aborted === true;
+  const exitCode: ExitCode = record.status === "succeeded" ? EXIT.ok : interrupted ? EXIT.interrupted : EXIT.failed;
+  return { exitCode, record };
+}
+
+/** The service a run talks to: the configured one, or an embedded server stopped at the end. */
+interface OpenService {
+  client: ServiceClient;
+  close(): Promise<void>;
+}
+
+async function openService(config: ResolvedCliConfig): Promise<OpenService> {
+  const { createServiceClient } = await import("@wf/runtime");
+  if (config.baseUrl) {
+    const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
+    return { client, close: async () => void (await closeClient(client)) };
+  }
+  const { startServer } = await import("@wf/server");
+  const apiKey = randomBytes(18).toString("base64url");
+  const tempDir = config.server.dataDir ? undefined : await mkdtemp(join(tmpdir(), "wf-run-"));
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({
+      host: "127.0.0.1",
+      port: 0,
+      apiKeys: [apiKey],
+      dataDir: config.server.dataDir ?? tempDir!,
+      logger: false,
+    });
+  } catch (error) {
+    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    throw new CliUsageError(
+      "WF_CLI_SERVER_FAILED",
+      `Could not start the embedded wf server: ${(error as Error).message}\nCheck that Chromium is installed (/usr/bin/chromium), or run against a service with --base-url / WF_BASE_URL.`,
+      { cause: error },
+    );
+  }
+  const client = createServiceClient({ baseUrl: server.url, apiKey, ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
+  return {
+    client,
+    close: async () => {
+      await closeClient(client);
+      await server.close();
+      if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function closeClient(client: unknown): Promise<void> {
+  const close = (client as { close?: () => unknown }).close;
+  if (typeof close === "function") await close.call(client);
+}
+
+/** An error `runWorkflow` threw before the run started (no session, no record), as the CLI reports it. */
+function beforeRunError(error: unknown, config: ResolvedCliConfig, signal: AbortSignal, outer: AbortSignal | undefined, redact: (s: string) => string): unknown {
+  if (!isWfError(error)) return error;
+  if (error.code === "WF_PARAMS_INVALID") return new CliUsageError("WF_CLI_PARAMS_INVALID", redact(error.message), { cause: error });
+  if (error.code === "WF_ABORTED" && signal.aborted) {
+    return outer?.aborted ? new WfError("WF_INTERRUPTED", "Interrupted before the run started.", { cause: error }) : signal.reason;
+  }
+  if (error.code === "WF_SERVICE_UNREACHABLE" || isConnectionError(error)) return unreachable(config, error, redact);
+  const status = (error as { status?: unknown }).status;
+  if (error.code === "WF_SERVICE_ERROR" && (status === 401 || status === 403)) {
+    return new CliUsageError(
+      "WF_CLI_SERVICE_REJECTED",
+      `The wf service at ${config.baseUrl} refused the API key (${status}). Pass the key it was started with: --api-key, WF_API_KEY or apiKey in wf.config.ts.`,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+function unreachable(config: ResolvedCliConfig, cause: unknown, redact: (s: string) => string): CliUsageError {
+  const detail = cause instanceof Error || (typeof cause === "object" && cause !== null && "message" in cause) ? (cause as { message: string }).message : String(cause);
+  return new CliUsageError(
+    "WF_CLI_SERVICE_UNREACHABLE",
+    `No wf service answers at ${config.baseUrl} (${redact(detail)}). Start one with \`wf serve\`, fix --base-url / WF_BASE_URL / baseUrl in wf.config.ts, or unset them to use the embedded server.`,
+    { cause },
+  );
+}
+
+function secretValuesOf(names: ReadonlyArray<string>, params: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const name of names) {
+    const value = params[name];
+    if (value === undefined || value === null) continue;
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    if (!text || text === REDACTED) continue;
+    out.push(text);
+    // Inside JSON (records, ndjson) the value appears escaped.
+    const escaped = JSON.stringify(text).slice(1, -1);
+    if (escaped !== text) out.push(escaped);
+  }
+  return out;
+}
+
+/** The record with every secret value masked, wherever the runtime may have let one through. */
+function redactRecord(record: RunRecord, redact: (s: string) => string): RunRecord {
+  return JSON.parse(redact(JSON.stringify(record))) as RunRecord;
+}

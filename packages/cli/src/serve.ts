@@ -1,0 +1,86 @@
+/**
+ * `serve()`: the programmatic `wf serve`. Starts `@wf/server` and keeps it until the signal aborts.
+ */
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import { resolveCliConfig } from "./config.js";
+import { CliUsageError } from "./errors.js";
+import type { OutputStream } from "./reporters.js";
+
+/** Options of {@link serve}. Unset fields come from `wf.config.ts`, the environment, then the server's defaults. */
+export interface ServeOptions {
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** @default the server's default port (`WF_PORT`); 0 picks a free one */
+  port?: number;
+  /** A folder of workflow files to serve as stored workflows. */
+  workflowsDir?: string;
+  /** Where session and run records are kept. @default the server's */
+  dataDir?: string;
+  /** The API key clients must send; @default `WF_API_KEY`, else a random one (printed) */
+  apiKey?: string;
+  /** @default process.cwd() */
+  cwd?: string;
+  /** @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Read `wf.config.ts` and `.env`. @default true */
+  loadConfigFile?: boolean;
+  /** Where the URL and key are printed. @default process.stdout */
+  stdout?: OutputStream;
+  /** The server stops when this aborts (Ctrl-C in `wf serve`). Without one, {@link serve} resolves once the server is up. */
+  signal?: AbortSignal;
+}
+
+/** A running server started by {@link serve}. */
+export interface ServeHandle {
+  /** Base URL, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the wf service and prints its URL and API key.
+ *
+ * @returns the running server; with `signal`, only after the signal aborted and the server closed.
+ * @throws {@link CliUsageError} `WF_CLI_SERVER_FAILED` when the server cannot start (port taken,
+ *   no Chromium), `WF_CLI_CONFIG_INVALID` for bad configuration.
+ */
+export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
+  const cwd = options.cwd ?? process.cwd();
+  const stdout = options.stdout ?? process.stdout;
+  const config = await resolveCliConfig({
+    cwd,
+    env: options.env ?? process.env,
+    configFile: options.loadConfigFile ?? true,
+    dotenv: options.loadConfigFile ?? true,
+    flags: { host: options.host, port: options.port, workflowsDir: options.workflowsDir, dataDir: options.dataDir, apiKey: options.apiKey },
+  });
+  const apiKey = config.apiKey ?? randomBytes(18).toString("base64url");
+  const { startServer } = await import("@wf/server");
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({
+      host: config.server.host,
+      ...(config.server.port !== undefined ? { port: config.server.port } : {}),
+      apiKeys: [apiKey],
+      ...(config.server.dataDir ? { dataDir: resolve(cwd, config.server.dataDir) } : {}),
+      ...(config.server.workflowsDir ? { workflowsDir: resolve(cwd, config.server.workflowsDir) } : {}),
+      logger: false,
+    });
+  } catch (error) {
+    throw new CliUsageError(
+      "WF_CLI_SERVER_FAILED",
+      `Could not start the wf server on ${config.server.host}:${config.server.port ?? "(default port)"}: ${(error as Error).message}\nPick another --port, or check that Chromium is installed.`,
+      { cause: error },
+    );
+  }
+  stdout.write(`wf server listening on ${server.url}\napi key: ${apiKey}\n  WF_BASE_URL=${server.url} WF_API_KEY=${apiKey} wf run <file>\nPress Ctrl-C to stop.\n`);
+  const handle: ServeHandle = { url: server.url, apiKey, close: () => server.close() };
+  if (options.signal) {
+    const signal = options.signal;
+    await new Promise<void>((done) => (signal.aborted ? done() : signal.addEventListener("abort", () => done(), { once: true })));
+    await server.close();
+  }
+  return handle;
+}
