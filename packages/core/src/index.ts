@@ -8,7 +8,8 @@ export { workflow, isWorkflow, parseParams, executeWorkflow, WORKFLOW_NAME_PATTE
 export type { Workflow, WorkflowOptions, WorkflowContext, ExecuteWorkflowOptions } from "./workflow.js";
 export type { Executor, StepRequest, StepOutcome, StepOptions, Logger } from "./executor.js";
 export { secret, isSecret, secretParamNames, redactParams, redactText, REDACTED } from "./secret.js";
-export { toResponseFormat, decodeAnswer } from "./schema/translate.js";
+export { toResponseFormat, toStrictJsonSchema, decodeAnswer, isWrapped, WRAPPER_KEY } from "./schema/translate.js";
+export { RESPONSE_FORMAT_NAME_PATTERN } from "./schema/limits.js";
 export type { AnySchema, InferSchema } from "./schema/types.js";
 export {
   WfError,
