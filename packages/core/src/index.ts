@@ -10,6 +10,7 @@ export type { Executor, StepRequest, StepOutcome, StepOptions, Logger } from "./
 export { secret, isSecret, secretParamNames, redactParams, redactText, REDACTED } from "./secret.js";
 export { toResponseFormat, toStrictJsonSchema, decodeAnswer, isWrapped, WRAPPER_KEY } from "./schema/translate.js";
 export { RESPONSE_FORMAT_NAME_PATTERN } from "./schema/limits.js";
+export { parseParamsFromStrings, paramsJsonSchema } from "./params.js";
 export type { AnySchema, InferSchema } from "./schema/types.js";
 export {
   WfError,
