@@ -122,6 +122,9 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     status = signal.aborted || (isWfError(error) && error.code === "WF_ABORTED") ? "cancelled" : "failed";
   }
   executor.finished = true;
+  // On abort the handler is not awaited, but the step in flight is: its request was aborted with
+  // the signal, so it settles at once, and its record and step-finished event come before the end.
+  await executor.inFlight?.done;
 
   let closeError: WireError | undefined;
   try {
@@ -173,12 +176,24 @@ class ServiceExecutor implements Executor {
   finished = false;
   /** The last step attempt that failed, and its error: where a run error came from. */
   lastFailure: { error: unknown; index: number; callSite: string | undefined } | undefined;
+  /** The step being run, and a promise that settles when its runStep() does. */
+  inFlight: { index: number; callSite: string | undefined; done: Promise<void> } | undefined;
   private longPollWorks = true;
   private readonly open = new Map<number, OpenStep>();
 
   constructor(private readonly init: ExecutorInit) {}
 
-  async runStep(step: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
+  runStep(step: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
+    const running = this.run(step, signal);
+    const inFlight = { index: step.index, callSite: step.callSite, done: running.then(() => {}, () => {}) };
+    this.inFlight = inFlight;
+    void inFlight.done.then(() => {
+      if (this.inFlight === inFlight) this.inFlight = undefined;
+    });
+    return running;
+  }
+
+  private async run(step: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
     if (signal.aborted) throw new RunAbortedError(signal.reason);
     if (this.finished) throw new RunAbortedError("the run is over; a step was called after the workflow finished");
     const { client, sessionId, redact } = this.init;
@@ -382,6 +397,9 @@ function runError(error: unknown, status: RunRecord["status"], executor: Service
     };
   }
   const last = executor.lastFailure;
+  if (status === "cancelled" && last && isWfError(last.error) && last.error.code === "WF_ABORTED") {
+    return { ...wire, stepIndex: last.index, ...(last.callSite ? { callSite: last.callSite } : {}) };
+  }
   if (last && last.error === error) return { ...wire, stepIndex: last.index, ...(last.callSite ? { callSite: last.callSite } : {}) };
   return wire;
 }
