@@ -299,7 +299,7 @@ export class SessionManager {
           throw new HttpProblem(
             "WF_IDEMPOTENCY_KEY_REUSED",
             `The idempotency key "${options.idempotencyKey}" was already used in this session for a different step (${existing.stepId}). Use a new key for a new step.`,
-            { errors: [{ path: "", message: "idempotency key reused with a different body" }], extra: { stepId: existing.stepId } },
+            { extra: { stepId: existing.stepId } },
           );
         }
         return { stepId: existing.stepId, jobTaskId: existing.jobTaskId, created: false, done: this.stepDone.get(existing.stepId) ?? this.waitForStep(existing.stepId, Infinity) };
@@ -531,11 +531,12 @@ export class SessionManager {
         if (controller.signal.aborted) reject(controller.signal.reason);
         controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
       });
-      let outcome: { result?: unknown; error?: WireError };
+      let outcome: { result?: unknown; error?: WireError; endedAt?: string };
       try {
         outcome = { result: await Promise.race([work, aborted]) };
+        outcome.endedAt = new Date().toISOString();
       } catch (error) {
-        outcome = { error: toWireError(error) };
+        outcome = { error: toWireError(error), endedAt: new Date().toISOString() };
         // Let the interpreter's call wind down before the next step touches the page.
         await Promise.race([work.catch(() => undefined), delay(SETTLE_GRACE_MS)]);
       } finally {
@@ -592,8 +593,8 @@ export class SessionManager {
     }
   }
 
-  private async finishStep(session: SessionRecord, step: StepRecord, outcome: { result?: unknown; error?: WireError }): Promise<void> {
-    const now = new Date().toISOString();
+  private async finishStep(session: SessionRecord, step: StepRecord, outcome: { result?: unknown; error?: WireError; endedAt?: string }): Promise<void> {
+    const now = outcome.endedAt ?? new Date().toISOString();
     step.finishedAt = now;
     step.durationMs = step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null;
     if (outcome.error) {

@@ -1,0 +1,300 @@
+/**
+ * The Fastify app: content-type and error handling that turn every failure into RFC 9457 problem
+ * details, the health, OpenAPI and step-mode routes, the debugger page, and the stored-workflow
+ * routes of `stored/routes.ts`.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { z } from "zod";
+import {
+  CreateSessionRequest,
+  CreateSessionResponse,
+  HealthResponse,
+  IDEMPOTENCY_KEY_HEADER,
+  LongPollQuery,
+  MAX_LONG_POLL_MS,
+  PROBLEM_CONTENT_TYPE,
+  PROBLEM_CODES,
+  RunStepRequest,
+  RunStepResponse,
+  SessionStatus,
+  StepStatus,
+  ROUTES,
+  toFieldErrors,
+  type ProblemCode,
+  type ProblemDetails,
+} from "@wf/core/protocol";
+import type { ServerContext } from "./context.js";
+import { registerDebuggerRoutes } from "./debugger.js";
+import { HttpProblem, isHttpProblem } from "./errors.js";
+import { registerStoredWorkflowRoutes } from "./stored/routes.js";
+
+/** Title of each problem code (RFC 9457 `title`). */
+const TITLES: Record<ProblemCode, string> = {
+  WF_MALFORMED_JSON: "Malformed JSON",
+  WF_UNAUTHORIZED: "Unauthorized",
+  WF_SESSION_NOT_FOUND: "Session not found",
+  WF_STEP_NOT_FOUND: "Step not found",
+  WF_WORKFLOW_NOT_FOUND: "Workflow not found",
+  WF_ROUTE_NOT_FOUND: "Route not found",
+  WF_METHOD_NOT_ALLOWED: "Method not allowed",
+  WF_SESSION_CLOSED: "Session closed",
+  WF_SESSION_FINISHED: "Session finished",
+  WF_BODY_TOO_LARGE: "Body too large",
+  WF_UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
+  WF_VALIDATION_FAILED: "Validation failed",
+  WF_IDEMPOTENCY_KEY_REUSED: "Idempotency key reused",
+  WF_TOO_MANY_SESSIONS: "Too many sessions",
+  WF_BROWSER_UNAVAILABLE: "Browser unavailable",
+  WF_INTERNAL: "Internal server error",
+};
+
+/** Problem code for a bare HTTP status (errors Fastify raises itself). */
+const CODE_BY_STATUS: Record<number, ProblemCode> = {
+  400: "WF_MALFORMED_JSON",
+  401: "WF_UNAUTHORIZED",
+  404: "WF_ROUTE_NOT_FOUND",
+  405: "WF_METHOD_NOT_ALLOWED",
+  413: "WF_BODY_TOO_LARGE",
+  415: "WF_UNSUPPORTED_MEDIA_TYPE",
+  422: "WF_VALIDATION_FAILED",
+  429: "WF_TOO_MANY_SESSIONS",
+  503: "WF_BROWSER_UNAVAILABLE",
+};
+
+/** Turns anything thrown in a route into problem details. Unknown errors become a 500 `WF_INTERNAL`. */
+export function toProblem(error: unknown, instance?: string): { body: ProblemDetails; retryAfterMs?: number } {
+  if (isHttpProblem(error)) {
+    const body: ProblemDetails = {
+      type: "about:blank",
+      title: TITLES[error.code as ProblemCode] ?? error.code,
+      status: error.status,
+      detail: error.message,
+      code: error.code,
+      ...(instance ? { instance } : {}),
+      ...(error.errors ? { errors: error.errors } : {}),
+      ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      ...error.extra,
+    };
+    return { body, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) };
+  }
+  const fastifyError = error as Partial<FastifyError> & Error;
+  let code: ProblemCode = "WF_INTERNAL";
+  let detail = "The server failed on this request. It is logged; retry, and report it if it keeps happening.";
+  switch (fastifyError.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      code = "WF_BODY_TOO_LARGE";
+      detail = "The request body is larger than the server's limit (bodyLimitBytes). Send less, e.g. a smaller currentDom.";
+      break;
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_CTP_INVALID_TYPE":
+      code = "WF_UNSUPPORTED_MEDIA_TYPE";
+      detail = "Send the body as JSON with `Content-Type: application/json`.";
+      break;
+    default:
+      if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+        code = CODE_BY_STATUS[fastifyError.statusCode] ?? "WF_VALIDATION_FAILED";
+        detail = fastifyError.message;
+      }
+  }
+  const status = code === "WF_INTERNAL" ? 500 : PROBLEM_CODES[code];
+  return { body: { type: "about:blank", title: TITLES[code], status, detail, code, ...(instance ? { instance } : {}) } };
+}
+
+/** Sends problem details (with `Retry-After` in seconds when known). */
+export function sendProblem(reply: FastifyReply, error: unknown, instance?: string): FastifyReply {
+  const { body, retryAfterMs } = toProblem(error, instance);
+  if (retryAfterMs !== undefined) void reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+  return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
+}
+
+/** The path of a request without its query (for `instance`). */
+function pathOf(request: FastifyRequest): string {
+  return request.url.split("?")[0] ?? request.url;
+}
+
+/** Parses the long-poll query and caps `waitMs` at {@link MAX_LONG_POLL_MS}. */
+function longPoll(context: ServerContext, query: unknown): { waitMs: number; since?: number } {
+  const parsed = context.parse(LongPollQuery, query ?? {});
+  return { waitMs: Math.min(parsed.waitMs ?? 0, MAX_LONG_POLL_MS), ...(parsed.since !== undefined ? { since: parsed.since } : {}) };
+}
+
+/** An AbortSignal that aborts when the client goes away (ends a long-poll early). */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once("close", () => controller.abort());
+  return controller.signal;
+}
+
+const IdParams = z.object({ id: z.string().min(1) });
+const StepIdParams = z.object({ stepId: z.string().min(1) });
+
+/**
+ * Builds the Fastify app on a server context: error handling, every route, the stored-workflow
+ * routes. Does not listen.
+ */
+export async function buildApp(context: ServerContext): Promise<FastifyInstance> {
+  const { options } = context;
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: options.bodyLimitBytes,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  });
+
+  // Only JSON bodies. Everything else is a 415; an empty JSON body reads as no body.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: "string" }, (_request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(new HttpProblem("WF_MALFORMED_JSON", `The body is not valid JSON: ${(error as Error).message}. Send a JSON object.`), undefined);
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { body } = toProblem(error);
+    if (body.status >= 500) request.log.error({ err: error }, "request failed");
+    return sendProblem(reply, error, pathOf(request));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new HttpProblem("WF_ROUTE_NOT_FOUND", `No route ${request.method} ${pathOf(request)}. See ${ROUTES.openapi} for the routes.`), pathOf(request)),
+  );
+
+  const auth = { onRequest: context.auth.requireApiKey };
+
+  // Health: the only route without a key.
+  context.openapi.add({ method: "get", path: ROUTES.health, summary: "Health check", response: HealthResponse, auth: "none", tags: ["service"] });
+  app.get(ROUTES.health, async () => ({ status: "ok" as const, version: context.version }));
+
+  context.openapi.add({
+    method: "get",
+    path: ROUTES.openapi,
+    summary: "This OpenAPI 3.1 document",
+    response: { contentType: "application/json", description: "The OpenAPI 3.1 document." },
+    errors: { 401: "Missing or wrong API key" },
+    tags: ["service"],
+  });
+  app.get(ROUTES.openapi, auth, async () => context.openapi.document(context.publicUrl()));
+
+  // --- Step mode -----------------------------------------------------------------------------
+  const fastifyPath = (route: string) => route.replace(/\{(\w+)\}/g, ":$1");
+
+  context.openapi.add({
+    method: "post",
+    path: ROUTES.stepCreate,
+    summary: "Create a step-mode session",
+    description: "Opens a browser context. Its `workflowId` is the `{id}` of the step-run, status and close routes.",
+    body: CreateSessionRequest,
+    response: CreateSessionResponse,
+    errors: { 400: "Malformed JSON", 401: "Missing or wrong API key", 413: "Body too large", 415: "Not JSON", 422: "Invalid body (e.g. browserMode other than REMOTE)", 429: "Too many sessions (Retry-After)", 503: "Browser unavailable (Retry-After)" },
+    tags: ["step mode"],
+  });
+  app.post(fastifyPath(ROUTES.stepCreate), auth, async (request) => {
+    // Validated for its 422s; its one field has one allowed value, the default.
+    context.parse(CreateSessionRequest, request.body ?? {});
+    const session = await context.sessions.createSession({ kind: "STEP" });
+    return { workflowId: session.sessionId, sessionToken: session.token, debuggerUrl: context.sessions.viewUrl(session) } satisfies CreateSessionResponse;
+  });
+
+  context.openapi.add({
+    method: "post",
+    path: ROUTES.stepRun,
+    summary: "Run one step in a session",
+    description:
+      "Queues an ACT or ASK in the session and answers at once with its ids; steps of one session run one at a time in arrival order. " +
+      "Follow it with the step status route (`?waitMs=` long-polls). With an `Idempotency-Key` header, a retry with the same key and body returns the first step's ids and runs nothing.",
+    pathParams: { id: "The session's workflowId (from create)." },
+    headers: { "Idempotency-Key": "Makes the request safe to retry: the same key in the same session never runs twice." },
+    body: RunStepRequest,
+    response: RunStepResponse,
+    errors: { 400: "Malformed JSON", 401: "Missing or wrong API key", 404: "Unknown session", 409: "Session closed", 413: "Body too large", 415: "Not JSON", 422: "Invalid body, ACT with a schema, or idempotency key reused with another body" },
+    tags: ["step mode"],
+  });
+  app.post(fastifyPath(ROUTES.stepRun), auth, async (request) => {
+    const { id } = context.parse(IdParams, request.params);
+    const body = context.parse(RunStepRequest, request.body ?? {});
+    const header = request.headers[IDEMPOTENCY_KEY_HEADER];
+    const idempotencyKey = Array.isArray(header) ? header[0] : header;
+    const submitted = await context.sessions.submitStep(id, body, idempotencyKey ? { idempotencyKey } : {});
+    return { stepId: submitted.stepId, jobTaskId: submitted.jobTaskId } satisfies z.infer<typeof RunStepResponse>;
+  });
+
+  context.openapi.add({
+    method: "get",
+    path: ROUTES.stepStatus,
+    summary: "Status of a step",
+    description: `With \`?waitMs=\` (capped at ${MAX_LONG_POLL_MS} ms) the answer waits until the step finished or the time ran out (long-poll).`,
+    pathParams: { stepId: "The stepId a step run returned." },
+    query: LongPollQuery.pick({ waitMs: true }),
+    response: StepStatus,
+    errors: { 401: "Missing or wrong API key", 404: "Unknown step", 422: "Invalid query" },
+    tags: ["step mode"],
+  });
+  app.get(fastifyPath(ROUTES.stepStatus), auth, async (request, reply) => {
+    const { stepId } = context.parse(StepIdParams, request.params);
+    const { waitMs } = longPoll(context, request.query);
+    return context.sessions.waitForStep(stepId, waitMs, clientGone(reply));
+  });
+
+  context.openapi.add({
+    method: "post",
+    path: ROUTES.stepClose,
+    summary: "Close a step session",
+    description: "Frees the session's browser context. The session ends SUCCEEDED; a queued or running step fails with WF_SESSION_CLOSED. No body needed.",
+    pathParams: { id: "The session's workflowId." },
+    response: SessionStatus,
+    errors: { 401: "Missing or wrong API key", 404: "Unknown session", 409: "Session already closed" },
+    tags: ["step mode"],
+  });
+  app.post(fastifyPath(ROUTES.stepClose), auth, async (request) => {
+    const { id } = context.parse(IdParams, request.params);
+    const session = context.sessions.getSession(id);
+    if (!session) throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${id}. Use the workflowId that creating the session returned.`);
+    if (session.status !== "RUNNING") {
+      throw new HttpProblem("WF_SESSION_CLOSED", `Session ${id} is already ${session.status.toLowerCase()}.`, { extra: { sessionStatus: session.status } });
+    }
+    return context.sessions.finishSession(id, { status: session.kind === "STEP" ? "SUCCEEDED" : "CANCELLED" });
+  });
+
+  context.openapi.add({
+    method: "get",
+    path: ROUTES.sessionStatus,
+    summary: "Status of a session (step mode or stored run)",
+    description:
+      `With \`?since=<version>\` and \`?waitMs=\` the answer waits until the session changed (its version exceeds since); with \`waitMs\` alone, until it ended. ` +
+      `waitMs is capped at ${MAX_LONG_POLL_MS} ms.`,
+    pathParams: { id: "The session id (a step session's workflowId, or a stored run's sessionId)." },
+    query: LongPollQuery,
+    response: SessionStatus,
+    errors: { 401: "Missing or wrong API key", 404: "Unknown session", 422: "Invalid query" },
+    tags: ["sessions"],
+  });
+  app.get(fastifyPath(ROUTES.sessionStatus), auth, async (request, reply) => {
+    const { id } = context.parse(IdParams, request.params);
+    const { waitMs, since } = longPoll(context, request.query);
+    return context.sessions.waitForSession(id, { waitMs, ...(since !== undefined ? { since } : {}) }, clientGone(reply));
+  });
+
+  await registerDebuggerRoutes(app, context);
+  await registerStoredWorkflowRoutes(app, context);
+  return app;
+}
+
+/** Builds the `parse` of a server context: zod parse or the 422 problem with JSON Pointer paths. */
+export function createParse(): ServerContext["parse"] {
+  return (schema, value, prefix = "") => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const errors = toFieldErrors(
+      parsed.error.issues.map((issue) =>
+        issue.code === "invalid_value" && issue.values.length > 0
+          ? { path: issue.path, message: `${issue.message}; allowed values: ${issue.values.map((v) => String(v)).join(", ")}` }
+          : issue,
+      ),
+      prefix,
+    );
+    throw new HttpProblem("WF_VALIDATION_FAILED", `The request is invalid: ${errors.map((e) => `${e.path || "(root)"}: ${e.message}`).join("; ")}`, { errors });
+  };
+}

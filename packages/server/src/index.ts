@@ -1,0 +1,125 @@
+/**
+ * `@wf/server`: the wf browser-automation service over HTTP. {@link startServer} starts it;
+ * {@link resolveServerOptions} shows what it will use. See `packages/server/README.md` and
+ * `docs/protocol.md`.
+ */
+import { readFileSync } from "node:fs";
+import type { FastifyInstance } from "fastify";
+import { buildApp, createParse } from "./app.js";
+import { createAuth } from "./auth.js";
+import { BrowserHost } from "./browser.js";
+import type { ServerContext } from "./context.js";
+import { openJournal } from "./journal.js";
+import { OpenApiRegistry } from "./openapi.js";
+import { resolveServerOptions, type ServerOptions } from "./options.js";
+import { SessionManager } from "./sessions.js";
+import type { StepInterpreter } from "./interpreter/types.js";
+
+export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
+export type { ServerOptions, ResolvedServerOptions } from "./options.js";
+export type { ServerContext, ServerAuth } from "./context.js";
+export { SessionManager } from "./sessions.js";
+export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions.js";
+export { Journal, openJournal, parseJournal, JOURNAL_FILE } from "./journal.js";
+export type { JournalEvent, JournalReplay } from "./journal.js";
+export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError } from "./errors.js";
+export { VIEW_ROUTES } from "./debugger.js";
+export type { StepInterpreter, ActContext, ActResult, AskContext } from "./interpreter/types.js";
+
+/** The server's version, from its package.json. */
+export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+/** A started server. */
+export interface RunningServer {
+  /** Base URL it answers on, e.g. `http://127.0.0.1:8787` (the `publicUrl` when one is set). */
+  url: string;
+  /** The first API key (the generated one when none was configured). */
+  apiKey: string;
+  /** Every accepted API key. */
+  apiKeys: string[];
+  /** The server context (sessions, journal, options), for tests and embedding. */
+  context: ServerContext;
+  /** The Fastify instance, for tests (`app.inject`). */
+  app: FastifyInstance;
+  /** Stops listening, closes every session's browser context, the browser and the journal. Idempotent. */
+  close(): Promise<void>;
+}
+
+async function defaultInterpreter(): Promise<StepInterpreter> {
+  const path = "./interpreter/index.js";
+  const mod = (await import(path)) as { createDeterministicInterpreter: () => StepInterpreter };
+  return mod.createDeterministicInterpreter();
+}
+
+/**
+ * Starts the service: replays the journal of `dataDir` (unfinished steps and open sessions of a
+ * previous run become `FAILED` with `WF_SERVER_RESTARTED`), starts the browser, and listens.
+ * When no API key is configured, one is generated and printed to stderr.
+ *
+ * @param options - see {@link ServerOptions}; unset fields come from the environment, then defaults.
+ * @returns the running server, with its URL and API key.
+ * @throws {@link BrowserNotFoundError} (`WF_BROWSER_NOT_FOUND`) when no browser can be found or started.
+ * @example const server = await startServer({ port: 0, dataDir: tmp }); … await server.close();
+ */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const resolved = resolveServerOptions(options);
+  const browser = new BrowserHost(resolved);
+  await browser.start();
+  const cleanup: (() => Promise<void>)[] = [() => browser.close()];
+  try {
+    const interpreter = resolved.interpreter ?? (await defaultInterpreter());
+    const { journal, replay } = await openJournal(resolved.dataDir, { sync: resolved.journalSync });
+    cleanup.unshift(() => journal.close());
+    let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
+    const sessions = new SessionManager({ options: resolved, browser, journal, interpreter, publicUrl: () => publicUrl });
+    await sessions.restore(replay);
+    const context: ServerContext = {
+      options: resolved,
+      publicUrl: () => publicUrl,
+      sessions,
+      interpreter,
+      journal,
+      openapi: new OpenApiRegistry({
+        title: "wf browser-automation service",
+        version: SERVER_VERSION,
+        description: "Step mode and stored workflows over a real Chromium. Contract: docs/protocol.md.",
+      }),
+      auth: createAuth(resolved.apiKeys),
+      parse: createParse(),
+      version: SERVER_VERSION,
+    };
+    const app = await buildApp(context);
+    if (replay.skippedLines.length > 0) app.log.warn({ lines: replay.skippedLines }, "journal: skipped unreadable lines (a torn write)");
+    await app.listen({ host: resolved.host, port: resolved.port });
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : resolved.port;
+    if (!resolved.publicUrl) publicUrl = `http://${hostForUrl(resolved.host)}:${port}`;
+    if (resolved.apiKeyGenerated) process.stderr.write(`wf server: no API key configured (WF_API_KEYS); generated one for this run: ${resolved.apiKeys[0]}\n`);
+
+    let closing: Promise<void> | undefined;
+    return {
+      url: publicUrl,
+      apiKey: resolved.apiKeys[0]!,
+      apiKeys: [...resolved.apiKeys],
+      context,
+      app,
+      close() {
+        closing ??= (async () => {
+          await app.close().catch(() => undefined);
+          await sessions.close();
+          await browser.close();
+          await journal.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    for (const step of cleanup) await step().catch(() => undefined);
+    throw error;
+  }
+}
+
+function hostForUrl(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}

@@ -1,0 +1,32 @@
+/**
+ * `pnpm --filter @wf/server start`: runs the server from the environment (`WF_*` variables, see
+ * the README) and stops cleanly on SIGINT/SIGTERM. The only file of the package that exits the
+ * process.
+ */
+import { isWfError } from "@wf/core";
+import { startServer } from "./index.js";
+
+async function main(): Promise<void> {
+  const server = await startServer({ logger: process.env.WF_LOG === "1" || process.env.WF_LOG === "true" });
+  process.stderr.write(`wf server listening on ${server.url} (health: ${server.url}/apis/request/health)\n`);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`wf server: ${signal}, stopping…\n`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`wf server: failed to stop cleanly: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`wf server failed to start: ${isWfError(error) ? `[${error.code}] ${error.message}` : String(error)}\n`);
+  process.exit(1);
+});
