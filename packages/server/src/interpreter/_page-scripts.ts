@@ -1,0 +1,309 @@
+/**
+ * Code that runs inside the page. Written as plain JavaScript source and turned into functions
+ * with `new Function`, because TypeScript loaders (tsx) wrap named functions in a `__name` helper
+ * that does not exist in the page; a function built from a string keeps its source as written,
+ * which is what Playwright sends to the browser.
+ */
+
+/** In-page role and accessible-name estimate for one element (shared by both scripts). */
+const DESCRIBE_SOURCE = String.raw`
+  function wfRole(el) {
+    var explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
+    if (explicit) return explicit;
+    var tag = el.tagName.toLowerCase();
+    if (tag === "a" || tag === "area") return el.hasAttribute("href") ? "link" : "generic";
+    if (tag === "button" || tag === "summary") return "button";
+    if (tag === "select") return el.multiple || el.size > 1 ? "listbox" : "combobox";
+    if (tag === "textarea") return "textbox";
+    if (tag === "img") return "img";
+    if (/^h[1-6]$/.test(tag)) return "heading";
+    if (tag === "option") return "option";
+    if (tag === "li") return "listitem";
+    if (tag === "td") return "cell";
+    if (tag === "th") return "columnheader";
+    if (tag === "label") return "label";
+    if (tag === "input") {
+      var type = (el.getAttribute("type") || "text").toLowerCase();
+      if (type === "checkbox") return "checkbox";
+      if (type === "radio") return "radio";
+      if (type === "button" || type === "submit" || type === "reset" || type === "image" || type === "file") return "button";
+      if (type === "range") return "slider";
+      if (type === "number") return "spinbutton";
+      if (type === "search") return el.hasAttribute("list") ? "combobox" : "searchbox";
+      if (type === "hidden") return "none";
+      return el.hasAttribute("list") ? "combobox" : "textbox";
+    }
+    return "text";
+  }
+  function wfText(el) {
+    return ((el.innerText !== undefined ? el.innerText : el.textContent) || "").replace(/\s+/g, " ").trim();
+  }
+  function wfName(el) {
+    var aria = el.getAttribute("aria-label");
+    if (aria && aria.trim()) return aria.trim();
+    var by = el.getAttribute("aria-labelledby");
+    if (by) {
+      var parts = by.split(/\s+/).map(function (id) { var r = document.getElementById(id); return r ? wfText(r) : ""; }).filter(Boolean);
+      if (parts.length) return parts.join(" ");
+    }
+    var tag = el.tagName.toLowerCase();
+    if (el.labels && el.labels.length && tag !== "button") {
+      var texts = Array.prototype.map.call(el.labels, function (l) { return wfText(l); }).filter(Boolean);
+      if (texts.length) return texts.join(" ");
+    }
+    if (tag === "img" || (tag === "input" && el.type === "image")) { if (el.getAttribute("alt")) return el.getAttribute("alt").trim(); }
+    if (tag === "input" && (el.type === "button" || el.type === "submit" || el.type === "reset")) return el.value || el.type;
+    if (tag === "input" || tag === "textarea" || tag === "select") {
+      return (el.getAttribute("title") || el.getAttribute("placeholder") || el.getAttribute("name") || "").trim();
+    }
+    var text = wfText(el);
+    if (text) return text.length > 80 ? text.slice(0, 77) + "…" : text;
+    return (el.getAttribute("title") || el.getAttribute("alt") || "").trim();
+  }
+  function wfVisible(el) {
+    if (typeof el.checkVisibility === "function") return el.checkVisibility({ checkOpacity: false, checkVisibilityCSS: true });
+    var r = el.getBoundingClientRect();
+    return r.width > 0 || r.height > 0;
+  }
+`;
+
+/** What {@link describeElements} says of each element of a locator. */
+export interface ElementInfo {
+  role: string;
+  name: string;
+  visible: boolean;
+  /** Index of an earlier element this one stands for (a label and its control, the same element), or -1. */
+  sameAs: number;
+  /** Index of another listed element that contains this one, or -1. */
+  inside: number;
+}
+
+/** Describes the elements of a locator (`locator.evaluateAll(describeElements)`). */
+export const describeElements = new Function(
+  String.raw`return function (els) {${DESCRIBE_SOURCE}
+    var canon = els.map(function (el) { return el.tagName === "LABEL" && el.control ? el.control : el; });
+    return els.map(function (el, i) {
+      var c = canon[i];
+      var sameAs = -1, inside = -1;
+      for (var j = 0; j < els.length; j++) {
+        if (j === i) continue;
+        if (j < i && canon[j] === c && sameAs === -1) sameAs = j;
+        if (canon[j] !== c && canon[j] !== document.body && canon[j].contains(c) && inside === -1) inside = j;
+      }
+      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside };
+    });
+  }`,
+)() as (elements: Element[]) => ElementInfo[];
+
+/** Options of a `<select>`, for loose option matching. */
+export const listSelectOptions = new Function(
+  String.raw`return function (el) {
+    if (!el || el.tagName !== "SELECT") return null;
+    return Array.prototype.map.call(el.options, function (o) { return { value: o.value, label: (o.label || o.textContent || "").replace(/\s+/g, " ").trim() }; });
+  }`,
+)() as (element: Element) => Array<{ value: string; label: string }> | null;
+
+/** What the page shows, as plain data for ASK (see {@link extractPage}). */
+export interface PageData {
+  title: string;
+  url: string;
+  headings: Array<{ level: number; text: string }>;
+  /** Labelled values: label + field, `dt`/`dd`, `th`/`td` rows, `Key: value` lines, `aria-label`. */
+  pairs: Array<{ key: string; value: string; checked?: boolean; source: string }>;
+  /** Tables with their header texts (colspans expanded) and body rows. */
+  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][] }>;
+  /** Repeated sibling items (list items, cards), each as keyed fields. */
+  groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: Array<{ keys: string[]; value: string; weight: number }> }> }>;
+  /** Text of `main` / `[role=main]` / `article`, else of `body`; whitespace collapsed, at most 20,000 characters. */
+  mainText: string;
+}
+
+/** Walks the DOM once and returns {@link PageData}. */
+export const extractPage = new Function(
+  String.raw`return function () {${DESCRIBE_SOURCE}
+  var MAX_ITEMS = 500;
+  function clean(s) { return (s || "").replace(/[\u00a0\u202f]/g, " ").replace(/\s+/g, " ").trim(); }
+  function text(el) { return clean(el.innerText !== undefined ? el.innerText : el.textContent); }
+  function shown(el) { return wfVisible(el); }
+  function controlValue(c) {
+    var tag = c.tagName.toLowerCase();
+    if (tag === "select") { var o = c.selectedOptions; return Array.prototype.map.call(o, function (x) { return clean(x.textContent); }).join(", "); }
+    if (tag === "input" && (c.type === "checkbox" || c.type === "radio")) return c.checked ? "true" : "false";
+    if ("value" in c && typeof c.value === "string" && tag !== "button" && tag !== "li") return c.value;
+    return text(c);
+  }
+  function labelText(label, control) {
+    var clone = label.cloneNode(true);
+    Array.prototype.forEach.call(clone.querySelectorAll("input,select,textarea,button"), function (x) { x.remove(); });
+    return clean(clone.textContent);
+  }
+  function precedingContext(el) {
+    var node = el;
+    for (var depth = 0; depth < 4 && node; depth++) {
+      var prev = node.previousElementSibling;
+      for (var hops = 0; prev && hops < 3; hops++) {
+        var t = text(prev);
+        if (t && t.length < 200) return t;
+        prev = prev.previousElementSibling;
+      }
+      node = node.parentElement;
+    }
+    return "";
+  }
+  function nearestHeading(el) {
+    var all = Array.prototype.slice.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"));
+    var best = "";
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) best = text(all[i]); else break;
+    }
+    return best;
+  }
+  function cellsOf(row) {
+    var cells = Array.prototype.filter.call(row.children, function (c) { return /^(TD|TH)$/.test(c.tagName) || /^(cell|gridcell|columnheader|rowheader)$/.test(c.getAttribute("role") || ""); });
+    var out = [];
+    cells.forEach(function (c) { var span = Math.min(Number(c.getAttribute("colspan")) || 1, 50); var t = text(c); for (var k = 0; k < span; k++) out.push({ text: t, th: c.tagName === "TH" || /header/.test(c.getAttribute("role") || "") }); });
+    return out;
+  }
+
+  var data = { title: document.title || "", url: location.href, headings: [], pairs: [], tables: [], groups: [], mainText: "" };
+
+  Array.prototype.forEach.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"), function (h) {
+    if (!shown(h)) return;
+    var level = /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level")) || 2;
+    var t = text(h); if (t) data.headings.push({ level: level, text: t });
+  });
+
+  // Labelled fields.
+  Array.prototype.forEach.call(document.querySelectorAll("input,select,textarea,output,meter,progress"), function (c) {
+    if (c.type === "hidden" || c.type === "password") return;
+    var keys = [];
+    if (c.labels) Array.prototype.forEach.call(c.labels, function (l) { var t = labelText(l, c); if (t) keys.push(t); });
+    var aria = c.getAttribute("aria-label"); if (aria) keys.push(clean(aria));
+    var by = c.getAttribute("aria-labelledby");
+    if (by) by.split(/\s+/).forEach(function (id) { var r = document.getElementById(id); if (r) keys.push(text(r)); });
+    if (!keys.length && c.getAttribute("placeholder")) keys.push(clean(c.getAttribute("placeholder")));
+    if (!keys.length && c.getAttribute("name")) keys.push(c.getAttribute("name"));
+    var value = controlValue(c);
+    keys.forEach(function (k) {
+      var pair = { key: k.replace(/[:：*]\s*$/, "").trim(), value: value, source: "label" };
+      if (c.type === "checkbox" || c.type === "radio") pair.checked = c.checked;
+      data.pairs.push(pair);
+    });
+  });
+
+  // Definition lists.
+  Array.prototype.forEach.call(document.querySelectorAll("dt"), function (dt) {
+    if (!shown(dt)) return;
+    var values = []; var n = dt.nextElementSibling;
+    while (n && n.tagName !== "DT") { if (n.tagName === "DD") values.push(text(n)); n = n.nextElementSibling; }
+    if (values.length) data.pairs.push({ key: text(dt).replace(/[:：]\s*$/, ""), value: values.join(", "), source: "dl" });
+  });
+
+  // Tables: header tables, and key/value rows.
+  var tableEls = document.querySelectorAll("table,[role=table],[role=grid],[role=treegrid]");
+  Array.prototype.forEach.call(tableEls, function (table) {
+    if (!shown(table)) return;
+    var rows = table.tagName === "TABLE" ? Array.prototype.slice.call(table.rows) : Array.prototype.slice.call(table.querySelectorAll("[role=row]"));
+    rows = rows.filter(function (r) { return r.closest("table,[role=table],[role=grid],[role=treegrid]") === table; });
+    if (!rows.length) return;
+    var headers = [];
+    var bodyRows = rows;
+    var thead = table.tagName === "TABLE" ? table.tHead : null;
+    if (thead && thead.rows.length) {
+      headers = cellsOf(thead.rows[thead.rows.length - 1]).map(function (c) { return c.text; });
+      bodyRows = rows.filter(function (r) { return r.parentElement !== thead; });
+    } else {
+      var first = cellsOf(rows[0]);
+      if (first.length > 1 && first.every(function (c) { return c.th; })) { headers = first.map(function (c) { return c.text; }); bodyRows = rows.slice(1); }
+    }
+    var matrix = [];
+    bodyRows.forEach(function (r) {
+      var cells = cellsOf(r);
+      if (!cells.length) return;
+      if (cells.length === 2 && (cells[0].th || !headers.length)) data.pairs.push({ key: cells[0].text.replace(/[:：]\s*$/, ""), value: cells[1].text, source: "table" });
+      if (matrix.length < MAX_ITEMS) matrix.push(cells.map(function (c) { return c.text; }));
+    });
+    var caption = "";
+    if (table.tagName === "TABLE" && table.caption) caption = text(table.caption);
+    if (!caption) caption = clean(table.getAttribute("aria-label") || table.getAttribute("summary") || "");
+    if (!caption && table.getAttribute("aria-labelledby")) { var lb = document.getElementById(table.getAttribute("aria-labelledby")); if (lb) caption = text(lb); }
+    if (!caption && table.closest("figure")) { var fc = table.closest("figure").querySelector("figcaption"); if (fc) caption = text(fc); }
+    if (!caption) caption = precedingContext(table);
+    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix });
+  });
+
+  // "Key: value" lines in leaf blocks.
+  var BLOCKS = "p,li,div,span,dd,td,section,article,small,strong,b,em,label";
+  Array.prototype.forEach.call(document.body ? document.body.querySelectorAll(BLOCKS) : [], function (el) {
+    if (el.querySelector("p,li,div,section,article,table,ul,ol,dl") || !shown(el)) return;
+    var raw = el.innerText || "";
+    raw.split(/\n+/).forEach(function (line) {
+      var m = line.match(/^\s*([^:：\n]{1,60}?)\s*[:：]\s*(\S.*?)\s*$/);
+      if (m && !/^https?$/i.test(m[1])) data.pairs.push({ key: clean(m[1]), value: clean(m[2]), source: "text" });
+    });
+  });
+  // aria-label on non-interactive elements that show a value.
+  Array.prototype.forEach.call(document.querySelectorAll("[aria-label]"), function (el) {
+    if (/^(INPUT|SELECT|TEXTAREA|BUTTON|A)$/.test(el.tagName) || !shown(el)) return;
+    var t = text(el); if (t && t.length < 200) data.pairs.push({ key: clean(el.getAttribute("aria-label")), value: t, source: "aria" });
+  });
+
+  // Repeated items: siblings with the same tag and classes.
+  function signature(el) { return el.tagName + "." + Array.prototype.slice.call(el.classList).sort().join("."); }
+  function splitWords(s) { return (s || "").replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[-_]+/g, " ").trim(); }
+  function itemFields(item) {
+    var fields = [];
+    var nodes = [item].concat(Array.prototype.slice.call(item.querySelectorAll("*")));
+    nodes.forEach(function (el) {
+      if (!shown(el)) return;
+      var tag = el.tagName.toLowerCase();
+      var keys = [];
+      Array.prototype.forEach.call(el.classList, function (c) { keys.push(splitWords(c)); });
+      ["itemprop", "data-field", "data-name", "data-key", "data-testid", "data-test", "name", "aria-label", "title"].forEach(function (a) { var v = el.getAttribute(a); if (v && v.length < 60) keys.push(splitWords(v)); });
+      for (var ak = 0; ak < el.attributes.length; ak++) { var an = el.attributes[ak].name; if (/^data-/.test(an) && el.attributes[ak].value && el.attributes[ak].value.length < 200 && !/^data-(field|name|key|testid|test)$/.test(an)) fields.push({ keys: [splitWords(an.slice(5))], value: el.attributes[ak].value, weight: 1 }); }
+      var leafish = !el.querySelector("p,li,div,section,article,table,ul,ol,dl,h1,h2,h3,h4,h5,h6");
+      var t = leafish ? text(el) : "";
+      if (el !== item && leafish && t) {
+        if (keys.length) fields.push({ keys: keys, value: t, weight: 1 });
+        if (/^h[1-6]$/.test(tag) || el.getAttribute("role") === "heading") fields.push({ keys: ["title", "name", "heading"], value: t, weight: 0.8 });
+        if (tag === "p") fields.push({ keys: ["description", "text", "summary"], value: t, weight: 0.7 });
+        if (tag === "a") fields.push({ keys: ["link", "name", "title"], value: t, weight: 0.6 });
+        if (tag === "time") fields.push({ keys: ["date", "time"], value: el.getAttribute("datetime") || t, weight: 0.8 });
+        if (tag === "input" || tag === "select" || tag === "textarea") fields.push({ keys: keys, value: controlValue(el), weight: 1 });
+        var m = t.match(/^([^:：]{1,60}?)\s*[:：]\s*(\S.*)$/);
+        if (m) fields.push({ keys: [clean(m[1])], value: clean(m[2]), weight: 1 });
+      }
+      if (tag === "dt") { var dd = el.nextElementSibling; if (dd && dd.tagName === "DD") fields.push({ keys: [text(el).replace(/[:：]\s*$/, "")], value: text(dd), weight: 1 }); }
+      if (tag === "tr") { var cs = cellsOf(el); if (cs.length === 2) fields.push({ keys: [cs[0].text.replace(/[:：]\s*$/, "")], value: cs[1].text, weight: 1 }); }
+      if (tag === "label" && el.control) fields.push({ keys: [labelText(el, el.control)], value: controlValue(el.control), weight: 1 });
+      if (tag === "a" && el.getAttribute("href")) fields.push({ keys: ["url", "href", "link"], value: el.href, weight: 0.7 });
+      if (tag === "img") {
+        if (el.getAttribute("src")) fields.push({ keys: ["image", "img", "src", "picture", "photo", "thumbnail"], value: el.src, weight: 0.7 });
+        if (el.getAttribute("alt")) fields.push({ keys: ["alt"].concat(keys), value: el.getAttribute("alt"), weight: 0.7 });
+      }
+    });
+    return fields;
+  }
+  var groupCount = 0;
+  Array.prototype.forEach.call(document.body ? document.body.querySelectorAll("*") : [], function (parent) {
+    if (groupCount > 200 || /^(TABLE|THEAD|TBODY|TFOOT|TR|SELECT|DATALIST|HEAD|SCRIPT|STYLE|svg|SVG)$/.test(parent.tagName)) return;
+    var kids = Array.prototype.filter.call(parent.children, function (c) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(c.tagName); });
+    if (kids.length < 2) return;
+    var bySig = {};
+    kids.forEach(function (k) { var s = signature(k); (bySig[s] = bySig[s] || []).push(k); });
+    Object.keys(bySig).forEach(function (s) {
+      var members = bySig[s].filter(shown);
+      if (members.length < 2) return;
+      if (!/^(LI|DT|DD)/.test(s) && !members.some(function (m) { return m.children.length > 0; })) return;
+      groupCount++;
+      var items = members.slice(0, MAX_ITEMS).map(function (m) { return { text: text(m), fields: itemFields(m) }; });
+      var context = clean(parent.getAttribute("aria-label") || "") || precedingContext(parent) || nearestHeading(parent);
+      data.groups.push({ context: context, tag: members[0].tagName.toLowerCase(), items: items });
+    });
+  });
+
+  var main = document.querySelector("main,[role=main],article") || document.body;
+  data.mainText = main ? text(main).slice(0, 20000) : "";
+  return data;
+  }`,
+)() as () => PageData;

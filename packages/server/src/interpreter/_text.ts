@@ -1,0 +1,142 @@
+/**
+ * Loose text matching shared by element finding and ASK: key normalisation (`storageSize` ↔
+ * "Storage Size"), a similarity score, and number/boolean parsing from what a page shows.
+ */
+
+/** `storageSize`, `storage_size`, "Storage Size:" → `storage size`. */
+export function normalizeWords(s: string): string {
+  return s
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
+}
+
+function stem(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
+  if (word.length > 3 && word.endsWith("es") && /(?:s|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  return word;
+}
+
+/** Normalised, stemmed words of `s`. */
+export function words(s: string): string[] {
+  const n = normalizeWords(s);
+  return n ? n.split(" ").map(stem) : [];
+}
+
+const STOP = new Set(["the", "a", "an", "of", "on", "in", "for", "to", "and", "or", "is", "are", "what", "which", "page", "this", "that", "with", "from", "by", "me", "give", "list", "get", "all", "show", "s"]);
+
+/** Words of `s` without filler (`the`, `of`, `what`…), for matching questions against captions. */
+export function contentWords(s: string): string[] {
+  return words(s).filter((w) => !STOP.has(w));
+}
+
+/** Synonyms people use for field names; each set's members match one another at a lower score. */
+const SYNONYMS: string[][] = [
+  ["name", "title", "label"],
+  ["description", "desc", "summary", "details", "about"],
+  ["url", "link", "href", "address"],
+  ["price", "cost", "amount"],
+  ["quantity", "qty", "count"],
+  ["email", "e mail", "mail"],
+  ["phone", "telephone", "tel"],
+  ["size", "storage size"],
+];
+
+/**
+ * How well a field name matches a key shown on the page, from 0 to 1: 1 for the same words
+ * (`storageSize` / "Storage Size"), ~0.8 when one's words contain the other's, 0.5 for a
+ * synonym, less for a bare substring, 0 otherwise.
+ */
+export function keyScore(field: string, key: string): number {
+  const fw = words(field);
+  const kw = words(key);
+  if (fw.length === 0 || kw.length === 0) return 0;
+  const fj = fw.join("");
+  const kj = kw.join("");
+  if (fj === kj) return 1;
+  const fs = new Set(fw);
+  const ks = new Set(kw);
+  const common = fw.filter((w) => ks.has(w)).length;
+  if (common === fs.size || common === ks.size) {
+    return 0.6 + 0.3 * (Math.min(fs.size, ks.size) / Math.max(fs.size, ks.size));
+  }
+  for (const set of SYNONYMS) {
+    const n = set.map((s) => words(s).join(""));
+    if (n.includes(fj) && n.includes(kj)) return 0.5;
+  }
+  if (fj.length >= 4 && kj.includes(fj)) return 0.45;
+  if (common > 0) return 0.3 * (common / Math.max(fs.size, ks.size));
+  return 0;
+}
+
+/** Levenshtein distance, for "closest candidates". */
+export function editDistance(a: string, b: string): number {
+  const prev = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** Similarity of two texts in [0, 1]: the better of edit-distance ratio and word overlap, plus a bonus for containment. */
+export function similarity(a: string, b: string): number {
+  const x = a.toLowerCase().replace(/\s+/g, " ").trim();
+  const y = b.toLowerCase().replace(/\s+/g, " ").trim();
+  if (!x || !y) return 0;
+  if (x === y) return 1;
+  const ratio = 1 - editDistance(x, y) / Math.max(x.length, y.length);
+  const xw = new Set(words(x));
+  const yw = new Set(words(y));
+  const common = [...xw].filter((w) => yw.has(w)).length;
+  const overlap = xw.size && yw.size ? common / Math.max(xw.size, yw.size) : 0;
+  const contains = x.includes(y) || y.includes(x) ? 0.2 : 0;
+  return Math.min(1, Math.max(ratio, overlap) + contains);
+}
+
+/**
+ * Parses the first number in a text: "1,234.50 €" → 1234.5, "1.234,50" → 1234.5, "−5 %" → -5,
+ * "12 345" → 12345. Undefined when the text holds no number.
+ */
+export function parseNumber(text: string): number | undefined {
+  const m = text.replace(/\u2212/g, "-").match(/[-+]?\d[\d.,'\u00a0\u202f ]*/);
+  if (!m) return undefined;
+  let raw = m[0].trim().replace(/[\u00a0\u202f' ]/g, "");
+  const before = text.replace(/\u2212/g, "-").slice(0, m.index);
+  if (/-\s*$/.test(before) && !raw.startsWith("-")) raw = "-" + raw;
+  raw = raw.replace(/[.,]+$/, "");
+  const lastComma = raw.lastIndexOf(",");
+  const lastDot = raw.lastIndexOf(".");
+  if (lastComma >= 0 && lastDot >= 0) {
+    const decimal = lastComma > lastDot ? "," : ".";
+    const thousands = decimal === "," ? "." : ",";
+    raw = raw.split(thousands).join("").replace(decimal, ".");
+  } else if (lastComma >= 0) {
+    const parts = raw.split(",");
+    // "1,234" and "1,234,567" group thousands; "3,5" is a decimal comma.
+    raw = parts.length > 2 || parts[1]!.length === 3 ? parts.join("") : parts.join(".");
+  } else if (lastDot >= 0 && raw.split(".").length > 2) {
+    raw = raw.split(".").join("");
+  }
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** "yes", "true", "on", "✓", "checked", "enabled"… → true; their opposites → false; else undefined. */
+export function parseBoolean(text: string): boolean | undefined {
+  const t = text.trim().toLowerCase();
+  if (/^(?:yes|y|true|on|1|✓|✔|☑|checked|enabled|active|available|in stock)$/.test(t)) return true;
+  if (/^(?:no|n|false|off|0|✗|✘|☐|unchecked|disabled|inactive|unavailable|out of stock|none)$/.test(t)) return false;
+  return undefined;
+}

@@ -1,0 +1,427 @@
+/**
+ * ASK: answers a question from what a page shows. The page is read once in the browser
+ * ({@link extractPage}: title, URL, headings, labelled values, tables, repeated items, main text);
+ * the answer is built here, in Node, by matching the schema's field names loosely against what
+ * was read. It never guesses: a required, non-nullable field it cannot find fails the step.
+ */
+import { InterpreterError } from "./errors.js";
+import type { PageData } from "./_page-scripts.js";
+import { contentWords, keyScore, parseBoolean, parseNumber, similarity, words } from "./_text.js";
+
+type JsonSchema = Record<string, unknown>;
+
+/** Minimum {@link keyScore} for a field name to match a key, header or class name. */
+const MATCH = 0.5;
+
+/** A field-level lookup: the keyed values of a scope (the page, a table row, a card). */
+interface Scope {
+  /** Candidate (key, value) entries, with a weight in (0, 1] for how much the key is to be trusted. */
+  entries: Array<{ key: string; value: string; weight: number; checked?: boolean }>;
+  /** Fallbacks by field name, for the page scope: title, url, heading. */
+  special?: (name: string) => string | string[] | undefined;
+}
+
+class Missing {
+  constructor(readonly paths: string[]) {}
+}
+
+/**
+ * Builds the answer to a schema-shaped question from a page's data.
+ *
+ * @param schema - the strict JSON Schema (`$defs`/`$ref`, nullable as `anyOf [X, {type:null}]` or `type: [X, "null"]`).
+ * @throws {@link InterpreterError} `WF_ANSWER_NOT_FOUND` naming every required, non-nullable field not found.
+ */
+export function answerFromPage(data: PageData, question: string, schema: JsonSchema): unknown {
+  const ctx = new Ctx(schema, data, question);
+  const value = ctx.fill(schema, "", ctx.pageScope(), undefined, true);
+  if (value instanceof Missing) {
+    const fields = [...new Set(value.paths)];
+    throw new InterpreterError(
+      "WF_ANSWER_NOT_FOUND",
+      `The page does not show ${fields.map((f) => JSON.stringify(f)).join(", ")} for ${JSON.stringify(question)}. ` +
+        `Make the field nullable if it may be absent, name it as the page does (a label, header or class), or go to the page that shows it first.`,
+      { fields },
+    );
+  }
+  return value;
+}
+
+/**
+ * Answers a question without a schema, as a string: the page title, URL or main heading when the
+ * question asks for one, else the labelled value whose label the question names, else the page's
+ * main text (`main`, `[role=main]`, `article`, else `body`; at most 20,000 characters).
+ */
+export function answerTextFromPage(data: PageData, question: string): string {
+  const q = words(question);
+  const has = (w: string) => q.includes(w);
+  if ((has("url") || has("address") || has("location")) && !has("email")) return data.url;
+  if (has("title") && !data.pairs.some((p) => keyScore("title", p.key) >= 1)) return data.title || firstHeading(data) || "";
+  if (has("heading") || has("h1") || has("headline")) {
+    if (has("heading") && q.some((w) => w === "all" || w === "heading") && /headings/i.test(question)) return data.headings.map((h) => h.text).join("\n");
+    return firstHeading(data) ?? data.title;
+  }
+  const pair = bestPairForQuestion(data, question);
+  if (pair) return pair.value;
+  return data.mainText;
+}
+
+function firstHeading(data: PageData): string | undefined {
+  return (data.headings.find((h) => h.level === 1) ?? data.headings[0])?.text;
+}
+
+/** The labelled value whose whole label appears in the question (longest label wins). */
+function bestPairForQuestion(data: PageData, question: string): { key: string; value: string } | undefined {
+  const q = new Set(words(question));
+  let best: { key: string; value: string; len: number } | undefined;
+  for (const p of data.pairs) {
+    const kw = words(p.key);
+    if (kw.length === 0 || !kw.every((w) => q.has(w))) continue;
+    if (!best || kw.length > best.len) best = { key: p.key, value: p.value, len: kw.length };
+  }
+  return best;
+}
+
+/** Splits a nullable schema into its non-null part. */
+function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
+  if (Array.isArray(schema.anyOf)) {
+    const variants = schema.anyOf as JsonSchema[];
+    const nonNull = variants.filter((v) => v.type !== "null");
+    const nullable = nonNull.length < variants.length;
+    if (nonNull.length === 1) {
+      const inner = unwrapNullable(nonNull[0]!);
+      return { schema: inner.schema, nullable: nullable || inner.nullable };
+    }
+    return { schema: nonNull.length ? { anyOf: nonNull } : { type: "null" }, nullable };
+  }
+  if (Array.isArray(schema.type)) {
+    const types = (schema.type as string[]).filter((t) => t !== "null");
+    const nullable = types.length < (schema.type as string[]).length;
+    return { schema: { ...schema, type: types.length === 1 ? types[0] : types }, nullable };
+  }
+  return { schema, nullable: schema.type === "null" };
+}
+
+class Ctx {
+  constructor(
+    readonly root: JsonSchema,
+    readonly data: PageData,
+    readonly question: string,
+  ) {}
+
+  resolve(schema: JsonSchema, depth = 0): JsonSchema {
+    const ref = schema.$ref;
+    if (typeof ref !== "string" || depth > 32) return schema;
+    if (ref === "#") return this.resolve(this.root, depth + 1);
+    const m = ref.match(/^#\/(\$defs|definitions)\/(.+)$/);
+    const defs = m ? (this.root[m[1]!] as Record<string, JsonSchema> | undefined) : undefined;
+    const target = m && defs ? defs[decodeURIComponent(m[2]!).replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
+    if (!target) return schema;
+    const { $ref: _ignored, ...rest } = schema;
+    return this.resolve({ ...target, ...rest }, depth + 1);
+  }
+
+  pageScope(): Scope {
+    const d = this.data;
+    const entries: Scope["entries"] = d.pairs.map((p) => ({
+      key: p.key,
+      value: p.value,
+      weight: p.source === "text" || p.source === "aria" ? 0.9 : 1,
+      ...(p.checked !== undefined ? { checked: p.checked } : {}),
+    }));
+    return {
+      entries,
+      special: (name) => {
+        const w = words(name).join(" ");
+        if (w === "title" || w === "page title" || w === "document title") return d.title || firstHeading(d);
+        if (w === "url" || w === "page url" || w === "current url" || w === "link" || w === "href" || w === "address") return d.url;
+        if (w === "heading" || w === "h1" || w === "main heading" || w === "headline" || w === "page heading") return firstHeading(d);
+        if (w === "heading list" || w === "all heading") return d.headings.map((h) => h.text);
+        if (w === "h2" || w === "subheading") return d.headings.filter((h) => h.level === 2).map((h) => h.text);
+        return undefined;
+      },
+    };
+  }
+
+  /**
+   * Fills `schema` at `path` from `scope`. `name` is the field name used for lookups (the
+   * question for the root wrapper). Returns the value or a {@link Missing} with the paths not found.
+   */
+  fill(schemaIn: JsonSchema, path: string, scope: Scope, name: string | undefined, isRoot = false): unknown {
+    const { schema: s, nullable } = unwrapNullable(this.resolve(schemaIn));
+    const schema = this.resolve(s);
+    const type = schemaType(schema);
+    const missing = () => (nullable ? null : new Missing([path || "(root)"]));
+
+    if (type === "object") {
+      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      const keys = Object.keys(props);
+      // Non-object answers arrive wrapped as `{ value: … }`: the question names what `value` is.
+      const wrapped = isRoot && keys.length === 1 && keys[0] === "value";
+      const out: Record<string, unknown> = {};
+      const lost: string[] = [];
+      for (const key of keys) {
+        const childPath = path ? `${path}.${key}` : key;
+        const v = this.fill(props[key]!, wrapped ? path : childPath, scope, wrapped ? this.question : key);
+        if (v instanceof Missing) lost.push(...v.paths.map((p) => (wrapped && p === "(root)" ? "value" : p)));
+        else out[key] = v;
+      }
+      if (lost.length) return nullable && lost.length === keys.length ? null : new Missing(lost);
+      return out;
+    }
+
+    if (type === "array") {
+      const items = this.resolve(unwrapNullable(this.resolve((schema.items ?? {}) as JsonSchema)).schema);
+      const arr = schemaType(items) === "object" ? this.records(items, path, name ?? this.question) : this.list(items, path, scope, name ?? this.question);
+      if (arr instanceof Missing) return nullable ? null : arr;
+      return arr;
+    }
+
+    if (!name) return missing();
+    const found = lookup(scope, name, name === this.question);
+    if (found === undefined) return missing();
+    const value = coerce(schema, found);
+    return value === undefined ? missing() : value;
+  }
+
+  /** An array of objects: the table or group of repeated items whose headers match the item's fields best. */
+  records(items: JsonSchema, path: string, name: string): unknown[] | Missing {
+    const props = (items.properties ?? {}) as Record<string, JsonSchema>;
+    const fields = Object.keys(props);
+    const required = fields.filter((f) => !unwrapNullable(this.resolve(props[f]!)).nullable);
+    const qWords = new Set(contentWords(`${name} ${name === this.question ? "" : this.question}`));
+    const topic = (text: string): number => {
+      const tw = contentWords(text);
+      if (!tw.length || !qWords.size) return 0;
+      return tw.filter((w) => qWords.has(w)).length / Math.max(1, Math.min(tw.length, qWords.size));
+    };
+
+    type Source = { score: number; complete: boolean; lost: string[]; build: () => unknown[] | Missing };
+    const sources: Source[] = [];
+
+    for (const table of this.data.tables) {
+      if (!table.headers.length || !table.rows.length) continue;
+      const assign = assignColumns(fields, table.headers);
+      const lost = required.filter((f) => assign[f] === undefined);
+      const matched = fields.filter((f) => assign[f] !== undefined);
+      const score = matched.reduce((acc, f) => acc + assign[f]!.score, 0) / Math.max(1, fields.length) + 0.3 * Math.max(topic(table.caption), topic(table.context) * 0.7);
+      sources.push({
+        score,
+        complete: lost.length === 0 && matched.length > 0,
+        lost,
+        build: () => {
+          const out: unknown[] = [];
+          const lostHere: string[] = [];
+          table.rows.forEach((row, i) => {
+            if (row.every((c, j) => c === table.headers[j])) return;
+            const scope: Scope = {
+              entries: fields.filter((f) => assign[f]).map((f) => ({ key: f, value: row[assign[f]!.column] ?? "", weight: 1 })),
+            };
+            const v = this.fill(items, `${path}[${out.length}]`, scope, undefined);
+            if (v instanceof Missing) lostHere.push(...v.paths);
+            else out.push(v);
+            void i;
+          });
+          return lostHere.length ? new Missing(lostHere) : out;
+        },
+      });
+    }
+
+    for (const group of this.data.groups) {
+      const probe = group.items.slice(0, 20);
+      let total = 0;
+      const lost: string[] = [];
+      for (const f of fields) {
+        const hits = probe.filter((it) => itemLookup(it.fields, f) !== undefined).length / probe.length;
+        total += hits;
+        if (required.includes(f) && hits < 0.5) lost.push(f);
+      }
+      const score = total / Math.max(1, fields.length) + 0.3 * topic(group.context) - (group.items.length === 1 ? 0.1 : 0);
+      sources.push({
+        score: score * 0.95,
+        complete: lost.length === 0 && total > 0,
+        lost,
+        build: () => {
+          const out: unknown[] = [];
+          const lostHere: string[] = [];
+          for (const item of group.items) {
+            const scope: Scope = { entries: item.fields.flatMap((fl) => fl.keys.map((k) => ({ key: k, value: fl.value, weight: fl.weight }))) };
+            const v = this.fill(items, `${path}[${out.length}]`, scope, undefined);
+            if (v instanceof Missing) lostHere.push(...v.paths);
+            else out.push(v);
+          }
+          return lostHere.length ? new Missing(lostHere) : out;
+        },
+      });
+    }
+
+    const complete = sources.filter((s) => s.complete).sort((a, b) => b.score - a.score);
+    for (const source of complete) {
+      const built = source.build();
+      if (!(built instanceof Missing)) return built;
+      if (source === complete[complete.length - 1]) return built;
+    }
+    const best = sources.sort((a, b) => b.score - a.score)[0];
+    const lost = best ? best.lost : required;
+    return new Missing((lost.length ? lost : fields).map((f) => `${path || "value"}[].${f}`));
+  }
+
+  /** An array of scalars: the page's headings, or a list / table column whose label matches `name`. */
+  list(items: JsonSchema, path: string, scope: Scope, name: string): unknown[] | Missing {
+    const w = words(name).join(" ");
+    if (w === "heading" || w === "all heading" || w === "heading list" || w === "page heading") {
+      return this.data.headings.map((h) => coerce(items, { value: h.text, weight: 1 })).filter((v) => v !== undefined);
+    }
+    const special = scope.special?.(name);
+    if (Array.isArray(special)) return special.map((v) => coerce(items, { value: v, weight: 1 })).filter((v) => v !== undefined);
+    const nameWords = new Set(contentWords(name));
+    const topic = (text: string) => {
+      const tw = contentWords(text);
+      return tw.length && nameWords.size ? tw.filter((w) => nameWords.has(w)).length / Math.min(tw.length, nameWords.size) : 0;
+    };
+    let best: { score: number; values: string[] } | undefined;
+    for (const table of this.data.tables) {
+      table.headers.forEach((h, col) => {
+        const score = keyScore(name, h) || (h && nameWords.has(words(h).join(" ")) ? 0.7 : 0);
+        if (score >= MATCH && (!best || score > best.score)) best = { score, values: table.rows.map((r) => r[col] ?? "") };
+      });
+    }
+    for (const group of this.data.groups) {
+      const score = Math.max(keyScore(name, group.context), topic(group.context));
+      if (score >= MATCH && (!best || score > best.score)) best = { score, values: group.items.map((i) => i.text) };
+    }
+    if (!best) return new Missing([path || "value"]);
+    const out: unknown[] = [];
+    for (const v of best.values) {
+      const c = coerce(items, { value: v, weight: 1 });
+      if (c === undefined) return new Missing([`${path || "value"}[${out.length}]`]);
+      out.push(c);
+    }
+    return out;
+  }
+}
+
+function schemaType(schema: JsonSchema): string {
+  if (typeof schema.type === "string") return schema.type;
+  if (Array.isArray(schema.type)) return (schema.type as string[])[0] ?? "string";
+  if (schema.properties) return "object";
+  if (schema.items) return "array";
+  if (Array.isArray(schema.enum)) return "enum";
+  if ("const" in schema) return "const";
+  return "string";
+}
+
+/** Assigns each field its best-matching column (each column used once, best scores first). */
+function assignColumns(fields: string[], headers: string[]): Record<string, { column: number; score: number }> {
+  const pairs: Array<{ f: string; c: number; score: number }> = [];
+  for (const f of fields) headers.forEach((h, c) => {
+    const score = keyScore(f, h);
+    if (score >= MATCH) pairs.push({ f, c, score });
+  });
+  pairs.sort((a, b) => b.score - a.score);
+  const out: Record<string, { column: number; score: number }> = {};
+  const used = new Set<number>();
+  for (const p of pairs) {
+    if (out[p.f] || used.has(p.c)) continue;
+    out[p.f] = { column: p.c, score: p.score };
+    used.add(p.c);
+  }
+  return out;
+}
+
+function itemLookup(fields: Array<{ keys: string[]; value: string; weight: number }>, name: string): string | undefined {
+  let best: { score: number; value: string } | undefined;
+  for (const f of fields) for (const k of f.keys) {
+    const score = keyScore(name, k) * f.weight;
+    if (score >= MATCH * 0.7 && keyScore(name, k) >= MATCH && (!best || score > best.score)) best = { score, value: f.value };
+  }
+  return best?.value;
+}
+
+type Found = { value: string; weight: number; checked?: boolean } | { value: string[]; weight: number };
+
+/**
+ * Finds the value for field `name` in a scope. For the root wrapper (`byQuestion`), `name` is the
+ * question: a key whose words all appear in the question matches.
+ */
+function lookup(scope: Scope, name: string, byQuestion: boolean): Found | undefined {
+  if (!byQuestion) {
+    const special = scope.special?.(name);
+    let best: { score: number; entry: Scope["entries"][number] } | undefined;
+    for (const e of scope.entries) {
+      const raw = keyScore(name, e.key);
+      if (raw < MATCH) continue;
+      const score = raw * e.weight;
+      if (!best || score > best.score) best = { score, entry: e };
+    }
+    // An exact label on the page beats a page-level fallback (a "Title:" row beats document.title).
+    if (best && (best.score >= 0.9 || special === undefined)) return best.entry;
+    if (special !== undefined) return { value: special as string, weight: 1 } as Found;
+    return best?.entry;
+  }
+  const q = new Set(words(name));
+  let best: { len: number; entry: Scope["entries"][number] } | undefined;
+  for (const e of scope.entries) {
+    const kw = words(e.key);
+    if (kw.length === 0 || !kw.every((w) => q.has(w))) continue;
+    if (!best || kw.length > best.len) best = { len: kw.length, entry: e };
+  }
+  if (best) return best.entry;
+  const qw = words(name);
+  for (const special of ["url", "title", "h1", "heading"]) {
+    if (qw.includes(special)) {
+      const v = scope.special?.(special);
+      if (typeof v === "string") return { value: v, weight: 1 };
+    }
+  }
+  return undefined;
+}
+
+/** Turns found text into the schema's type; undefined when it does not fit (never a guess). */
+function coerce(schema: JsonSchema, found: Found): unknown {
+  const type = schemaType(schema);
+  const raw = found.value;
+  if (Array.isArray(raw)) return type === "string" ? raw[0] : undefined;
+  const text = raw.trim();
+  if (Array.isArray(schema.enum)) return matchEnum(schema.enum as unknown[], text);
+  switch (type) {
+    case "string":
+      return text;
+    case "number": {
+      const n = parseNumber(text);
+      return n;
+    }
+    case "integer": {
+      const n = parseNumber(text);
+      return n !== undefined && Number.isInteger(n) ? n : undefined;
+    }
+    case "boolean":
+      if ("checked" in found && found.checked !== undefined) return found.checked;
+      return parseBoolean(text);
+    case "null":
+      return null;
+    case "enum":
+      return matchEnum(schema.enum as unknown[], text);
+    case "const":
+      return schema.const;
+    default:
+      if (Array.isArray(schema.enum)) return matchEnum(schema.enum as unknown[], text);
+      return undefined;
+  }
+}
+
+function matchEnum(options: unknown[], text: string): unknown {
+  const exact = options.find((o) => String(o) === text);
+  if (exact !== undefined) return exact;
+  const norm = (s: string) => words(s).join("");
+  const t = norm(text);
+  const loose = options.filter((o) => norm(String(o)) === t);
+  if (loose.length === 1) return loose[0];
+  const contained = options.filter((o) => {
+    const n = norm(String(o));
+    return n.length > 0 && (t.includes(n) || n.includes(t));
+  });
+  if (contained.length === 1) return contained[0];
+  const scored = options.map((o) => ({ o, s: similarity(String(o), text) })).sort((a, b) => b.s - a.s);
+  if (scored[0] && scored[0].s >= 0.8 && (!scored[1] || scored[1].s < scored[0].s)) return scored[0].o;
+  return undefined;
+}

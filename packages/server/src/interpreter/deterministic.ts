@@ -1,0 +1,374 @@
+/**
+ * The deterministic step interpreter: plain instructions, no model, no network. ACT parses the
+ * instruction with the grammar of `./grammar.ts` and drives the page with Playwright; ASK reads the
+ * page once and builds the answer with `./ask.ts`.
+ */
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { z } from "zod";
+import { InterpreterError } from "./errors.js";
+import { parseInstruction, type ParsedAction, type TargetSpec } from "./grammar.js";
+import { locateTarget, type TargetPurpose } from "./locate.js";
+import { answerFromPage, answerTextFromPage } from "./ask.js";
+import { extractPage, listSelectOptions, type PageData } from "./_page-scripts.js";
+import { words } from "./_text.js";
+import type { ActContext, ActResult, AskContext, StepInterpreter } from "./types.js";
+
+/** Options of {@link createDeterministicInterpreter}; all optional. */
+export interface DeterministicInterpreterOptions {
+  /**
+   * Directory that `upload "path" to "field"` resolves paths against; a path that resolves
+   * outside it (also through a symlink) is refused with `WF_UPLOAD_REFUSED`. @default process.cwd()
+   */
+  uploadRoot?: string;
+  /**
+   * How long an ACT waits for its target element to appear before failing with
+   * `WF_ELEMENT_NOT_FOUND`, in ms; capped by the step's time left. @default 5_000
+   */
+  findTimeoutMs?: number;
+}
+
+/**
+ * Creates the deterministic interpreter.
+ *
+ * @example
+ * const interpreter = createDeterministicInterpreter({ uploadRoot: "/srv/uploads" });
+ * await interpreter.act({ page, instruction: 'click "Sign in"', timeoutMs: 30_000, signal });
+ * @throws (from `act`/`ask`) {@link InterpreterError} with codes `WF_INSTRUCTION_NOT_UNDERSTOOD`,
+ *   `WF_ELEMENT_NOT_FOUND`, `WF_ELEMENT_AMBIGUOUS`, `WF_ANSWER_NOT_FOUND`, `WF_NAVIGATION_FAILED`,
+ *   `WF_STEP_TIMEOUT`, `WF_UPLOAD_REFUSED`.
+ */
+export function createDeterministicInterpreter(options: DeterministicInterpreterOptions = {}): StepInterpreter {
+  const uploadRoot = path.resolve(options.uploadRoot ?? process.cwd());
+  const findTimeoutMs = options.findTimeoutMs ?? 5_000;
+
+  return {
+    async act(context: ActContext): Promise<ActResult> {
+      const action = parseInstruction(context.instruction);
+      const clock = new StepClock(context.timeoutMs, context.signal);
+      const result = await clock.guard(() => runAction(context.page, action, clock, { uploadRoot, findTimeoutMs }));
+      return { ...result, url: context.page.url() };
+    },
+
+    async ask(context: AskContext): Promise<unknown> {
+      const clock = new StepClock(context.timeoutMs, context.signal);
+      return clock.guard(async () => {
+        await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
+        const data = (await context.page.evaluate(extractPage)) as PageData;
+        if (!context.schema) return answerTextFromPage(data, context.question);
+        const answer = answerFromPage(data, context.question, context.schema.schema);
+        checkAnswer(answer, context.schema.schema);
+        return answer;
+      });
+    },
+  };
+}
+
+/** Validates the answer against the JSON Schema (zod's `fromJSONSchema`); a mismatch is a bug here, reported as such. */
+function checkAnswer(answer: unknown, schema: Record<string, unknown>): void {
+  let validator: z.ZodType;
+  try {
+    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    return; // A construct zod cannot read back: the answer was still built from the schema.
+  }
+  const result = validator.safeParse(answer);
+  if (!result.success) {
+    throw new InterpreterError(
+      "WF_ANSWER_NOT_FOUND",
+      `The answer read from the page does not fit the schema: ${result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}.`,
+      { fields: result.error.issues.map((i) => i.path.join(".") || "(root)") },
+    );
+  }
+}
+
+/** The step's deadline and abort signal, shared by every Playwright call of the step. */
+class StepClock {
+  private readonly deadline: number;
+  constructor(
+    readonly timeoutMs: number,
+    readonly signal: AbortSignal,
+  ) {
+    this.deadline = Date.now() + Math.max(0, timeoutMs);
+  }
+
+  /** Time left, in ms (at least 1: Playwright reads 0 as "no timeout"). */
+  left(): number {
+    return Math.max(1, this.deadline - Date.now());
+  }
+
+  timeoutError(cause?: unknown): InterpreterError {
+    return new InterpreterError(
+      "WF_STEP_TIMEOUT",
+      this.signal.aborted
+        ? `The step was aborted${this.signal.reason instanceof Error ? `: ${this.signal.reason.message}` : ""}.`
+        : `The step did not finish within its ${this.timeoutMs} ms. Raise the step's timeoutMs, or wait for the page to be ready first (\`wait for "…"\`).`,
+      {},
+      { cause },
+    );
+  }
+
+  /** Runs `fn`, failing with `WF_STEP_TIMEOUT` when the signal aborts or a Playwright timeout fires. */
+  async guard<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.signal.aborted) throw this.timeoutError();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(this.timeoutError());
+      this.signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([fn(), aborted]);
+    } catch (error) {
+      if (error instanceof InterpreterError) throw error;
+      if (error instanceof Error && error.name === "TimeoutError") throw this.timeoutError(error);
+      if (this.signal.aborted) throw this.timeoutError(error);
+      throw error;
+    } finally {
+      if (onAbort) this.signal.removeEventListener("abort", onAbort);
+      aborted.catch(() => undefined);
+    }
+  }
+
+  /** Sleeps `ms`, waking early on abort. */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(this.timeoutError());
+      };
+      this.signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+interface RunOptions {
+  uploadRoot: string;
+  findTimeoutMs: number;
+}
+
+type Done = Omit<ActResult, "url">;
+
+async function runAction(page: Page, action: ParsedAction, clock: StepClock, options: RunOptions): Promise<Done> {
+  const find = (target: TargetSpec, purpose: TargetPurpose) => locateTarget(page, target, purpose, Math.min(options.findTimeoutMs, clock.left()), clock.signal);
+  const settle = () => page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
+
+  switch (action.verb) {
+    case "goto": {
+      const url = resolveUrl(page, action.url);
+      try {
+        await page.goto(url, { timeout: clock.left(), waitUntil: "load" });
+      } catch (error) {
+        if (error instanceof Error && error.name === "TimeoutError") throw clock.timeoutError(error);
+        throw new InterpreterError(
+          "WF_NAVIGATION_FAILED",
+          `Could not open ${url}: ${firstLine(error)}. Check the URL and that the site is reachable from the service.`,
+          { url },
+          { cause: error },
+        );
+      }
+      return { action: "goto", message: `Opened ${url}` };
+    }
+    case "back":
+    case "forward":
+    case "reload": {
+      const before = page.url();
+      let response;
+      try {
+        response =
+          action.verb === "back"
+            ? await page.goBack({ timeout: clock.left() })
+            : action.verb === "forward"
+              ? await page.goForward({ timeout: clock.left() })
+              : await page.reload({ timeout: clock.left() });
+      } catch (error) {
+        if (error instanceof Error && error.name === "TimeoutError") throw clock.timeoutError(error);
+        throw new InterpreterError("WF_NAVIGATION_FAILED", `Could not ${action.verb === "reload" ? "reload" : `go ${action.verb}`}: ${firstLine(error)}.`, { url: before }, { cause: error });
+      }
+      if (response === null && action.verb !== "reload" && page.url() === before) {
+        throw new InterpreterError(
+          "WF_NAVIGATION_FAILED",
+          `Could not go ${action.verb}: there is no ${action.verb === "back" ? "previous" : "next"} page in this session's history.`,
+          { url: before },
+        );
+      }
+      return { action: action.verb, message: action.verb === "reload" ? `Reloaded ${page.url()}` : `Went ${action.verb} to ${page.url()}` };
+    }
+    case "click":
+    case "dblclick":
+    case "rightclick":
+    case "hover": {
+      const el = await find(action.target, action.verb === "hover" ? "any" : "click");
+      const timeout = clock.left();
+      if (action.verb === "click") await el.locator.click({ timeout });
+      else if (action.verb === "dblclick") await el.locator.dblclick({ timeout });
+      else if (action.verb === "rightclick") await el.locator.click({ timeout, button: "right" });
+      else await el.locator.hover({ timeout });
+      await settle();
+      const done = { click: "Clicked", dblclick: "Double-clicked", rightclick: "Right-clicked", hover: "Hovered over" }[action.verb];
+      return { action: action.verb, target: el.description, message: `${done} ${el.description}` };
+    }
+    case "fill": {
+      const el = await find(action.target, "fill");
+      await el.locator.fill(action.text, { timeout: clock.left() });
+      return { action: action.typed ? "type" : "fill", target: el.description, message: `Filled ${el.description} with ${JSON.stringify(action.text)}` };
+    }
+    case "type-focused": {
+      await page.keyboard.type(action.text);
+      return { action: "type", message: `Typed ${JSON.stringify(action.text)} into the focused element` };
+    }
+    case "clear": {
+      const el = await find(action.target, "fill");
+      await el.locator.clear({ timeout: clock.left() });
+      return { action: "clear", target: el.description, message: `Cleared ${el.description}` };
+    }
+    case "press": {
+      if (action.target) {
+        const el = await find(action.target, "any");
+        await el.locator.press(action.key, { timeout: clock.left() });
+        await settle();
+        return { action: "press", target: el.description, message: `Pressed ${action.key} in ${el.description}` };
+      }
+      await page.keyboard.press(action.key);
+      await settle();
+      return { action: "press", message: `Pressed ${action.key}` };
+    }
+    case "select": {
+      const el = await find(action.target, "select");
+      const options = await el.locator.evaluate(listSelectOptions, undefined, { timeout: clock.left() });
+      if (!options) {
+        // `set "Name" to "Ada"` on a text field: fill it.
+        await el.locator.fill(action.option, { timeout: clock.left() });
+        return { action: "fill", target: el.description, message: `Filled ${el.description} with ${JSON.stringify(action.option)}` };
+      }
+      const option = pickOption(options, action.option);
+      if (!option) {
+        throw new InterpreterError(
+          "WF_ELEMENT_NOT_FOUND",
+          `${el.description} has no option ${JSON.stringify(action.option)}. Options: ${options.slice(0, 12).map((o) => JSON.stringify(o.label)).join(", ")}.`,
+          { target: action.option, candidates: options.map((o) => ({ role: "option", name: o.label })) },
+        );
+      }
+      await el.locator.selectOption({ value: option.value }, { timeout: clock.left() });
+      return { action: "select", target: el.description, message: `Selected ${JSON.stringify(option.label)} in ${el.description}` };
+    }
+    case "check":
+    case "uncheck": {
+      const el = await find(action.target, "check");
+      if (action.verb === "check") await el.locator.check({ timeout: clock.left() });
+      else await el.locator.uncheck({ timeout: clock.left() });
+      return { action: action.verb, target: el.description, message: `${action.verb === "check" ? "Checked" : "Unchecked"} ${el.description}` };
+    }
+    case "scroll": {
+      const dy = await page.evaluate(
+        ([dir, px]) => {
+          const amount = px ?? Math.round(window.innerHeight * 0.9);
+          const before = window.scrollY;
+          window.scrollBy({ top: dir === "up" ? -amount : amount, behavior: "instant" });
+          return window.scrollY - before;
+        },
+        [action.direction, action.pixels ?? null] as const,
+      );
+      return { action: "scroll", message: `Scrolled ${action.direction} by ${Math.abs(dy)} px` };
+    }
+    case "scroll-edge": {
+      await page.evaluate((edge) => {
+        const el = document.scrollingElement ?? document.documentElement;
+        window.scrollTo({ top: edge === "top" ? 0 : el.scrollHeight, behavior: "instant" });
+      }, action.edge);
+      return { action: "scroll", message: `Scrolled to the ${action.edge} of the page` };
+    }
+    case "scroll-to": {
+      const el = await find(action.target, "any");
+      await el.locator.scrollIntoViewIfNeeded({ timeout: clock.left() });
+      return { action: "scroll", target: el.description, message: `Scrolled ${el.description} into view` };
+    }
+    case "wait-text": {
+      const exact = page.getByText(action.text, { exact: true });
+      const loose = page.getByText(action.text);
+      await exact.or(loose).first().waitFor({ state: "visible", timeout: clock.left() });
+      return { action: "wait", message: `${JSON.stringify(action.text)} is shown` };
+    }
+    case "wait-time": {
+      if (action.ms >= clock.left()) {
+        throw new InterpreterError(
+          "WF_STEP_TIMEOUT",
+          `Waiting ${action.ms} ms does not fit in the step's time left (${clock.left()} ms of ${clock.timeoutMs} ms). Raise the step's timeoutMs or wait less.`,
+        );
+      }
+      await clock.sleep(action.ms);
+      return { action: "wait", message: `Waited ${action.ms} ms` };
+    }
+    case "upload": {
+      const file = resolveUpload(options.uploadRoot, action.path);
+      const el = await find(action.target, "upload");
+      await el.locator.setInputFiles(file, { timeout: clock.left() });
+      return { action: "upload", target: el.description, message: `Uploaded ${path.basename(file)} to ${el.description}` };
+    }
+  }
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!.replace(/^page\.\w+:\s*/, "");
+}
+
+/** Resolves `url` against the page's URL; a bare host (`example.com/x`) gets `https://`. */
+function resolveUrl(page: Page, url: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^(?:localhost|[\w.-]+):\d+/i.test(url)) return url;
+  if (/^[/?#.]/.test(url)) {
+    const base = page.url();
+    if (/^(?:https?|file):/i.test(base)) return new URL(url, base).href;
+    throw new InterpreterError("WF_NAVIGATION_FAILED", `Cannot open the relative URL ${JSON.stringify(url)}: the page has no address yet (${base}). Give a full URL.`, { url });
+  }
+  const local = /^(?:localhost|127\.|\d{1,3}(?:\.\d{1,3}){3})/i.test(url);
+  return `${local ? "http" : "https"}://${url}`;
+}
+
+/** Resolves an upload path under `root`; refuses anything outside it, also through symlinks, and missing files. */
+function resolveUpload(root: string, given: string): string {
+  const resolved = path.resolve(root, given);
+  const refuse = (why: string) =>
+    new InterpreterError("WF_UPLOAD_REFUSED", `Refused to upload ${JSON.stringify(given)}: ${why}. Uploads must be files under ${root}.`, {
+      path: given,
+      resolvedPath: resolved,
+    });
+  const inside = (p: string, r: string) => {
+    const rel = path.relative(r, p);
+    return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+  };
+  if (!inside(resolved, root)) throw refuse("it is outside the upload root");
+  let real: string;
+  try {
+    real = realpathSync(resolved);
+  } catch {
+    throw refuse("no such file");
+  }
+  let realRoot = root;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    // root does not exist: nothing can be inside it
+  }
+  if (!inside(real, realRoot)) throw refuse("it links to a file outside the upload root");
+  if (!statSync(real).isFile()) throw refuse("it is not a file");
+  return real;
+}
+
+/** The option a person meant: exact label, exact value, then case/space-insensitive, then a unique substring. */
+function pickOption(options: Array<{ value: string; label: string }>, wanted: string): { value: string; label: string } | undefined {
+  const norm = (s: string) => words(s).join(" ");
+  const w = norm(wanted);
+  return (
+    options.find((o) => o.label === wanted) ??
+    options.find((o) => o.value === wanted) ??
+    options.find((o) => norm(o.label) === w || norm(o.value) === w) ??
+    (() => {
+      const subs = options.filter((o) => w && norm(o.label).includes(w));
+      return subs.length === 1 ? subs[0] : undefined;
+    })()
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * Errors of the step interpreter. One class, {@link InterpreterError}, with a stable `code` per
+ * failure; the server turns it into the step's `error` (`code`, `message`) on the wire.
+ */
+import { WfError } from "@wf/core";
+
+/** The stable codes an interpreter step fails with. */
+export type InterpreterErrorCode =
+  /** The ACT instruction matches no pattern of the grammar. */
+  | "WF_INSTRUCTION_NOT_UNDERSTOOD"
+  /** No element on the page matches the instruction's target. */
+  | "WF_ELEMENT_NOT_FOUND"
+  /** Several elements match the target equally well and no ordinal picks one. */
+  | "WF_ELEMENT_AMBIGUOUS"
+  /** An ASK could not find on the page a value a required, non-nullable field needs. */
+  | "WF_ANSWER_NOT_FOUND"
+  /** Going to a URL, back, forward or reloading failed. */
+  | "WF_NAVIGATION_FAILED"
+  /** The step ran out of time (its `timeoutMs`) or was aborted. */
+  | "WF_STEP_TIMEOUT"
+  /** An upload named a file outside the upload root, or one that does not exist. */
+  | "WF_UPLOAD_REFUSED";
+
+/** An element considered for a target, as listed in not-found and ambiguity errors. */
+export interface ElementCandidate {
+  /** ARIA role, e.g. `button`, `link`, `textbox`. */
+  role: string;
+  /** Accessible name (or the best text that stands for it). */
+  name: string;
+}
+
+/** Context an {@link InterpreterError} may carry, beside its code and message. */
+export interface InterpreterErrorDetails {
+  /** For `WF_ELEMENT_NOT_FOUND` / `WF_ELEMENT_AMBIGUOUS`: the target as written in the instruction. */
+  target?: string;
+  /** For `WF_ELEMENT_NOT_FOUND`: the closest elements; for `WF_ELEMENT_AMBIGUOUS`: the equally good matches. */
+  candidates?: ElementCandidate[];
+  /** For `WF_ANSWER_NOT_FOUND`: paths of the fields not found, e.g. `value[].price`, `title`. */
+  fields?: string[];
+  /** For `WF_NAVIGATION_FAILED`: the URL involved. */
+  url?: string;
+  /** For `WF_UPLOAD_REFUSED`: the path as written and as resolved. */
+  path?: string;
+  resolvedPath?: string;
+}
+
+/**
+ * A step the interpreter could not carry out. Match on `code` (see {@link InterpreterErrorCode});
+ * `details` holds the structured context (candidates, fields, URL, path).
+ */
+export class InterpreterError extends WfError {
+  override name = "InterpreterError";
+  declare readonly code: InterpreterErrorCode;
+  readonly details: InterpreterErrorDetails;
+
+  constructor(code: InterpreterErrorCode, message: string, details: InterpreterErrorDetails = {}, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.details = details;
+  }
+}
+
+/** True when `error` is an {@link InterpreterError} (also one from a second copy of this module). */
+export function isInterpreterError(error: unknown): error is InterpreterError {
+  return error instanceof InterpreterError || (error instanceof Error && error.name === "InterpreterError" && typeof (error as { code?: unknown }).code === "string");
+}

@@ -1,0 +1,258 @@
+/**
+ * Finds the element an instruction names, the way Playwright's user-facing locators do: by role
+ * and accessible name (`getByRole`), label, placeholder, text, alt text and title, then by `name`
+ * or `id` attribute. Exact matches beat case-insensitive whole matches, which beat substrings;
+ * within a tier, earlier strategies beat later ones and visible elements beat hidden ones.
+ */
+import type { Locator, Page } from "playwright-core";
+import { InterpreterError, type ElementCandidate } from "./errors.js";
+import type { TargetSpec } from "./grammar.js";
+import { describeElements, type ElementInfo } from "./_page-scripts.js";
+import { similarity } from "./_text.js";
+
+/** What the element is for; decides the roles and strategies tried when the instruction gives no role. */
+export type TargetPurpose = "click" | "fill" | "check" | "select" | "upload" | "any";
+
+/** A found element. */
+export interface FoundElement {
+  locator: Locator;
+  /** For people: `button "Sign in"`. */
+  description: string;
+}
+
+type AriaRole = Parameters<Page["getByRole"]>[0];
+
+const INTERACTIVE: AriaRole[] = [
+  "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option",
+  "treeitem", "combobox", "textbox", "searchbox", "spinbutton", "slider", "listbox",
+];
+const TEXT_FIELDS: AriaRole[] = ["textbox", "searchbox", "combobox", "spinbutton"];
+const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
+  click: INTERACTIVE,
+  any: [...INTERACTIVE, "heading"],
+  fill: TEXT_FIELDS,
+  check: ["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"],
+  select: ["combobox", "listbox", ...TEXT_FIELDS],
+  upload: ["button"],
+};
+
+type Strategy = "role" | "label" | "placeholder" | "text" | "alt" | "title" | "attribute";
+const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
+  click: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
+  any: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
+  fill: ["role", "label", "placeholder", "title", "attribute"],
+  check: ["role", "label", "text", "title", "attribute"],
+  select: ["role", "label", "title", "attribute"],
+  upload: ["label", "role", "title", "attribute", "text"],
+};
+
+type Tier = "exact" | "whole" | "substring";
+const TIERS: Tier[] = ["exact", "whole", "substring"];
+
+/** Roles listed as candidates when nothing matches. */
+const CANDIDATE_ROLES = new Set<string>([...INTERACTIVE, "heading", "img"]);
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function textArg(text: string, tier: Tier): { value: string | RegExp; exact: boolean } {
+  if (tier === "exact") return { value: text, exact: true };
+  if (tier === "whole") return { value: new RegExp(`^\\s*${escapeRegExp(text).replace(/\s+/g, "\\s+")}\\s*$`, "i"), exact: false };
+  return { value: text, exact: false };
+}
+
+function cssString(s: string): string {
+  return JSON.stringify(s);
+}
+
+function strategyLocator(page: Page, strategy: Strategy, text: string, tier: Tier, roles: AriaRole[], hinted: boolean): Locator | undefined {
+  const { value, exact } = textArg(text, tier);
+  const roleUnion = (named: boolean): Locator | undefined => {
+    let union: Locator | undefined;
+    for (const role of roles) {
+      const loc = named ? page.getByRole(role, { name: value, exact }) : page.getByRole(role);
+      union = union ? union.or(loc) : loc;
+    }
+    return union;
+  };
+  let loc: Locator | undefined;
+  switch (strategy) {
+    case "role":
+      return roleUnion(true);
+    case "label":
+      loc = page.getByLabel(value, { exact });
+      break;
+    case "placeholder":
+      loc = page.getByPlaceholder(value, { exact });
+      break;
+    case "text":
+      loc = page.getByText(value, { exact });
+      break;
+    case "alt":
+      loc = page.getByAltText(value, { exact });
+      break;
+    case "title":
+      loc = page.getByTitle(value, { exact });
+      break;
+    case "attribute":
+      if (tier !== "exact" || !/^[\w.:-]+$/.test(text)) return undefined;
+      loc = page.locator(`[name=${cssString(text)}], [id=${cssString(text)}], [data-testid=${cssString(text)}]`);
+      break;
+  }
+  if (hinted && loc) {
+    const roleOnly = roleUnion(false);
+    if (roleOnly) loc = loc.and(roleOnly);
+  }
+  return loc;
+}
+
+function describe(info: ElementInfo): string {
+  return `${info.role} ${JSON.stringify(info.name)}`;
+}
+
+function ordinalWord(n: number): string {
+  return n === -1 ? "last" : (["", "first", "second", "third", "fourth", "fifth"][n] ?? `${n}th`);
+}
+
+function targetLabel(target: TargetSpec): string {
+  const ord = target.ordinal !== undefined ? `${ordinalWord(target.ordinal)} ` : "";
+  const quoted = target.text ? JSON.stringify(target.text) : "";
+  return [ord + quoted, target.roleWord ?? ""].filter(Boolean).join(" ").trim() || "(any)";
+}
+
+interface Attempt {
+  locator: Locator;
+  infos: ElementInfo[];
+}
+
+async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): Promise<FoundElement | { hidden?: Attempt }> {
+  const hinted = Boolean(target.roles?.length);
+  const roles = (hinted ? target.roles! : PURPOSE_ROLES[purpose]) as AriaRole[];
+  let hiddenFallback: Attempt | undefined;
+
+  if (!target.text) {
+    // `click the last link`: any element of the hinted role.
+    const loc = roles.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b));
+    const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
+    const picked = pick(loc, infos, target);
+    if (picked) return picked;
+    return {};
+  }
+
+  for (const tier of TIERS) {
+    const strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    for (const strategy of strategies) {
+      const loc = strategyLocator(page, strategy, target.text, tier, roles, hinted);
+      if (!loc) continue;
+      const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
+      if (infos.length === 0) continue;
+      const picked = pick(loc, infos, target);
+      if (picked) return picked;
+      if (!hiddenFallback) hiddenFallback = { locator: loc, infos };
+    }
+  }
+  return hiddenFallback ? { hidden: hiddenFallback } : {};
+}
+
+/** Picks among one strategy's matches: visible, de-duplicated, then the ordinal or the only one. */
+function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHidden = false): FoundElement | undefined {
+  const kept: number[] = [];
+  infos.forEach((info, i) => {
+    if (info.sameAs !== -1 || info.inside !== -1) return;
+    if (!includeHidden && !info.visible) return;
+    kept.push(i);
+  });
+  if (kept.length === 0) return undefined;
+  if (target.ordinal !== undefined) {
+    const index = target.ordinal === -1 ? kept[kept.length - 1] : kept[target.ordinal - 1];
+    if (index === undefined) {
+      throw new InterpreterError(
+        "WF_ELEMENT_NOT_FOUND",
+        `no ${ordinalWord(target.ordinal)} element matches ${targetLabel(target)}: only ${kept.length} match${kept.length === 1 ? "es" : ""}. ` +
+          `Use a smaller ordinal or a more specific target.`,
+        { target: target.text, candidates: kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name })) },
+      );
+    }
+    return { locator: loc.nth(index), description: describe(infos[index]!) };
+  }
+  if (kept.length > 1) {
+    const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
+    const list = candidates.slice(0, 8).map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ");
+    const role = candidates[0]!.role;
+    throw new InterpreterError(
+      "WF_ELEMENT_AMBIGUOUS",
+      `${kept.length} elements match ${targetLabel(target)} equally well: ${list}. ` +
+        `Name the role (\`the ${JSON.stringify(target.text || "…")} ${role}\`) or an ordinal (\`the second ${JSON.stringify(target.text || "…")} ${role}\`).`,
+      { target: target.text, candidates },
+    );
+  }
+  const index = kept[0]!;
+  return { locator: loc.nth(index), description: describe(infos[index]!) };
+}
+
+/**
+ * Lists the elements a person could have meant: the accessible names of the page's interactive
+ * elements (from Playwright's ARIA snapshot), the closest to `text` first.
+ */
+export async function closestCandidates(page: Page, text: string, limit = 5): Promise<ElementCandidate[]> {
+  let snapshot = "";
+  try {
+    snapshot = await page.locator("body").ariaSnapshot({ timeout: 2_000 });
+  } catch {
+    return [];
+  }
+  const seen = new Set<string>();
+  const all: Array<ElementCandidate & { score: number }> = [];
+  for (const line of snapshot.split("\n")) {
+    const m = line.match(/^\s*-\s+['"]?([a-z]+)\s+"((?:[^"\\]|\\.)*)"/);
+    if (!m || !CANDIDATE_ROLES.has(m[1]!)) continue;
+    let name = m[2]!;
+    try {
+      name = JSON.parse(`"${name}"`) as string;
+    } catch {
+      // keep the raw text
+    }
+    const key = `${m[1]}\u0000${name}`;
+    if (!name || seen.has(key)) continue;
+    seen.add(key);
+    all.push({ role: m[1]!, name, score: similarity(text, name) });
+  }
+  all.sort((a, b) => b.score - a.score);
+  return all.slice(0, limit).map(({ role, name }) => ({ role, name }));
+}
+
+/**
+ * Finds the one element `target` names, waiting up to `waitMs` for it to appear (polling, not
+ * busy-looping: 100 ms, then 250 ms, then every 500 ms).
+ *
+ * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` with the closest candidates, or
+ *   `WF_ELEMENT_AMBIGUOUS` with the equally good matches.
+ */
+export async function locateTarget(page: Page, target: TargetSpec, purpose: TargetPurpose, waitMs: number, signal?: AbortSignal): Promise<FoundElement> {
+  const deadline = Date.now() + Math.max(0, waitMs);
+  const pauses = [100, 250];
+  let last: { hidden?: Attempt } = {};
+  for (;;) {
+    const result = await tryOnce(page, target, purpose);
+    if ("locator" in result) return result;
+    last = result;
+    const left = deadline - Date.now();
+    if (left <= 0 || signal?.aborted) break;
+    await page.waitForTimeout(Math.min(left, pauses.shift() ?? 500));
+  }
+  // Only hidden matches: act on the first one (Playwright waits for it to become visible).
+  if (last.hidden) {
+    const picked = pick(last.hidden.locator, last.hidden.infos, target, true);
+    if (picked) return picked;
+  }
+  const candidates = await closestCandidates(page, target.text);
+  const closest = candidates.length
+    ? ` Closest: ${candidates.map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ")}.`
+    : " The page shows no interactive elements.";
+  throw new InterpreterError(
+    "WF_ELEMENT_NOT_FOUND",
+    `no element matches ${targetLabel(target)}.${closest} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,
+    { target: target.text, candidates },
+  );
+}

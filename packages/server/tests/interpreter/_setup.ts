@@ -1,0 +1,22 @@
+/** Shared set-up of the interpreter tests: one Chromium per test file, the fixtures served from disk. */
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
+
+export const FIXTURES = fileURLToPath(new URL("../fixtures/interpreter/", import.meta.url));
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+}
+
+export async function serveFixtures(): Promise<StaticServer> {
+  return startStaticServer(FIXTURES);
+}
+
+/** A context for one step: the page, its time budget and an abort signal that never fires. */
+export function step(page: Page, instruction: string, timeoutMs = 10_000) {
+  return { page, instruction, timeoutMs, signal: new AbortController().signal };
+}
