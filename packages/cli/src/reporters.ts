@@ -126,7 +126,11 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
           } else {
             const head = live ? `${r.status === "cancelled" ? c.yellow("■") : c.red("✖")} ${c.bold(r.workflow)} ${r.status} ${c.dim(`(${summary})`)}` : `run ${r.status} (${summary})`;
             line(head);
-            if (r.error) line(`${r.error.message}${r.error.code ? ` [${r.error.code}]` : ""}${r.error.callSite && !r.error.message.includes(r.error.callSite) ? `\n    at ${r.error.callSite}` : ""}`, stderr);
+            if (r.error) {
+              const code = r.error.code && !r.error.message.includes("[WF_") ? ` [${r.error.code}]` : "";
+              const at = r.error.callSite && !r.error.message.includes(r.error.callSite) ? `\n    at ${r.error.callSite}` : "";
+              line(`${r.error.message}${code}${at}`, stderr);
+            }
           }
           break;
         }
@@ -145,11 +149,18 @@ type Colors = ReturnType<typeof createColors>;
 
 function formatStepLive(step: StepRecord, c: Colors, width: number): string {
   const mark = step.status === "succeeded" ? c.green("✔") : c.red("✖");
-  const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(step.type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${oneLine(step.instruction)} ${c.dim(formatMs(step.durationMs))}`;
-  const lines = [truncate(head, width - 1)];
-  if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(truncate(`   ${c.dim("→")} ${compact(step.answer)}`, width - 1));
-  if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code ? c.dim(` [${step.error.code}]`) : ""}`);
+  const duration = formatMs(step.durationMs);
+  // The instruction gives way first, so the status and duration always show.
+  const room = Math.max(10, width - `✔ ${step.index}. ACT  ${duration}`.length - 1);
+  const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(step.type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${cut(oneLine(step.instruction), room)} ${c.dim(duration)}`;
+  const lines = [head];
+  if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(`   ${c.dim("→")} ${compact(step.answer, Math.max(20, width - 6))}`);
+  if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code && !step.error.message.includes(`[${step.error.code}]`) ? c.dim(` [${step.error.code}]`) : ""}`);
   return lines.join("\n");
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function formatStepPlain(step: StepRecord): string {

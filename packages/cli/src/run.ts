@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { REDACTED, WfError, isWfError, redactText, secretParamNames } from "@wf/core";
+import { REDACTED, WfError, isWfError, redactParams, redactText, secretParamNames } from "@wf/core";
 import type { RunRecord, ServiceClient } from "@wf/runtime";
 import { resolveCliConfig, type ResolvedCliConfig, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
@@ -112,10 +112,25 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   let record: RunRecord;
   try {
     const { runWorkflow } = await import("@wf/runtime");
+    const startedAt = new Date();
     try {
       record = await runWorkflow(workflow, { params, client: service.client, signal: controller.signal, onEvent: (event) => reporter.onEvent(event) });
     } catch (error) {
-      throw beforeRunError(error, config, controller.signal, options.signal, redact);
+      if (!(isWfError(error) && error.code === "WF_ABORTED" && controller.signal.aborted)) throw beforeRunError(error, config, redact);
+      // Aborted (timeout, Ctrl-C) before the session existed: still a cancelled run, with a record.
+      const reason: unknown = controller.signal.reason;
+      const finishedAt = new Date();
+      record = {
+        workflow: workflow.name,
+        status: "cancelled",
+        params: redactParams(workflow, params),
+        error: isWfError(reason) ? { code: reason.code, message: reason.message } : { code: "WF_ABORTED", message: (error as Error).message },
+        startedAt: startedAt.toISOString(),
+        finishedAt: finishedAt.toISOString(),
+        durationMs: finishedAt.getTime() - startedAt.getTime(),
+        steps: [],
+      };
+      reporter.onEvent({ type: "run-finished", record });
     }
   } finally {
     if (timer) clearTimeout(timer);
@@ -161,6 +176,8 @@ async function openService(config: ResolvedCliConfig): Promise<OpenService> {
       apiKeys: [apiKey],
       dataDir: config.server.dataDir ?? tempDir!,
       logger: false,
+      // The embedded server's records live in a throw-away folder: no need to sync them to disk.
+      journalSync: false,
     });
   } catch (error) {
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
@@ -187,12 +204,9 @@ async function closeClient(client: unknown): Promise<void> {
 }
 
 /** An error `runWorkflow` threw before the run started (no session, no record), as the CLI reports it. */
-function beforeRunError(error: unknown, config: ResolvedCliConfig, signal: AbortSignal, outer: AbortSignal | undefined, redact: (s: string) => string): unknown {
+function beforeRunError(error: unknown, config: ResolvedCliConfig, redact: (s: string) => string): unknown {
   if (!isWfError(error)) return error;
   if (error.code === "WF_PARAMS_INVALID") return new CliUsageError("WF_CLI_PARAMS_INVALID", redact(error.message), { cause: error });
-  if (error.code === "WF_ABORTED" && signal.aborted) {
-    return outer?.aborted ? new WfError("WF_INTERRUPTED", "Interrupted before the run started.", { cause: error }) : signal.reason;
-  }
   if (error.code === "WF_SERVICE_UNREACHABLE" || isConnectionError(error)) return unreachable(config, error, redact);
   const status = (error as { status?: unknown }).status;
   if (error.code === "WF_SERVICE_ERROR" && (status === 401 || status === 403)) {

@@ -1,7 +1,6 @@
 /**
  * `serve()`: the programmatic `wf serve`. Starts `@wf/server` and keeps it until the signal aborts.
  */
-import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { resolveCliConfig } from "./config.js";
 import { CliUsageError } from "./errors.js";
@@ -17,7 +16,7 @@ export interface ServeOptions {
   workflowsDir?: string;
   /** Where session and run records are kept. @default the server's */
   dataDir?: string;
-  /** The API key clients must send; @default `WF_API_KEY`, else a random one (printed) */
+  /** The API key clients must send. @default `WF_API_KEY`, else the server's `WF_API_KEYS`, else a generated one (printed) */
   apiKey?: string;
   /** @default process.cwd() */
   cwd?: string;
@@ -56,14 +55,14 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     dotenv: options.loadConfigFile ?? true,
     flags: { host: options.host, port: options.port, workflowsDir: options.workflowsDir, dataDir: options.dataDir, apiKey: options.apiKey },
   });
-  const apiKey = config.apiKey ?? randomBytes(18).toString("base64url");
   const { startServer } = await import("@wf/server");
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
       host: config.server.host,
       ...(config.server.port !== undefined ? { port: config.server.port } : {}),
-      apiKeys: [apiKey],
+      // Unset: the server takes WF_API_KEYS, or generates a key.
+      ...(config.apiKey ? { apiKeys: [config.apiKey] } : {}),
       ...(config.server.dataDir ? { dataDir: resolve(cwd, config.server.dataDir) } : {}),
       ...(config.server.workflowsDir ? { workflowsDir: resolve(cwd, config.server.workflowsDir) } : {}),
       logger: false,
@@ -75,6 +74,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       { cause: error },
     );
   }
+  const apiKey = server.apiKey;
   stdout.write(`wf server listening on ${server.url}\napi key: ${apiKey}\n  WF_BASE_URL=${server.url} WF_API_KEY=${apiKey} wf run <file>\nPress Ctrl-C to stop.\n`);
   const handle: ServeHandle = { url: server.url, apiKey, close: () => server.close() };
   if (options.signal) {
