@@ -287,7 +287,7 @@ class ServiceExecutor implements Executor {
     open.record.status = status;
     open.record.finishedAt = new Date().toISOString();
     open.record.durationMs = Math.round(performance.now() - open.t0);
-    this.init.emit({ type: "step-finished", step: structuredClone(open.record) });
+    this.init.emit({ type: "step-finished", step: { ...open.record } });
   }
 
   /**
