@@ -19,6 +19,7 @@
  *     frees its browser context; throws `HttpProblem` `WF_SESSION_FINISHED` (409) if it already ended.
  *   - `sessionStatus(id)`, `waitForSession(id, { since, waitMs })`, `onChange(listener)` for
  *     status answers, long-polls and live pages; `viewUrl(session)` for the `previewUrl`.
+ * - `browser`: the one browser process (`newContext()`), for pages outside any session.
  * - `journal`: the append-only NDJSON journal, for records beyond sessions and steps
  *   (`journal.append({ type: "stored-…", record })`; replay ignores unknown types).
  * - `openapi`: register each route's operation so the served OpenAPI document covers it.
@@ -28,6 +29,7 @@
  * - `publicUrl()`: base of the links handed out.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { BrowserHost } from "./browser.js";
 import type { z } from "zod";
 import type { Journal } from "./journal.js";
 import type { OpenApiRegistry } from "./openapi.js";
@@ -59,6 +61,11 @@ export interface ServerContext {
   publicUrl(): string;
   /** Sessions and steps. */
   sessions: SessionManager;
+  /**
+   * The server's one browser. Sessions get their contexts through `sessions.createSession`; use
+   * `browser.newContext()` directly only for pages outside any session (tests opening the debugger).
+   */
+  browser: BrowserHost;
   /** The step interpreter every step goes through. */
   interpreter: StepInterpreter;
   /** The append-only journal in `options.dataDir`. */

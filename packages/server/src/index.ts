@@ -77,6 +77,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       options: resolved,
       publicUrl: () => publicUrl,
       sessions,
+      browser,
       interpreter,
       journal,
       openapi: new OpenApiRegistry({

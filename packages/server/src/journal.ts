@@ -6,7 +6,7 @@
  * so an HTTP answer sent after it never reports what the disk doesn't hold. A torn last line (a
  * crash mid-write) is skipped on replay and never merges with the next line.
  */
-import { open, mkdir, readFile, type FileHandle } from "node:fs/promises";
+import { open, mkdir, readFile, rename, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 
 /** One journal line. `record` is a session or step record as the session manager keeps it. */
@@ -68,6 +68,27 @@ export class Journal {
       }
     }
     this.flushing = undefined;
+  }
+
+  /**
+   * Replaces the whole journal with `events` (a compaction: one line per record), atomically: the
+   * new file is written and synced beside the old one, then renamed over it. Used at start-up so
+   * the journal does not grow without bound across restarts.
+   */
+  async rewrite(events: ReadonlyArray<Omit<JournalEvent, "at"> & { at?: string }>): Promise<void> {
+    while (this.flushing) await this.flushing;
+    const at = new Date().toISOString();
+    const tmp = `${this.path}.tmp`;
+    const out = await open(tmp, "w");
+    try {
+      await out.write(events.map((e) => JSON.stringify({ at, ...e }) + "\n").join(""));
+      await out.sync();
+    } finally {
+      await out.close();
+    }
+    await this.handle.close();
+    await rename(tmp, this.path);
+    this.handle = await open(this.path, "a");
   }
 
   /** Waits for pending writes, then closes the file. Idempotent. */

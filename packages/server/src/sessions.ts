@@ -190,7 +190,8 @@ export class SessionManager {
 
   /**
    * Rebuilds sessions and steps from the journal. Steps that were `QUEUED`/`RUNNING` and sessions
-   * that were open become `FAILED` with code `WF_SERVER_RESTARTED`; those changes are journaled.
+   * that were open become `FAILED` with code `WF_SERVER_RESTARTED`; then the journal is compacted
+   * to one line per record (so it holds those changes too).
    */
   async restore(replay: JournalReplay): Promise<void> {
     for (const event of replay.events) {
@@ -202,27 +203,45 @@ export class SessionManager {
         if (typeof record.stepId === "string") this.steps.set(record.stepId, record);
       }
     }
+    // A session's step list comes from the step records (a step is journaled before its session is).
+    const bySession = new Map<string, StepRecord[]>();
+    for (const step of this.steps.values()) bySession.set(step.sessionId, [...(bySession.get(step.sessionId) ?? []), step]);
+    for (const session of this.sessions.values()) {
+      session.stepIds = (bySession.get(session.sessionId) ?? []).sort((a, b) => a.index - b.index).map((s) => s.stepId);
+    }
+    const now = new Date().toISOString();
+    let changed = replay.skippedLines.length > 0;
     for (const step of this.steps.values()) {
       if (step.idempotencyKey) this.idempotency.set(idempotencyId(step.sessionId, step.idempotencyKey), step.stepId);
       if (step.status === "QUEUED" || step.status === "RUNNING") {
-        const now = new Date().toISOString();
-        step.error = { code: "WF_SERVER_RESTARTED", message: `The server stopped while this step was ${step.status.toLowerCase()}; it did not finish. Run it again.` };
+        step.error = {
+          code: "WF_SERVER_RESTARTED",
+          message: `The server stopped while this step was ${step.status.toLowerCase()}, so it did not finish. Run it again in a new session.`,
+        };
         step.status = "FAILED";
         step.finishedAt = now;
-        step.durationMs = step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null;
-        await this.deps.journal.append({ type: "step", record: { ...step } });
+        step.durationMs = step.startedAt ? Math.max(0, Date.parse(now) - Date.parse(step.startedAt)) : null;
+        changed = true;
       }
     }
     for (const session of this.sessions.values()) {
       if (session.status === "RUNNING") {
-        const now = new Date().toISOString();
         session.status = "FAILED";
-        session.error = { code: "WF_SERVER_RESTARTED", message: "The server stopped while this session was open; its browser context is gone. Create a new session." };
+        session.error = { code: "WF_SERVER_RESTARTED", message: "The server stopped while this session was open, so its browser context is gone. Create a new session." };
         session.finishedAt = now;
         session.updatedAt = now;
         session.version += 1;
-        await this.deps.journal.append({ type: "session", record: { ...session } });
+        changed = true;
       }
+    }
+    // Other record types (e.g. the stored-workflow routes') are kept as they were.
+    const others = replay.events.filter((e) => e.type !== "session" && e.type !== "step");
+    if (changed || replay.events.length > this.sessions.size + this.steps.size + others.length) {
+      await this.deps.journal.rewrite([
+        ...[...this.sessions.values()].map((record) => ({ type: "session", record: { ...record } })),
+        ...[...this.steps.values()].map((record) => ({ type: "step", record: { ...record } })),
+        ...others,
+      ]);
     }
   }
 
@@ -621,7 +640,7 @@ export class SessionManager {
   }
 
   private armIdleTimer(session: SessionRecord, live: LiveSession): void {
-    if (session.kind !== "STEP" || session.status !== "RUNNING") return;
+    if (session.kind !== "STEP" || session.status !== "RUNNING" || this.stopping) return;
     this.disarmIdleTimer(live);
     const { idleTimeoutMs } = this.deps.options;
     live.idleTimer = setTimeout(() => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import {
   CreateSessionResponse,
   MAX_LONG_POLL_MS,
@@ -21,7 +21,6 @@ import {
   routePath,
 } from "@wf/core/protocol";
 import { startServer, type RunningServer } from "../src/index.js";
-import { CHROMIUM_ARGS } from "../src/browser.js";
 import { servePages, type PagesServer } from "./helpers/pages-server.js";
 
 const KEY = "test-key-http";
@@ -323,12 +322,13 @@ describe("steps", () => {
 });
 
 describe("debugger page", () => {
-  let browser: Browser;
+  // A context of the server's own browser: one browser process for the whole file.
+  let viewer: BrowserContext;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: [...CHROMIUM_ARGS] });
+    viewer = await server.context.browser.newContext();
   });
   afterAll(async () => {
-    await browser?.close();
+    await viewer?.close();
   });
 
   it("loads with the session token, shows the steps live and the screenshot after each step", async () => {
@@ -336,7 +336,7 @@ describe("debugger page", () => {
     const id = session.workflowId;
     await waitStep((await runStep(id, { step: `go to "${pages.url}/form.html"`, type: "ACT" })).stepId);
 
-    const page = await browser.newPage();
+    const page = await viewer.newPage();
     await page.goto(session.debuggerUrl);
     await page.locator("li.step").first().waitFor();
     expect(await page.locator("#session-status").textContent()).toBe("RUNNING");
