@@ -85,7 +85,17 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   };
 
   if (signal.aborted) throw new RunAbortedError(signal.reason);
-  const session = await client.createSession({ browserMode: "REMOTE" }, { signal });
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  // The create request gets no signal: aborting it after it was sent could orphan the session it
+  // creates. On abort, wait (up to closeTimeoutMs) for its answer, close that session, then throw.
+  const creating = client.createSession({ browserMode: "REMOTE" });
+  let session: Awaited<typeof creating>;
+  try {
+    session = await untilAborted(creating, signal);
+  } catch (error) {
+    if (signal.aborted) await closeLateSession(client, creating, closeTimeoutMs);
+    throw error;
+  }
   const sessionId = session.workflowId;
   const startedAt = new Date();
   const t0 = performance.now();
@@ -128,7 +138,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
 
   let closeError: WireError | undefined;
   try {
-    await client.closeSession(sessionId, { signal: AbortSignal.timeout(options.closeTimeoutMs ?? 10_000) });
+    await client.closeSession(sessionId, { signal: AbortSignal.timeout(closeTimeoutMs) });
   } catch (error) {
     const code = isWfError(error) ? (error as { problem?: { code?: string } }).problem?.code : undefined;
     if (code !== "WF_SESSION_CLOSED") closeError = toWireError(error, redact);
@@ -325,6 +335,17 @@ class ServiceExecutor implements Executor {
         interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS);
       }
     }
+  }
+}
+
+/** Waits up to `timeoutMs` for a session being created when the run was aborted, and closes it. */
+async function closeLateSession(client: ServiceClient, creating: Promise<{ workflowId: string }>, timeoutMs: number): Promise<void> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const session = await untilAborted(creating, signal);
+    await client.closeSession(session.workflowId, { signal });
+  } catch {
+    // Not created, or not in time: the service's idle timeout reclaims a late one.
   }
 }
 

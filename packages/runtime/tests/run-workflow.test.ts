@@ -189,6 +189,18 @@ describe("runWorkflow", () => {
     expect(server.closed()).toBe(1);
   });
 
+  it("closes the session whose creation was under way when the signal aborted", async () => {
+    const { server, client } = await setUp();
+    server.fault("create", { kind: "slow", delayMs: 300 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("Ctrl-C")), 50);
+    const events: RunEvent[] = [];
+    await expect(runWorkflow(prices, { client, signal: controller.signal, onEvent: (e) => events.push(e) })).rejects.toMatchObject({ code: "WF_ABORTED" });
+    expect(events).toEqual([]);
+    expect(server.created()).toBe(1);
+    expect(server.openSessions()).toBe(0);
+  });
+
   it("ends cancelled when the handler ignores the signal between steps", async () => {
     const { server, client } = await setUp();
     const controller = new AbortController();
