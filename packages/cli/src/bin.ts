@@ -4,8 +4,12 @@
  * a second Ctrl-C exits at once.
  */
 import { WfError } from "@wf/core";
+import { markTsxRegistered } from "./_import.js";
 import { runCli } from "./cli.js";
 import { EXIT } from "./errors.js";
+
+// bin/wf.js registered tsx for the process: user files load with plain import().
+markTsxRegistered();
 
 const controller = new AbortController();
 let interrupts = 0;

@@ -4,6 +4,7 @@
  * {@link resolveCliConfig}: flag, then config file, then environment variable, then default.
  */
 import { z } from "zod";
+import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
 
 /** Reporters of `wf run`. */
@@ -134,7 +135,20 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     if (options.configFile !== false) {
       let loaded: { config?: unknown; configFile?: string | undefined };
       try {
-        loaded = await loadConfig({ name: "wf", cwd, rcFile: false, globalRc: false, packageJson: false, dotenv: false, giget: false, envName: false, extend: false });
+        loaded = await loadConfig({
+          name: "wf",
+          cwd,
+          rcFile: false,
+          globalRc: false,
+          packageJson: false,
+          dotenv: false,
+          giget: false,
+          envName: false,
+          extend: false,
+          // c12's default loader (jiti) transpiles the config's whole import graph with Babel, which
+          // takes seconds once it imports @wf/cli; tsx (esbuild) loads the same file at once.
+          jiti: tsxLoader() as never,
+        });
       } catch (error) {
         throw new CliUsageError(
           "WF_CLI_CONFIG_INVALID",
@@ -179,6 +193,19 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
       dataDir: nonEmpty(flags.dataDir) ?? file.server?.dataDir ?? nonEmpty(env.WF_DATA_DIR),
     },
     env,
+  };
+}
+
+/** The one method c12 uses of its jiti instance, backed by tsx (see `_import.ts`). */
+function tsxLoader(): { import(file: string, options?: { default?: boolean }): Promise<unknown> } {
+  return {
+    async import(file, options) {
+      const mod = (await importTs(file)) as { default?: unknown };
+      let value: unknown = options?.default ? (mod.default ?? mod) : mod;
+      // A file compiled as CommonJS puts the ESM default one level down.
+      if (options?.default && value && typeof value === "object" && "default" in value && Object.keys(value).length === 1) value = (value as { default: unknown }).default;
+      return value;
+    },
   };
 }
 

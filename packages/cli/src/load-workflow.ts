@@ -4,12 +4,12 @@
  */
 import { access } from "node:fs/promises";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { isWorkflow, isWfError, type Workflow } from "@wf/core";
+import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
 
 /**
- * Imports `file` with tsx's `tsImport` and returns its default-exported workflow.
+ * Imports `file` with tsx (see `_import.ts`) and returns its default-exported workflow.
  *
  * @param file - path of a `.ts`/`.mts`/`.js` workflow file, relative to `cwd`.
  * @param cwd - @default process.cwd()
@@ -26,8 +26,7 @@ export async function loadWorkflowFile(file: string, cwd: string = process.cwd()
   }
   let mod: Record<string, unknown>;
   try {
-    const { tsImport } = await import("tsx/esm/api");
-    mod = (await tsImport(pathToFileURL(path).href, { parentURL: import.meta.url })) as Record<string, unknown>;
+    mod = await importTs(path);
   } catch (error) {
     throw new CliUsageError("WF_CLI_LOAD_FAILED", `Could not load ${path}: ${describeLoadError(error)}\nFix the file and run again (\`wf check ${file}\` type-checks it).`, {
       cause: error,

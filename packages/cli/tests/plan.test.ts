@@ -1,0 +1,78 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkWorkflowFiles, formatPlan, planWorkflowFile } from "../src/index.js";
+import { FIXTURES, brokenFixture, scratchDir } from "./_helpers.js";
+
+describe("planWorkflowFile", () => {
+  let dir: string;
+  let remove: () => Promise<void>;
+  beforeAll(async () => ({ dir, remove } = await scratchDir()));
+  afterAll(() => remove());
+
+  it("lists act/ask calls in source order with template parts as ${…}, without running the file", async () => {
+    const plan = await planWorkflowFile(join(FIXTURES, "clean.ts"));
+    expect(plan.steps.map((s) => [s.index, s.type, s.instruction, s.hasSchema, s.line])).toEqual([
+      [1, "ACT", "go to ${…}", false, 6],
+      [2, "ASK", "the table of prices", true, 7],
+    ]);
+    expect(plan.findings).toEqual([]);
+    expect(formatPlan(plan, FIXTURES)).toContain('2. ASK "the table of prices"  (schema)  clean.ts:7:22');
+  });
+
+  it("flags an empty instruction, an ask used as an object without a schema, and schemas strict mode refuses", async () => {
+    const file = await brokenFixture(dir, "lint");
+    const plan = await planWorkflowFile(file);
+    expect(plan.steps.map((s) => `${s.type} ${s.instruction}`)).toEqual([
+      "ACT go to https://example.com/search?q=${…}",
+      "ACT ",
+      "ASK the product's name and price",
+      "ASK the page title",
+      "ASK the tags",
+      "ASK the rows",
+      "ASK the summary",
+    ]);
+    const findings = plan.findings.map((f) => `${f.line} ${f.code}`);
+    expect(findings).toEqual([
+      "9 WF_LINT_EMPTY_INSTRUCTION",
+      // `info.price` on a text answer, then `const { title } = await ask(...)`.
+      "11 WF_LINT_ASK_NEEDS_SCHEMA",
+      "12 WF_LINT_ASK_NEEDS_SCHEMA",
+      // z.record() inline, and z.any() inside the `const Row` the schema references.
+      "13 WF_LINT_SCHEMA_UNSUPPORTED",
+      "5 WF_LINT_SCHEMA_UNSUPPORTED",
+    ]);
+    expect(plan.findings[3]!.message).toContain("z.record()");
+    expect(plan.findings[4]!.message).toContain("z.any()");
+    // `text.toUpperCase()` is a string method: text answers may be used as strings.
+    expect(plan.findings.some((f) => f.line === 16)).toBe(false);
+  });
+
+  it("reports a syntax error as a finding", async () => {
+    const plan = await planWorkflowFile(await brokenFixture(dir, "syntax-error"));
+    expect(plan.findings[0]).toMatchObject({ code: "WF_LINT_SYNTAX", line: 4 });
+  });
+
+  it("says so when the file does not exist", async () => {
+    await expect(planWorkflowFile(join(dir, "missing.ts"))).rejects.toMatchObject({ code: "WF_CLI_FILE_NOT_FOUND", exitCode: 2 });
+  });
+});
+
+describe("checkWorkflowFiles", () => {
+  let dir: string;
+  let remove: () => Promise<void>;
+  beforeAll(async () => ({ dir, remove } = await scratchDir()));
+  afterAll(() => remove());
+
+  it("type-checks with the project's tsconfig and adds the lint findings", async () => {
+    const typeError = await brokenFixture(dir, "type-error");
+    const lint = await brokenFixture(dir, "lint");
+    const result = await checkWorkflowFiles([join(FIXTURES, "clean.ts"), typeError, lint]);
+    expect(result.tsconfig).toMatch(/tsconfig\.json$/);
+    expect(result.files[0]!.findings).toEqual([]);
+    expect(result.files[1]!.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["6 TS2322"]);
+    const lintCodes = result.files[2]!.findings.map((f) => f.code);
+    expect(lintCodes.filter((c) => c.startsWith("TS")).length).toBeGreaterThan(0);
+    expect(lintCodes).toContain("WF_LINT_EMPTY_INSTRUCTION");
+    expect(result.findingCount).toBe(result.files.reduce((n, f) => n + f.findings.length, 0));
+  }, 180_000);
+});
