@@ -13,7 +13,7 @@ import { openJournal } from "./journal.js";
 import { OpenApiRegistry } from "./openapi.js";
 import { resolveServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
-import type { StepInterpreter } from "./interpreter/types.js";
+import { createDeterministicInterpreter } from "./interpreter/index.js";
 
 export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
 export type { ServerOptions, ResolvedServerOptions } from "./options.js";
@@ -45,12 +45,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function defaultInterpreter(): Promise<StepInterpreter> {
-  const path = "./interpreter/index.js";
-  const mod = (await import(path)) as { createDeterministicInterpreter: () => StepInterpreter };
-  return mod.createDeterministicInterpreter();
-}
-
 /**
  * Starts the service: replays the journal of `dataDir` (unfinished steps and open sessions of a
  * previous run become `FAILED` with `WF_SERVER_RESTARTED`), starts the browser, and listens.
@@ -67,7 +61,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await browser.start();
   const cleanup: (() => Promise<void>)[] = [() => browser.close()];
   try {
-    const interpreter = resolved.interpreter ?? (await defaultInterpreter());
+    const interpreter = resolved.interpreter ?? createDeterministicInterpreter();
     const { journal, replay } = await openJournal(resolved.dataDir, { sync: resolved.journalSync });
     cleanup.unshift(() => journal.close());
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
