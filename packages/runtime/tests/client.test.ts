@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "node:net";
+import { Agent, request } from "undici";
 import { isWfError } from "@wf/core";
 import { createServiceClient, ServiceError, type ServiceClient } from "../src/index.js";
 import { startFaultServer, type FaultServer } from "./helpers/fault-server.js";
@@ -151,6 +152,17 @@ describe("service client against the fault server", () => {
     expect(session.steps).toHaveLength(1);
     const closed = await client.closeSession(workflowId);
     expect(closed.status).toBe("SUCCEEDED");
+  });
+
+  it("sends through an injected dispatcher and leaves it open on close()", async () => {
+    const agent = new Agent();
+    const injected = createServiceClient({ baseUrl: `${server.baseUrl}/`, apiKey: "k-123", dispatcher: agent });
+    expect(injected.baseUrl).toBe(server.baseUrl);
+    expect((await injected.health()).status).toBe("ok");
+    await injected.close();
+    const response = await request(`${server.baseUrl}/apis/request/health`, { dispatcher: agent, headers: { "api-key": "k-123" } });
+    expect(await response.body.json()).toMatchObject({ status: "ok" });
+    await agent.close();
   });
 
   it("stops a call (and its retries) when its signal aborts", async () => {

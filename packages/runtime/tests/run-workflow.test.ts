@@ -246,6 +246,18 @@ describe("runWorkflow", () => {
     expect(everything).toContain("ann");
   });
 
+  it("redacts a secret from a failed step's error too", async () => {
+    const { client } = await setUp({ fail: (step) => ({ code: "WF_ELEMENT_NOT_FOUND", message: `nothing to type ${step.step} into` }) });
+    const login = workflow({ name: "login", params: z.object({ pin: secret(z.number()) }) }, async ({ params }) => {
+      await act(`type "${params.pin}" into "PIN"`);
+    });
+    const events: RunEvent[] = [];
+    const record = await runWorkflow(login, { params: { pin: 987654 }, client, onEvent: (e) => events.push(e) });
+    expect(record.status).toBe("failed");
+    expect(record.error?.message).toContain('type \\"[secret]\\" into \\"PIN\\"');
+    expect(JSON.stringify({ record, events })).not.toContain("987654");
+  });
+
   it("fails with WF_SERVICE_PROTOCOL on a malformed answer, and still closes the session", async () => {
     const { server, client } = await setUp();
     server.fault("stepStatus", { kind: "malformed" });
