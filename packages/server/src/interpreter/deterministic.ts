@@ -113,9 +113,12 @@ class StepClock {
   async guard<T>(fn: () => Promise<T>): Promise<T> {
     if (this.signal.aborted) throw this.timeoutError();
     let onAbort: (() => void) | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(this.timeoutError());
       this.signal.addEventListener("abort", onAbort, { once: true });
+      // A backstop for calls that take no timeout (keyboard, evaluate): the step ends at its deadline.
+      timer = setTimeout(() => reject(this.timeoutError()), this.left() + 50);
     });
     try {
       return await Promise.race([fn(), aborted]);
@@ -125,6 +128,7 @@ class StepClock {
       if (this.signal.aborted) throw this.timeoutError(error);
       throw error;
     } finally {
+      clearTimeout(timer);
       if (onAbort) this.signal.removeEventListener("abort", onAbort);
       aborted.catch(() => undefined);
     }

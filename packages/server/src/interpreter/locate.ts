@@ -1,8 +1,9 @@
 /**
  * Finds the element an instruction names, the way Playwright's user-facing locators do: by role
  * and accessible name (`getByRole`), label, placeholder, text, alt text and title, then by `name`
- * or `id` attribute. Exact matches beat case-insensitive whole matches, which beat substrings;
- * within a tier, earlier strategies beat later ones and visible elements beat hidden ones.
+ * or `id` attribute. Exact matches beat case-insensitive whole matches, which beat substrings
+ * (substrings only for fields: fill, select, check, upload); within a tier, earlier strategies
+ * beat later ones and visible elements beat hidden ones.
  */
 import type { Locator, Page } from "playwright-core";
 import { InterpreterError, type ElementCandidate } from "./errors.js";
@@ -140,7 +141,10 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
     return {};
   }
 
-  for (const tier of TIERS) {
+  // Substrings only name fields (`"Email"` for "Email address"): a click on a substring could
+  // hit the wrong element (`"Sign in"` must not click "Sign in with SSO").
+  const tiers = purpose === "click" || purpose === "any" ? TIERS.filter((t) => t !== "substring") : TIERS;
+  for (const tier of tiers) {
     const strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
     for (const strategy of strategies) {
       const loc = strategyLocator(page, strategy, target.text, tier, roles, hinted);

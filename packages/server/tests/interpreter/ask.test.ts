@@ -59,3 +59,136 @@ describe("ASK on a real page nobody on the project wrote", () => {
     expect(rows.map((r) => r.name)).toEqual(["smallint", "integer", "bigint", "decimal", "numeric", "real", "double precision", "smallserial", "serial", "bigserial"]);
   });
 });
+
+describe("ASK with a schema", () => {
+  beforeAll(async () => {
+    await page.goto(`${server.url}/data.html`);
+  });
+
+  it("reads labelled values: definition lists, label + field, th/td rows, Name: value text", async () => {
+    const answer = await ask(
+      "order details",
+      z.object({
+        orderDate: z.string(),
+        status: z.enum(["Pending", "Shipped", "Delivered"]),
+        totalPrice: z.number(),
+        giftWrap: z.boolean(),
+        customer: z.string(),
+        trackingNumber: z.string(),
+        quantity: z.number().int(),
+        expressDelivery: z.boolean(),
+        carrier: z.string(),
+        weight: z.number(),
+      }),
+    );
+    expect(answer).toEqual({
+      orderDate: "2026-11-02",
+      status: "Shipped",
+      totalPrice: 1234.5,
+      giftWrap: true,
+      customer: "Ada Lovelace",
+      trackingNumber: "ZX-99-1234",
+      quantity: 3,
+      expressDelivery: true,
+      carrier: "Parcel Co",
+      weight: 2.5,
+    });
+  });
+
+  it("reads the page's title, URL and headings", async () => {
+    const answer = await ask("about the page", z.object({ title: z.string(), url: z.string(), h1: z.string(), headings: z.array(z.string()) }));
+    expect(answer.title).toBe("Order #1042 – Shop");
+    expect(answer.url).toBe(`${server.url}/data.html`);
+    expect(answer.h1).toBe("Order #1042");
+    expect(answer.headings).toEqual(["Order #1042", "Summary", "Items", "Shipping history", "Recommended", "Desk lamp", "Chair", "Footrest", "Features"]);
+  });
+
+  it("reads a table into an array of objects, headers matched loosely, numbers and booleans parsed", async () => {
+    const items = await ask(
+      "the ordered items",
+      z.array(z.object({ productName: z.string(), unitPrice: z.number(), qty: z.number().int(), inStock: z.boolean() })),
+    );
+    expect(items).toEqual([
+      { productName: "Keyboard", unitPrice: 49.9, qty: 1, inStock: true },
+      { productName: "Mouse", unitPrice: 19, qty: 2, inStock: false },
+      { productName: "Monitor", unitPrice: 1099, qty: 1, inStock: true },
+    ]);
+  });
+
+  it("picks among tables by headers and the question's words", async () => {
+    const events = await ask("the shipping history", z.array(z.object({ date: z.string(), event: z.string(), place: z.string() })));
+    expect(events).toEqual([
+      { date: "2026-11-02", event: "Packed", place: "Lyon" },
+      { date: "2026-11-03", event: "Shipped", place: "Lyon" },
+    ]);
+  });
+
+  it("reads repeated cards into an array of objects, with nullable fields null where a card lacks them", async () => {
+    const cards = await ask(
+      "the recommended products",
+      z.object({ products: z.array(z.object({ title: z.string(), price: z.number(), description: z.string(), rating: z.number().nullable() })) }),
+    );
+    expect(cards.products).toEqual([
+      { title: "Desk lamp", price: 24.99, description: "Warm light, three levels.", rating: 4.5 },
+      { title: "Chair", price: 129, description: "Ergonomic office chair.", rating: 4.8 },
+      { title: "Footrest", price: 19.5, description: "Adjustable height.", rating: null },
+    ]);
+  });
+
+  it("answers a wrapped scalar from the question, and a list of strings", async () => {
+    await expect(ask("What is the total price?", z.number())).resolves.toBe(1234.5);
+    await expect(ask("the tracking number", z.string())).resolves.toBe("ZX-99-1234");
+    await expect(ask("the features", z.array(z.string()))).resolves.toEqual(["Free returns", "Two-year warranty"]);
+  });
+
+  it("gives null for a nullable field the page does not show", async () => {
+    const answer = await ask("order", z.object({ status: z.string(), couponCode: z.string().nullable() }));
+    expect(answer).toEqual({ status: "Shipped", couponCode: null });
+  });
+
+  it("fails with WF_ANSWER_NOT_FOUND naming every required field it could not find, never guessing", async () => {
+    const error = await askFailure("order", z.object({ status: z.string(), couponCode: z.string(), invoiceNumber: z.number() }));
+    expect(error.code).toBe("WF_ANSWER_NOT_FOUND");
+    expect(error.details.fields).toEqual(["couponCode", "invoiceNumber"]);
+    expect(error.message).toContain('"couponCode", "invoiceNumber"');
+
+    const rows = await askFailure("items", z.array(z.object({ productName: z.string(), sku: z.string() })));
+    expect(rows.code).toBe("WF_ANSWER_NOT_FOUND");
+    expect(rows.details.fields).toEqual(["value[].sku"]);
+
+    // Text where a number is wanted is not found, not coerced.
+    const notANumber = await askFailure("order", z.object({ customer: z.number() }));
+    expect(notANumber.details.fields).toEqual(["customer"]);
+  });
+});
+
+describe("ASK without a schema", () => {
+  it("answers the title, the URL, the main heading, a labelled value, else the main text", async () => {
+    await page.goto(`${server.url}/data.html`);
+    const text = (question: string) => interpreter.ask({ page, question, timeoutMs: 10_000, signal: new AbortController().signal });
+    await expect(text("What is the page title?")).resolves.toBe("Order #1042 – Shop");
+    await expect(text("current URL")).resolves.toBe(`${server.url}/data.html`);
+    await expect(text("the main heading")).resolves.toBe("Order #1042");
+    await expect(text("What is the tracking number?")).resolves.toBe("ZX-99-1234");
+    const main = (await text("Summarise the order")) as string;
+    expect(main).toContain("Order #1042");
+    expect(main).toContain("Two-year warranty");
+    expect(main).not.toContain("Orders"); // the nav is outside <main>
+  });
+});
+
+describe("ASK on HTML sent as currentDom", () => {
+  it("reads a page the server set from HTML", async () => {
+    const scratch = await context.newPage();
+    await scratch.setContent(`<title>Scratch</title><table><tr><th>Name</th><th>Age</th></tr><tr><td>Ada</td><td>36</td></tr></table>`);
+    const answer = await interpreter.ask({
+      page: scratch,
+      question: "people",
+      schema: normalizeStepSchema(toResponseFormat(z.array(z.object({ name: z.string(), age: z.number() })), "people") as unknown as Record<string, unknown>),
+      timeoutMs: 10_000,
+      signal: new AbortController().signal,
+    });
+    expect(answer).toEqual({ value: [{ name: "Ada", age: 36 }] });
+    await scratch.close();
+  });
+});
