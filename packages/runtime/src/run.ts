@@ -323,9 +323,9 @@ class ServiceExecutor implements Executor {
       const asked = performance.now();
       const status = await client.getStepStatus(stepId, { waitMs, signal });
       if (status.status === "SUCCEEDED" || status.status === "FAILED") return status;
-      // A service that long-polls holds an unfinished answer for about waitMs; one that answers
-      // well before that does not long-poll: poll it with backoff instead.
-      if (this.longPollWorks && performance.now() - asked < waitMs / 2) this.longPollWorks = false;
+      // A service that long-polls holds an unfinished answer for waitMs (or its own cap, at least
+      // seconds); one that answers an unfinished step at once does not: poll it with backoff instead.
+      if (this.longPollWorks && performance.now() - asked < Math.min(waitMs / 2, 1_000)) this.longPollWorks = false;
       if (!this.longPollWorks) {
         try {
           await sleep(Math.min(interval, Math.max(0, deadline - performance.now())), signal);
