@@ -1,0 +1,98 @@
+/**
+ * Benchmark (not a test): the same flow of N actions (default 50) on a local page, once through
+ * the server over HTTP (each step run, then long-polled to its end) and once as a plain Playwright
+ * script in the same browser. Prints the median time per action of each and their ratio.
+ *
+ * Run: `pnpm --filter @wf/server bench` (`WF_BENCH_ACTIONS=100` for more actions).
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
+import { startServer } from "../src/index.js";
+import { servePages } from "../tests/helpers/pages-server.js";
+
+const ACTIONS = Number(process.env.WF_BENCH_ACTIONS ?? 50);
+
+/** The flow: alternately type an item name and click "Add item". */
+function flow(): { kind: "type" | "click"; text: string }[] {
+  return Array.from({ length: ACTIONS }, (_, i) => (i % 2 === 0 ? { kind: "type" as const, text: `item ${i / 2 + 1}` } : { kind: "click" as const, text: "Add item" }));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-"));
+  const pages = await servePages(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
+  const key = "bench-key";
+  const server = await startServer({ port: 0, apiKeys: [key], dataDir });
+  const pageUrl = `${pages.url}/form.html`;
+  try {
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(server.url + path, {
+        method,
+        headers: { "api-key": key, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      return res.json() as Promise<unknown>;
+    };
+    const runToEnd = async (sessionId: string, step: string) => {
+      const { stepId } = RunStepResponse.parse(await call("POST", routePath(ROUTES.stepRun, { id: sessionId }), { type: "ACT", step }));
+      for (;;) {
+        const status = StepStatus.parse(await call("GET", `${routePath(ROUTES.stepStatus, { stepId })}?waitMs=${MAX_LONG_POLL_MS}`));
+        if (status.status === "FAILED") throw new Error(`step ${step} failed: ${status.error?.code} ${status.error?.message}`);
+        if (status.status === "SUCCEEDED") return;
+      }
+    };
+
+    // Through the server.
+    const session = CreateSessionResponse.parse(await call("POST", ROUTES.stepCreate, {}));
+    await runToEnd(session.workflowId, `go to "${pageUrl}"`);
+    const viaServer: number[] = [];
+    for (const action of flow()) {
+      const instruction = action.kind === "type" ? `type "${action.text}" into "Item name"` : `click "${action.text}"`;
+      const start = performance.now();
+      await runToEnd(session.workflowId, instruction);
+      viaServer.push(performance.now() - start);
+    }
+    await call("POST", routePath(ROUTES.stepClose, { id: session.workflowId }));
+
+    // A plain Playwright script, in the same browser.
+    const context = await server.context.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(pageUrl);
+    const plain: number[] = [];
+    for (const action of flow()) {
+      const start = performance.now();
+      if (action.kind === "type") await page.getByLabel("Item name").fill(action.text);
+      else await page.getByRole("button", { name: action.text }).click();
+      plain.push(performance.now() - start);
+    }
+    await context.close();
+
+    const m1 = median(viaServer);
+    const m2 = median(plain);
+    process.stdout.write(
+      `${ACTIONS} actions on ${pageUrl}\n` +
+        `  through the server (HTTP): median ${m1.toFixed(1)} ms per action\n` +
+        `  plain Playwright script:   median ${m2.toFixed(1)} ms per action\n` +
+        `  ratio server / plain:      ${(m1 / m2).toFixed(2)}×\n`,
+    );
+  } finally {
+    await server.close();
+    await pages.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
