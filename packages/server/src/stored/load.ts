@@ -18,10 +18,14 @@ export const WORKFLOW_FILE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"] as const;
 /** A workflow file could not be loaded. Code `WF_WORKFLOW_LOAD_FAILED`; `file` is relative to the folder. */
 export class WorkflowLoadError extends WfError {
   override name = "WorkflowLoadError";
+  /** The file, relative to the workflows folder. */
   readonly file: string;
-  constructor(file: string, message: string, options?: { cause?: unknown }) {
-    super("WF_WORKFLOW_LOAD_FAILED", message, options);
+  /** Why it failed, without the file name. */
+  readonly reason: string;
+  constructor(file: string, reason: string, options?: { cause?: unknown }) {
+    super("WF_WORKFLOW_LOAD_FAILED", `${file}: ${reason}`, options);
     this.file = file;
+    this.reason = reason;
   }
 }
 
@@ -94,7 +98,7 @@ export async function loadStoredWorkflows(
     try {
       namespace = (await importModule(path)) as typeof namespace;
     } catch (error) {
-      errors.push(new WorkflowLoadError(file, `${file}: failed to load: ${firstLine(error)}`, { cause: error }));
+      errors.push(new WorkflowLoadError(file, `failed to load: ${firstLine(error)}`, { cause: error }));
       continue;
     }
     let candidate = namespace?.default;
@@ -103,13 +107,13 @@ export async function loadStoredWorkflows(
       candidate = (candidate as { default: unknown }).default;
     }
     if (!isWorkflow(candidate)) {
-      errors.push(new WorkflowLoadError(file, `${file}: the default export is not a workflow; export default workflow({ name, ... }, handler).`));
+      errors.push(new WorkflowLoadError(file, `the default export is not a workflow; export default workflow({ name, ... }, handler).`));
       continue;
     }
     const existing = workflows.get(candidate.name);
     if (existing) {
       errors.push(
-        new WorkflowLoadError(file, `${file}: workflow name "${candidate.name}" is already used by ${existing.info.file}; workflow names must be unique.`),
+        new WorkflowLoadError(file, `workflow name "${candidate.name}" is already used by ${existing.info.file}; workflow names must be unique.`),
       );
       continue;
     }
@@ -117,7 +121,7 @@ export async function loadStoredWorkflows(
     try {
       params = paramsJsonSchema(candidate);
     } catch (error) {
-      errors.push(new WorkflowLoadError(file, `${file}: its params cannot be described as JSON Schema: ${firstLine(error)}`, { cause: error }));
+      errors.push(new WorkflowLoadError(file, `its params cannot be described as JSON Schema: ${firstLine(error)}`, { cause: error }));
       continue;
     }
     workflows.set(candidate.name, {

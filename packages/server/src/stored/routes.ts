@@ -3,6 +3,7 @@
  * (both paths of the spec, identical), and cancel a running session. Status and long-poll are the
  * server's session status route; the preview page is the server's session view.
  */
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ROUTES, RunWorkflowRequest, RunWorkflowResponse, SessionStatus, WorkflowList } from "@wf/core/protocol";
@@ -29,7 +30,7 @@ export async function registerStoredWorkflowRoutes(app: FastifyInstance, context
   const dir = context.options.workflowsDir;
   const catalog = await loadStoredWorkflows(dir, context.options.importModule as ImportModule | undefined);
   if (catalog.dir) {
-    for (const error of catalog.errors) process.stderr.write(`wf server: workflow file ${catalog.dir}/${error.file} failed to load: ${error.message}\n`);
+    for (const error of catalog.errors) process.stderr.write(`wf server: not serving ${join(catalog.dir, error.file)}: ${error.reason}\n`);
     app.log.info({ dir: catalog.dir, workflows: [...catalog.workflows.keys()], failed: catalog.errors.length }, "stored workflows loaded");
   }
   const runs = new StoredRuns(context, catalog);
