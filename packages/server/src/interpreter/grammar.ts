@@ -126,7 +126,7 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
   {
     verb: "type",
     pattern: new RegExp(`^(?:type|enter|write)\\s+${Q}$`, "i"),
-    examples: ['type "hello" (into the focused element)'],
+    examples: ['type "hello"'],
     build: (m, q) => ({ verb: "type-focused", text: q[Number(m[1])]! }),
   },
   {

@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ACT_GRAMMAR, normalizeKey, parseInstruction, parseTarget, extractQuotes } from "./grammar.js";
+import { InterpreterError } from "./errors.js";
+
+describe("ACT_GRAMMAR", () => {
+  const readme = readFileSync(new URL("../../README-interpreter.md", import.meta.url), "utf8");
+  const examples = ACT_GRAMMAR.flatMap((rule) => rule.examples.map((example) => ({ rule, example })));
+
+  it.each(examples)("parses its own example `$example`, and the README documents it", ({ rule, example }) => {
+    const action = parseInstruction(example);
+    expect(action.verb.replace(/-.*/, "")).toBe(rule.verb); // scroll-to → scroll, wait-text → wait, type-focused → type
+    expect(readme).toContain(`\`${example}\``);
+  });
+});
+
+describe("parseInstruction", () => {
+  it.each([
+    ['go to "https://example.com/a"', { verb: "goto", url: "https://example.com/a" }],
+    ["Open localhost:8080/login.", { verb: "goto", url: "localhost:8080/login" }],
+    ["please go back", { verb: "back" }],
+    ["Refresh", { verb: "reload" }],
+    ['click the "Save" button', { verb: "click", target: { text: "Save", quoted: true, roles: ["button"], roleWord: "button" } }],
+    ['Click link "Docs"', { verb: "click", target: { text: "Docs", quoted: true, roles: ["link"], roleWord: "link" } }],
+    ["tap on the last link", { verb: "click", target: { text: "", quoted: false, ordinal: -1, roles: ["link"], roleWord: "link" } }],
+    ["click Sign in button", { verb: "click", target: { text: "Sign in", quoted: false, roles: ["button"], roleWord: "button" } }],
+    ['go to "Settings"', { verb: "click", target: { text: "Settings", quoted: true } }],
+    ['press "Submit"', { verb: "click", target: { text: "Submit", quoted: true } }],
+    ["click 'Don't save'", { verb: "click", target: { text: "Don't save", quoted: true } }],
+    ["click “Weiter”", { verb: "click", target: { text: "Weiter", quoted: true } }],
+    ['type "a b" into the "Full name" field', { verb: "fill", text: "a b", typed: true, target: { text: "Full name", quoted: true, roles: ["textbox", "searchbox", "combobox", "spinbutton"], roleWord: "field" } }],
+    ['press "ctrl+a" in "Notes"', { verb: "press", key: "Control+a", target: { text: "Notes", quoted: true } }],
+    ["hit escape", { verb: "press", key: "Escape" }],
+    ['select "1.5" in "Version"', { verb: "select", option: "1.5", target: { text: "Version", quoted: true } }],
+    ['choose "docs/a.pdf" for "Attachment"', { verb: "upload", path: "docs/a.pdf", target: { text: "Attachment", quoted: true } }],
+    ['tick the 2nd "Agree" box', { verb: "check", target: { text: "Agree", quoted: true, ordinal: 2, roles: ["checkbox", "textbox", "searchbox", "combobox"], roleWord: "box" } }],
+    ["scroll", { verb: "scroll", direction: "down" }],
+    ["scroll page up by 120 px", { verb: "scroll", direction: "up", pixels: 120 }],
+    ["scroll all the way down to the bottom", { verb: "scroll-edge", edge: "bottom" }],
+    ["wait 1.5 s", { verb: "wait-time", ms: 1500 }],
+    ["wait for the text 'Welcome back' to appear", { verb: "wait-text", text: "Welcome back" }],
+  ] as const)("%s", (instruction, expected) => {
+    expect(parseInstruction(instruction)).toEqual(expected);
+  });
+
+  it("throws WF_INSTRUCTION_NOT_UNDERSTOOD listing verbs with examples", () => {
+    let error: unknown;
+    try {
+      parseInstruction("make it pop");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InterpreterError);
+    expect((error as InterpreterError).code).toBe("WF_INSTRUCTION_NOT_UNDERSTOOD");
+    expect((error as InterpreterError).message).toMatch(/^Instruction not understood: "make it pop"\. The deterministic interpreter understands: goto \(`go to "https:\/\/example.com"`/);
+  });
+});
+
+describe("pieces", () => {
+  it("cuts quotes out without taking apostrophes for quotes", () => {
+    expect(extractQuotes(`type "it's" into 'Notes'`)).toEqual({ text: "type «0» into «1»", quotes: ["it's", "Notes"] });
+  });
+  it("reads ordinals and role words on either side of the text", () => {
+    expect(parseTarget("the third «0» tab", ["Billing"])).toEqual({ text: "Billing", quoted: true, ordinal: 3, roles: ["tab"], roleWord: "tab" });
+    expect(parseTarget("button «0»", ["OK"])).toMatchObject({ text: "OK", roles: ["button"] });
+  });
+  it("names keys as Playwright does", () => {
+    expect(normalizeKey("Arrow Down")).toBe("ArrowDown");
+    expect(normalizeKey("cmd+shift+k")).toBe("Meta+Shift+k");
+    expect(normalizeKey("f5")).toBe("F5");
+    expect(normalizeKey("Submit")).toBeUndefined();
+  });
+});
