@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import type { RunEvent, RunRecord, StepRecord } from "@wf/runtime";
+import { createReporter } from "../src/index.js";
+import { collector } from "./_helpers.js";
+
+const SECRET = "hunter2-s3cret";
+const redact = (text: string) => text.split(SECRET).join("[secret]");
+
+const ask: StepRecord = {
+  index: 2,
+  type: "ASK",
+  instruction: "the title of the page",
+  status: "succeeded",
+  attempts: 1,
+  startedAt: "2026-01-01T00:00:01.000Z",
+  finishedAt: "2026-01-01T00:00:01.250Z",
+  durationMs: 250,
+  result: { value: "Fixture shop" },
+  answer: "Fixture shop",
+};
+const act: StepRecord = { ...ask, index: 1, type: "ACT", instruction: `type "${SECRET}" into "Password"`, durationMs: 1200, result: { action: "fill" }, answer: undefined };
+const record: RunRecord = {
+  workflow: "hello",
+  status: "succeeded",
+  params: { password: "[secret]" },
+  output: { title: "Fixture shop" },
+  sessionId: "s1",
+  debuggerUrl: "http://127.0.0.1:1/view/s1",
+  startedAt: "2026-01-01T00:00:00.000Z",
+  finishedAt: "2026-01-01T00:00:02.000Z",
+  durationMs: 2000,
+  steps: [act, ask],
+};
+const events: RunEvent[] = [
+  { type: "run-started", workflow: "hello", sessionId: "s1", debuggerUrl: record.debuggerUrl!, params: record.params },
+  { type: "step-started", index: 1, stepType: "ACT", instruction: act.instruction, attempt: 1 },
+  { type: "step-finished", step: act },
+  { type: "log", message: `logged ${SECRET}` },
+  { type: "step-started", index: 2, stepType: "ASK", instruction: ask.instruction, attempt: 1 },
+  { type: "step-finished", step: ask },
+  { type: "run-finished", record },
+];
+
+function feed(name: "pretty" | "json" | "ndjson", options: { isTTY?: boolean; env?: Record<string, string> } = {}) {
+  const stdout = collector({ isTTY: options.isTTY ?? false, columns: 100 });
+  const stderr = collector();
+  const reporter = createReporter(name, { stdout, stderr, redact, env: options.env ?? {} });
+  for (const event of events) reporter.onEvent(event);
+  reporter.end();
+  return { out: stdout.text(), err: stderr.text() };
+}
+
+describe("reporters", () => {
+  it("pretty off a terminal: plain lines, debugger URL first, each step started then finished, the output", () => {
+    const { out } = feed("pretty");
+    expect(out).not.toMatch(/\x1b/);
+    expect(out.split("\n")).toEqual([
+      "wf hello  debugger: http://127.0.0.1:1/view/s1",
+      'step 1 ACT "type \\"[secret]\\" into \\"Password\\"" started',
+      'step 1 ACT "type \\"[secret]\\" into \\"Password\\"" succeeded 1200ms',
+      "log logged [secret]",
+      'step 2 ASK "the title of the page" started',
+      'step 2 ASK "the title of the page" succeeded 250ms answer="Fixture shop"',
+      "run succeeded (2 steps in 2.0s)",
+      "{",
+      '  "title": "Fixture shop"',
+      "}",
+      "",
+    ]);
+  });
+
+  it("pretty on a terminal: live lines with colours, and none with NO_COLOR", () => {
+    const coloured = feed("pretty", { isTTY: true });
+    expect(coloured.out).toMatch(/\x1b\[3\dm/);
+    expect(coloured.out).toContain("\r\x1b[2K");
+    expect(coloured.out).toContain("Fixture shop");
+    expect(coloured.out).toContain("1.2s");
+
+    const plain = feed("pretty", { isTTY: true, env: { NO_COLOR: "1" } });
+    expect(plain.out).not.toMatch(/\x1b\[\d+m/);
+    expect(plain.out).toContain("✔");
+  });
+
+  it("json prints the run record once, at the end", () => {
+    const { out } = feed("json");
+    expect(JSON.parse(out)).toEqual(JSON.parse(redact(JSON.stringify(record))));
+  });
+
+  it("ndjson prints one event per line", () => {
+    const lines = feed("ndjson").out.trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).type)).toEqual(events.map((e) => e.type));
+  });
+
+  it("never lets a secret value through, whatever the reporter", () => {
+    for (const name of ["pretty", "json", "ndjson"] as const) {
+      for (const isTTY of [false, true]) {
+        const { out, err } = feed(name, { isTTY });
+        expect(out + err).not.toContain(SECRET);
+      }
+    }
+  });
+
+  it("pretty sends a failed run's error to stderr", () => {
+    const stdout = collector();
+    const stderr = collector();
+    const reporter = createReporter("pretty", { stdout, stderr, env: {} });
+    reporter.onEvent({
+      type: "run-finished",
+      record: { ...record, status: "failed", output: undefined, error: { code: "WF_STEP_FAILED", message: "Step 1 failed", callSite: "/w.ts:3:9" } },
+    });
+    expect(stdout.text()).toContain("run failed");
+    expect(stderr.text()).toBe("Step 1 failed [WF_STEP_FAILED]\n    at /w.ts:3:9\n");
+  });
+});
