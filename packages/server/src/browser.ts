@@ -53,7 +53,8 @@ export class BrowserHost {
     } else {
       if (!chromiumPath) throw new BrowserNotFoundError(chromiumCandidates);
       try {
-        browser = await chromium.launch({ executablePath: chromiumPath, args: [...CHROMIUM_ARGS] });
+        // The server owns signal handling (main.ts closes sessions, then the browser).
+        browser = await chromium.launch({ executablePath: chromiumPath, args: [...CHROMIUM_ARGS], handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
       } catch (error) {
         throw new BrowserNotFoundError([chromiumPath], `it failed to start: ${(error as Error).message.split("\n")[0]}`, { cause: error });
       }
