@@ -85,6 +85,8 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   };
 
   if (signal.aborted) throw new RunAbortedError(signal.reason);
+  const startedAt = new Date();
+  const t0 = performance.now();
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   // The create request gets no signal: aborting it after it was sent could orphan the session it
   // creates. On abort, wait (up to closeTimeoutMs) for its answer, close that session, then throw.
@@ -97,8 +99,6 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     throw error;
   }
   const sessionId = session.workflowId;
-  const startedAt = new Date();
-  const t0 = performance.now();
   emit({ type: "run-started", workflow: workflow.name, sessionId, debuggerUrl: session.debuggerUrl, params: recordedParams });
 
   const steps: StepRecord[] = [];
