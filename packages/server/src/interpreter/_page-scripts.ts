@@ -76,6 +76,8 @@ export interface ElementInfo {
   sameAs: number;
   /** Index of another listed element that contains this one, or -1. */
   inside: number;
+  /** A link's resolved `href`, else `""`. */
+  href: string;
 }
 
 /** Describes the elements of a locator (`locator.evaluateAll(describeElements)`). */
@@ -90,7 +92,8 @@ export const describeElements = new Function(
         if (j < i && canon[j] === c && sameAs === -1) sameAs = j;
         if (canon[j] !== c && canon[j] !== document.body && canon[j].contains(c) && inside === -1) inside = j;
       }
-      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside };
+      var href = c.tagName === "A" && c.hasAttribute("href") ? c.href : "";
+      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside, href: href };
     });
   }`,
 )() as (elements: Element[]) => ElementInfo[];

@@ -50,8 +50,10 @@ const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
 type Tier = "exact" | "whole" | "substring";
 const TIERS: Tier[] = ["exact", "whole", "substring"];
 
-/** Roles listed as candidates when nothing matches. */
-const CANDIDATE_ROLES = new Set<string>([...INTERACTIVE, "heading", "img"]);
+/** Roles listed as candidates when nothing matches (not `option`: a select's options are noise there). */
+const CANDIDATE_ROLES = new Set<string>([...INTERACTIVE.filter((r) => r !== "option"), "heading", "img"]);
+/** Candidates at least this {@link similarity} are "close"; when none is, the first few on the page are listed instead. */
+const MIN_SIMILARITY = 0.35;
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -180,6 +182,11 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     }
     return { locator: loc.nth(index), description: describe(infos[index]!) };
   }
+  // Links with the same name to the same place (a page's header and footer "Next") do the same thing.
+  const first = infos[kept[0]!]!;
+  if (kept.length > 1 && first.href && kept.every((i) => infos[i]!.href === first.href && infos[i]!.name === first.name)) {
+    return { locator: loc.nth(kept[0]!), description: describe(first) };
+  }
   if (kept.length > 1) {
     const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
     const list = candidates.slice(0, 8).map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ");
@@ -223,7 +230,8 @@ export async function closestCandidates(page: Page, text: string, limit = 5): Pr
     all.push({ role: m[1]!, name, score: similarity(text, name) });
   }
   all.sort((a, b) => b.score - a.score);
-  return all.slice(0, limit).map(({ role, name }) => ({ role, name }));
+  const close = all.filter((c) => c.score >= MIN_SIMILARITY);
+  return (close.length ? close : all).slice(0, limit).map(({ role, name }) => ({ role, name }));
 }
 
 /**
@@ -251,9 +259,13 @@ export async function locateTarget(page: Page, target: TargetSpec, purpose: Targ
     if (picked) return picked;
   }
   const candidates = await closestCandidates(page, target.text);
-  const closest = candidates.length
-    ? ` Closest: ${candidates.map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ")}.`
-    : " The page shows no interactive elements.";
+  const anyClose = candidates.some((c) => similarity(target.text, c.name) >= MIN_SIMILARITY);
+  const listed = candidates.map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ");
+  const closest = !candidates.length
+    ? " The page shows no interactive elements."
+    : anyClose
+      ? ` Closest: ${listed}.`
+      : ` Nothing on the page comes close; it shows ${listed}, among others.`;
   throw new InterpreterError(
     "WF_ELEMENT_NOT_FOUND",
     `no element matches ${targetLabel(target)}.${closest} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,

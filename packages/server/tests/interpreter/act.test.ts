@@ -127,6 +127,16 @@ describe("fields", () => {
     expect(await page.locator("#bio").inputValue()).toBe("");
   });
 
+  it("finds a field by its name attribute, types into the focused element, and takes unquoted targets", async () => {
+    await act('type "ada" into "nickname"');
+    expect(await page.locator("#nickname").inputValue()).toBe("ada");
+    await act("click Email");
+    await act('type "typed@example.com"');
+    expect(await page.locator("#email").inputValue()).toBe("typed@example.com");
+    await act("click Sign up button");
+    expect(await page.locator("#status").textContent()).toBe("Submitted typed@example.com");
+  });
+
   it("matches a field case-insensitively when the case differs", async () => {
     await act('type "x@y.z" into "email"');
     expect(await page.locator("#email").inputValue()).toBe("x@y.z");
@@ -250,6 +260,18 @@ describe("errors that help", () => {
     ]);
     const beyond = await failure('click the fourth "Edit" button');
     expect(beyond.code).toBe("WF_ELEMENT_NOT_FOUND");
+  });
+
+  it("says so when nothing on the page comes close", async () => {
+    const error = await failure('click "Quarterly revenue export"');
+    expect(error.code).toBe("WF_ELEMENT_NOT_FOUND");
+    expect(error.message).toMatch(/Nothing on the page comes close; it shows .+, among others\./);
+  });
+
+  it("takes the first of several links with the same name and address (a header and a footer link)", async () => {
+    const result = await act('click "Next page"');
+    expect(result.target).toBe('link "Next page"');
+    expect(page.url()).toMatch(/#next$/);
   });
 
   it("says which verbs it understands", async () => {

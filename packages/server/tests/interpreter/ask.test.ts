@@ -49,7 +49,7 @@ describe("ASK on a real page nobody on the project wrote", () => {
     ? "reads Table 8.2 of the PostgreSQL docs"
     : `reads Table 8.2 of the PostgreSQL docs — SKIPPED: ${PG_PAGE} is absent (apt-get install postgresql-doc-15)`;
   pgTest(pgTitle, async () => {
-    await page.goto(`file://${PG_PAGE}`);
+    await interpreter.act({ page, instruction: `go to "file://${PG_PAGE}"`, timeoutMs: 10_000, signal: new AbortController().signal });
     const rows = await ask(
       "the table of numeric types",
       z.array(z.object({ name: z.string(), storageSize: z.string(), description: z.string(), range: z.string() })),
