@@ -139,11 +139,15 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     bodyLimit: options.bodyLimitBytes,
     forceCloseConnections: true,
     return503OnClosing: true,
+    // Errors raised before routing (a URL that doesn't decode) get problem details too.
+    frameworkErrors: (error, request, reply) => {
+      void sendProblem(reply, new HttpProblem("WF_ROUTE_NOT_FOUND", `The URL is not valid (${error.message}). Percent-encode the path.`), pathOf(request));
+    },
   });
 
   // Only JSON bodies. Everything else is a 415; an empty JSON body reads as no body.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/i, { parseAs: "string" }, (_request, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i, { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     try {

@@ -128,6 +128,16 @@ describe("errors as problem details", () => {
     const big = { step: "x".repeat(10), type: "ASK", currentDom: "<p>" + "a".repeat(70 * 1024) + "</p>" };
     expectProblem(await call("POST", routePath(ROUTES.stepRun, { id: "0000" }), big), 413, "WF_BODY_TOO_LARGE");
     expectProblem(await call("GET", "/apis/request/nothing-here"), 404, "WF_ROUTE_NOT_FOUND");
+    expectProblem(await call("GET", "/apis/request/workflow/status/%E0%A4%A"), 404, "WF_ROUTE_NOT_FOUND");
+    expectProblem(await call("GET", ROUTES.stepCreate), 404, "WF_ROUTE_NOT_FOUND");
+  });
+
+  it("accepts JSON with a charset parameter, and no body at all on create", async () => {
+    const withCharset = await call("POST", ROUTES.stepCreate, "{}", { "content-type": "application/json; charset=utf-8" });
+    expect(withCharset.status).toBe(200);
+    const noBody = await fetch(server.url + ROUTES.stepCreate, { method: "POST", headers: { "api-key": KEY } });
+    expect(noBody.status).toBe(200);
+    for (const created of [withCharset.json, await noBody.json()]) await closeSession(CreateSessionResponse.parse(created).workflowId);
   });
 
   it("422 with JSON Pointer paths; browserMode lists the allowed values; ACT with a schema", async () => {

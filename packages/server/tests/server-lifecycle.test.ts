@@ -143,6 +143,13 @@ describe("restart and idle timeout", () => {
       expect(late.json.code).toBe("WF_SESSION_CLOSED");
       // Its browser context is freed: the pool counts it no more.
       expect(server.context.sessions.openSessionCount).toBe(0);
+
+      // With the browser gone, a new session is a 503 with Retry-After.
+      await server.context.browser.close();
+      const res = await fetch(server.url + ROUTES.stepCreate, { method: "POST", headers: { "api-key": KEY } });
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(((await res.json()) as { code: string }).code).toBe("WF_BROWSER_UNAVAILABLE");
     } finally {
       await server.close();
     }
