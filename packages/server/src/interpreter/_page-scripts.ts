@@ -223,6 +223,8 @@ export const extractPage = new Function(
     bodyRows.forEach(function (r) {
       var cells = cellsOf(r);
       if (!cells.length) return;
+      var raw = Array.prototype.filter.call(r.children, function (c) { return /^(TD|TH)$/.test(c.tagName) || c.hasAttribute("role"); }).length;
+      if (raw === 1 && headers.length > 1) return; // a section row spanning the table
       if (cells.length === 2 && (cells[0].th || !headers.length)) data.pairs.push({ key: cells[0].text.replace(/[:：]\s*$/, ""), value: cells[1].text, source: "table" });
       if (matrix.length < MAX_ITEMS) matrix.push(cells.map(function (c) { return c.text; }));
     });
@@ -257,6 +259,15 @@ export const extractPage = new Function(
   function itemFields(item) {
     var fields = [];
     var nodes = [item].concat(Array.prototype.slice.call(item.querySelectorAll("*")));
+    // The item's own text: the whole of a plain item (a list of names), and its "Key: value" lines.
+    if (!item.querySelector("p,li,div,section,article,table,ul,ol,dl,h1,h2,h3,h4,h5,h6")) {
+      var whole = text(item);
+      if (whole) fields.push({ keys: ["text", "name", "title", "label", "value"], value: whole, weight: 0.6 });
+    }
+    (item.innerText || "").split(/\n+/).forEach(function (line) {
+      var lm = line.match(/^\s*([^:：\n]{1,60}?)\s*[:：]\s*(\S.*?)\s*$/);
+      if (lm && !/^https?$/i.test(lm[1])) fields.push({ keys: [clean(lm[1])], value: clean(lm[2]), weight: 1 });
+    });
     nodes.forEach(function (el) {
       if (!shown(el)) return;
       var tag = el.tagName.toLowerCase();

@@ -100,7 +100,7 @@ describe("ASK with a schema", () => {
     expect(answer.title).toBe("Order #1042 – Shop");
     expect(answer.url).toBe(`${server.url}/data.html`);
     expect(answer.h1).toBe("Order #1042");
-    expect(answer.headings).toEqual(["Order #1042", "Summary", "Items", "Shipping history", "Recommended", "Desk lamp", "Chair", "Footrest", "Features"]);
+    expect(answer.headings).toEqual(["Order #1042", "Summary", "Items", "Shipping history", "Recommended", "Desk lamp", "Chair", "Footrest", "Features", "Team"]);
   });
 
   it("reads a table into an array of objects, headers matched loosely, numbers and booleans parsed", async () => {
@@ -132,6 +132,14 @@ describe("ASK with a schema", () => {
       { title: "Desk lamp", price: 24.99, description: "Warm light, three levels.", rating: 4.5 },
       { title: "Chair", price: 129, description: "Ergonomic office chair.", rating: 4.8 },
       { title: "Footrest", price: 19.5, description: "Adjustable height.", rating: null },
+    ]);
+  });
+
+  it("reads list items made of Key: value lines", async () => {
+    const team = await ask("the team", z.array(z.object({ name: z.string(), role: z.enum(["Analyst", "Engineer"]), since: z.number().int() })));
+    expect(team).toEqual([
+      { name: "Ada Lovelace", role: "Analyst", since: 1843 },
+      { name: "Charles Babbage", role: "Engineer", since: 1822 },
     ]);
   });
 
