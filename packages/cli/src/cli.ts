@@ -10,6 +10,8 @@ import { initCommand } from "./commands/init.js";
 import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
+import { triggerCommand } from "./commands/trigger.js";
+import { workflowsCommand } from "./commands/workflows.js";
 import type { CliContext, WfCommand } from "./commands/_types.js";
 import { EXIT, exitCodeOf } from "./errors.js";
 
@@ -17,6 +19,8 @@ import { EXIT, exitCodeOf } from "./errors.js";
 export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   runCommand,
   serveCommand,
+  triggerCommand,
+  workflowsCommand,
   planCommand,
   checkCommand,
   initCommand,

@@ -7,7 +7,9 @@ import { resolve } from "node:path";
 import { createColors } from "picocolors";
 import { isWfError } from "@wf/core";
 import type { RunWorkflowRequest, RunWorkflowResponse, SessionStatus, StepStatus } from "@wf/core/protocol";
-import { CliUsageError, EXIT, type ExitCode } from "../errors.js";
+import { resolveCliConfig } from "../config.js";
+import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "../errors.js";
+import { defineCommand, type CliContext } from "./_types.js";
 
 /** Reporters of `wf trigger`: `pretty` for people, `json` for scripts (one JSON document at the end). */
 export const TRIGGER_REPORTERS = ["pretty", "json"] as const;
@@ -135,7 +137,8 @@ export async function triggerWorkflow(options: TriggerOptions): Promise<TriggerR
 
   const printed = new Set<string>();
   let status: SessionStatus | undefined;
-  let version: number | undefined;
+  // since=0 answers at once (versions start at 1); each later poll waits for a newer version.
+  let version = 0;
   const signal = options.signal;
   try {
     for (;;) {
@@ -143,7 +146,7 @@ export async function triggerWorkflow(options: TriggerOptions): Promise<TriggerR
       const next = await abortable(
         options.client.getSessionStatus(sessionId, {
           waitMs: TRIGGER_POLL_WAIT_MS,
-          ...(version !== undefined ? { since: version } : {}),
+          since: version,
           ...(signal ? { signal } : {}),
         }),
         signal,
@@ -246,3 +249,100 @@ function durationOf(status: SessionStatus): string {
   const ms = Date.parse(status.finishedAt) - Date.parse(status.createdAt);
   return Number.isFinite(ms) ? ` in ${ms} ms` : "";
 }
+
+/**
+ * A client of the configured service for `wf trigger` and `wf workflows`: base URL and key from
+ * the flags, `wf.config.ts` or `WF_BASE_URL`/`WF_API_KEY`. A stored workflow lives on a service,
+ * so there is no embedded default here.
+ *
+ * @throws {@link CliUsageError} `WF_CLI_NO_SERVICE` when no base URL is configured, and
+ *   `WF_CLI_CONFIG_INVALID` for a bad configuration.
+ */
+export async function openServiceClient(
+  context: Pick<CliContext, "cwd" | "env">,
+  flags: { baseUrl?: string | undefined; apiKey?: string | undefined; reporter?: string | undefined },
+) {
+  const config = await resolveCliConfig({ cwd: context.cwd, env: context.env, flags });
+  if (!config.baseUrl) {
+    throw new CliUsageError(
+      "WF_CLI_NO_SERVICE",
+      "No service to talk to: stored workflows live on a running service. Pass --base-url, set WF_BASE_URL (and WF_API_KEY), " +
+        "or set baseUrl in wf.config.ts; start one with `wf serve --workflows <dir>`.",
+    );
+  }
+  const { createServiceClient } = await import("@wf/runtime");
+  const client = createServiceClient({
+    baseUrl: config.baseUrl,
+    ...(config.apiKey !== undefined ? { apiKey: config.apiKey } : {}),
+    ...(config.requestTimeoutMs !== undefined ? { requestTimeoutMs: config.requestTimeoutMs } : {}),
+  });
+  return { client, config };
+}
+
+/**
+ * Rewords what the service refused (a 4xx: unknown workflow, invalid variables, no proxy) and an
+ * unreachable service as {@link CliUsageError}s (exit code 2); other errors pass unchanged.
+ */
+export function asUsageError(error: unknown): unknown {
+  if (error instanceof CliUsageError) return error;
+  if (triggerExitCodeOf(error) === EXIT.usage || isConnectionError(error)) {
+    const code = isWfError(error) && error.code === "WF_SERVICE_UNREACHABLE" ? "WF_CLI_SERVICE_UNREACHABLE" : "WF_CLI_SERVICE_REFUSED";
+    return new CliUsageError(code, (error as Error).message, { cause: error });
+  }
+  return error;
+}
+
+/** True when colours are wanted on `stream` (https://no-color.org; `FORCE_COLOR`; a terminal). */
+export function wantsColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
+  return Boolean(stream.isTTY) && env.TERM !== "dumb";
+}
+
+export const triggerCommand = defineCommand({
+  command: "trigger <workflowId>",
+  describe: "Run a stored workflow on the service by its id; --wait follows it to its end",
+  builder: (yargs) =>
+    yargs
+      .positional("workflowId", { type: "string", demandOption: true, describe: "The stored workflow's id (its name; see `wf workflows`)" })
+      .option("var", { type: "string", array: true, default: [] as string[], describe: "A variable as key=value (repeatable)" })
+      .option("vars-file", { type: "string", describe: "A JSON object of variables; --var overrides its fields" })
+      .option("proxy", { type: "boolean", default: false, describe: "Run the browser behind the service's configured proxy (WF_PROXY_URL on the server)" })
+      .option("wait", { type: "boolean", default: false, describe: "Follow the run to its end, print each finished step and the output, exit by its outcome" })
+      .option("reporter", { alias: "r", choices: TRIGGER_REPORTERS, describe: "pretty: for people; json: one JSON document on stdout [default: pretty]" })
+      .option("cancel-on-interrupt", { type: "boolean", default: false, describe: "On Ctrl-C during --wait, cancel the run on the service too (else it goes on)" })
+      .option("base-url", { type: "string", describe: "The wf service (else WF_BASE_URL or wf.config.ts)" })
+      .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
+      .example("$0 trigger read-title --var url=https://example.org --wait", "Run it and wait for the output")
+      .example("$0 trigger nightly-report --vars-file vars.json --reporter json", "Start it; print {sessionId, previewUrl} as JSON")
+      .epilog(
+        "Exit codes: 0 started (or, with --wait, succeeded), 1 the run failed or was cancelled, 2 usage or configuration error " +
+          "(unknown workflow, invalid variables, --proxy without a proxy on the server, no service), 130 interrupted. " +
+          "Ctrl-C stops waiting; the run goes on unless --cancel-on-interrupt.",
+      ),
+  handler: async (args, context) => {
+    const variables = await parseVariables(args.var.map(String), args["vars-file"], context.cwd);
+    const { client, config } = await openServiceClient(context, { baseUrl: args["base-url"], apiKey: args["api-key"] });
+    const reporter: TriggerReporter = args.reporter ?? (config.reporter === "pretty" ? "pretty" : "json");
+    try {
+      const result = await triggerWorkflow({
+        workflowId: args.workflowId,
+        variables,
+        proxy: args.proxy,
+        wait: args.wait,
+        reporter,
+        cancelOnInterrupt: args["cancel-on-interrupt"],
+        client,
+        signal: context.signal,
+        stdout: context.stdout,
+        stderr: context.stderr,
+        color: wantsColor(context.stderr, config.env),
+      });
+      return result.exitCode;
+    } catch (error) {
+      throw asUsageError(error);
+    } finally {
+      await client.close();
+    }
+  },
+});

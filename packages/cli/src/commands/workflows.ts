@@ -5,7 +5,8 @@
 import { createColors } from "picocolors";
 import type { WorkflowInfo, WorkflowList } from "@wf/core/protocol";
 import { EXIT, type ExitCode } from "../errors.js";
-import type { TextSink } from "./trigger.js";
+import { defineCommand } from "./_types.js";
+import { asUsageError, openServiceClient, wantsColor, type TextSink } from "./trigger.js";
 
 /** The part of the `@wf/runtime` service client that `wf workflows` uses. */
 export interface WorkflowsClient {
@@ -67,3 +68,32 @@ function describeParams(info: WorkflowInfo): string {
   const names = Object.keys(schema.properties).map((name) => (required.has(name) ? name : `${name}?`));
   return names.length > 0 ? names.join(", ") : "-";
 }
+
+export const workflowsCommand = defineCommand({
+  command: "workflows",
+  describe: "List the stored workflows the service offers, with their params",
+  builder: (yargs) =>
+    yargs
+      .option("json", { type: "boolean", default: false, describe: "Print the service's answer as JSON" })
+      .option("base-url", { type: "string", describe: "The wf service (else WF_BASE_URL or wf.config.ts)" })
+      .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
+      .example("$0 workflows", "A table of ids, params and descriptions")
+      .example("$0 workflows --json", "The list as JSON, with the files that failed to load"),
+  handler: async (args, context) => {
+    const { client, config } = await openServiceClient(context, { baseUrl: args["base-url"], apiKey: args["api-key"] });
+    try {
+      const result = await listStoredWorkflows({
+        client,
+        json: args.json,
+        stdout: context.stdout,
+        stderr: context.stderr,
+        color: wantsColor(context.stdout, config.env),
+      });
+      return result.exitCode;
+    } catch (error) {
+      throw asUsageError(error);
+    } finally {
+      await client.close();
+    }
+  },
+});

@@ -1,0 +1,59 @@
+/**
+ * `wf run` as a user runs it: spawned, no base URL anywhere, so it starts the embedded
+ * `@wf/server` (a real Chromium) on a random port and key, and stops it at the end.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIXTURES, runWf, scratchDir, startPages } from "./_helpers.js";
+
+const SECRET = "tr0ub4dor&3-never-print";
+
+describe("wf run on the embedded server (spawned)", { timeout: 150_000 }, () => {
+  let pages: Awaited<ReturnType<typeof startPages>>;
+  let scratch: Awaited<ReturnType<typeof scratchDir>>;
+  beforeAll(async () => {
+    pages = await startPages();
+    scratch = await scratchDir();
+  });
+  afterAll(async () => {
+    await pages?.close();
+    await scratch?.remove();
+  });
+
+  it("runs the workflow, prints the record, writes --out, and a secret appears nowhere", async () => {
+    const out = join(scratch.dir, "run.json");
+    const result = await runWf(
+      ["run", join(FIXTURES, "hello.ts"), "--param", `url=${pages.url}/index.html`, "--param", `password=${SECRET}`, "--reporter", "json", "--out", out],
+      { cwd: scratch.dir, timeoutMs: 140_000 },
+    );
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const record = JSON.parse(result.stdout);
+    expect(record).toMatchObject({ workflow: "hello", status: "succeeded", params: { password: "[secret]" }, output: { title: "Fixture shop", echo: "pw=[secret]" } });
+    expect(record.debuggerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    const written = await readFile(out, "utf8");
+    expect(JSON.parse(written)).toEqual(record);
+    for (const text of [result.stdout, result.stderr, written]) {
+      expect(text).not.toContain(SECRET);
+      // Escaped forms too (`&` stays as is in JSON, but be sure).
+      expect(text).not.toContain(JSON.stringify(SECRET).slice(1, -1));
+    }
+  });
+
+  it("plain lines off a terminal, no colour codes even with a TERM", async () => {
+    const result = await runWf(["run", join(FIXTURES, "hello.ts"), "--param", `url=${pages.url}/index.html`, "--param", `password=${SECRET}`], {
+      cwd: scratch.dir,
+      env: { TERM: "xterm-256color", NO_COLOR: "1" },
+      timeoutMs: 140_000,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(/\x1b\[/);
+    const lines = result.stdout.split("\n");
+    expect(lines[0]).toMatch(/^wf hello {2}debugger: http:\/\/127\.0\.0\.1:\d+\//);
+    expect(lines).toContain('step 3 ASK "the title of the page" started');
+    expect(lines.some((l) => /^step 3 ASK "the title of the page" succeeded \d+ms answer="Fixture shop"$/.test(l))).toBe(true);
+    expect(result.stdout).toContain('step 2 ACT "type \\"[secret]\\" into \\"Password\\""');
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+  });
+});

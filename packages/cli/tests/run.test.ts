@@ -1,0 +1,129 @@
+/**
+ * `runWorkflowFile()` against a real wf service (one `serve()` server, one Chromium, for the whole
+ * file), and the spawned `wf run` for Ctrl-C.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServiceClient } from "@wf/runtime";
+import { runWorkflowFile, serve, type ServeHandle } from "../src/index.js";
+import { FIXTURES, collector, runWf, scratchDir, startPages } from "./_helpers.js";
+
+const SECRET = "correct-horse-battery-staple";
+
+describe("runWorkflowFile against a service", { timeout: 120_000 }, () => {
+  let pages: Awaited<ReturnType<typeof startPages>>;
+  let server: ServeHandle;
+  let dataDir: string;
+  let scratch: Awaited<ReturnType<typeof scratchDir>>;
+  const base = () => ({ baseUrl: server.url, apiKey: server.apiKey, loadConfigFile: false, env: {} });
+
+  beforeAll(async () => {
+    pages = await startPages();
+    dataDir = await mkdtemp(join(tmpdir(), "wf-cli-run-"));
+    scratch = await scratchDir();
+    server = await serve({ port: 0, dataDir, apiKey: "test-key", loadConfigFile: false, env: {}, stdout: collector() });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await pages?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await scratch?.remove();
+  });
+
+  it("runs a workflow: exit 0, typed params, the record with each step and the output", async () => {
+    const stdout = collector();
+    const result = await runWorkflowFile({
+      ...base(),
+      file: join(FIXTURES, "hello.ts"),
+      params: { url: `${pages.url}/index.html`, times: "3" },
+      reporter: "json",
+      stdout,
+      stderr: collector(),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.record.status).toBe("succeeded");
+    expect(result.record.steps.map((s) => [s.type, s.status])).toEqual([
+      ["ACT", "succeeded"],
+      ["ACT", "succeeded"],
+      ["ASK", "succeeded"],
+    ]);
+    expect(result.record.output).toEqual({ title: "Fixture shop", times: 3, echo: "pw=[secret]" });
+    expect(JSON.parse(stdout.text())).toEqual(result.record);
+  });
+
+  it("never shows a secret param: not in stdout, stderr, the json record or the --out file", async () => {
+    for (const reporter of ["pretty", "json", "ndjson"] as const) {
+      const stdout = collector();
+      const stderr = collector();
+      const out = join(scratch.dir, `run-${reporter}.json`);
+      const result = await runWorkflowFile({
+        ...base(),
+        file: join(FIXTURES, "hello.ts"),
+        params: { url: `${pages.url}/index.html`, password: SECRET },
+        reporter,
+        out,
+        stdout,
+        stderr,
+      });
+      expect(result.exitCode).toBe(0);
+      const written = await readFile(out, "utf8");
+      expect(JSON.parse(written).params.password).toBe("[secret]");
+      for (const text of [stdout.text(), stderr.text(), written, JSON.stringify(result.record)]) expect(text).not.toContain(SECRET);
+      if (reporter === "json") expect(JSON.parse(stdout.text()).steps[1].instruction).toBe('type "[secret]" into "Password"');
+    }
+  });
+
+  it("a failed step: exit 1, the record names the step and where it was called", async () => {
+    const stderr = collector();
+    const result = await runWorkflowFile({ ...base(), file: join(FIXTURES, "failing.ts"), params: { url: `${pages.url}/index.html` }, stdout: collector(), stderr });
+    expect(result.exitCode).toBe(1);
+    expect(result.record.status).toBe("failed");
+    expect(result.record.steps[1]).toMatchObject({ status: "failed", error: { code: "WF_ELEMENT_NOT_FOUND" } });
+    expect(stderr.text()).toContain("No such button anywhere");
+
+    // The spawned command says where in the file the step was called.
+    const spawned = await runWf(["run", join(FIXTURES, "failing.ts"), "--param", `url=${pages.url}/index.html`, "--base-url", server.url, "--api-key", server.apiKey]);
+    expect(spawned.code).toBe(1);
+    expect(spawned.stdout).toContain("run failed");
+    expect(spawned.stderr).toContain("WF_ELEMENT_NOT_FOUND");
+    expect(spawned.stderr).toContain("failing.ts:7:9");
+  });
+
+  it("--timeout aborts the run: status cancelled, error WF_RUN_TIMEOUT, exit 1", async () => {
+    const result = await runWorkflowFile({ ...base(), file: join(FIXTURES, "slow.ts"), params: { url: `${pages.url}/index.html` }, timeoutMs: 1_500, stdout: collector(), stderr: collector() });
+    expect(result.exitCode).toBe(1);
+    expect(result.record.status).toBe("cancelled");
+    expect(result.record.error?.message).toContain("timeout of 1500 ms");
+  });
+
+  it("a wrong API key is a configuration error (exit 2)", async () => {
+    const error = await runWorkflowFile({ ...base(), apiKey: "wrong", file: join(FIXTURES, "hello.ts"), params: { url: pages.url }, stdout: collector(), stderr: collector() }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "WF_CLI_SERVICE_REJECTED", exitCode: 2 });
+  });
+
+  it("Ctrl-C on `wf run` closes the session and exits 130", async () => {
+    let sessionId: string | undefined;
+    const result = await runWf(["run", join(FIXTURES, "slow.ts"), "--param", `url=${pages.url}/index.html`, "--reporter", "ndjson", "--base-url", server.url, "--api-key", server.apiKey], {
+      onStdout: (text, child) => {
+        for (const line of text.split("\n")) {
+          if (!line.startsWith("{")) continue;
+          const event = JSON.parse(line) as { type: string; sessionId?: string; index?: number };
+          if (event.type === "run-started") sessionId = event.sessionId;
+          if (event.type === "step-started" && event.index === 2 && !child.killed) child.kill("SIGINT");
+        }
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(result.stdout).toContain('"status":"cancelled"');
+    expect(sessionId).toBeDefined();
+    const client = createServiceClient({ baseUrl: server.url, apiKey: server.apiKey });
+    try {
+      const status = await client.getSessionStatus(sessionId!);
+      expect(status.status).not.toBe("RUNNING");
+    } finally {
+      await client.close();
+    }
+  });
+});
