@@ -188,12 +188,8 @@ class Ctx {
     const props = (items.properties ?? {}) as Record<string, JsonSchema>;
     const fields = Object.keys(props);
     const required = fields.filter((f) => !unwrapNullable(this.resolve(props[f]!)).nullable);
-    const qWords = new Set(contentWords(`${name} ${name === this.question ? "" : this.question}`));
-    const topic = (text: string): number => {
-      const tw = contentWords(text);
-      if (!tw.length || !qWords.size) return 0;
-      return tw.filter((w) => qWords.has(w)).length / Math.max(1, Math.min(tw.length, qWords.size));
-    };
+    const qWords = new Set(topicWords(`${name} ${name === this.question ? "" : this.question}`));
+    const topic = (text: string): number => overlap(qWords, topicWords(text));
 
     type Source = { score: number; complete: boolean; lost: string[]; build: () => unknown[] | Missing };
     const sources: Source[] = [];
@@ -273,11 +269,8 @@ class Ctx {
     }
     const special = scope.special?.(name);
     if (Array.isArray(special)) return special.map((v) => coerce(items, { value: v, weight: 1 })).filter((v) => v !== undefined);
-    const nameWords = new Set(contentWords(name));
-    const topic = (text: string) => {
-      const tw = contentWords(text);
-      return tw.length && nameWords.size ? tw.filter((w) => nameWords.has(w)).length / Math.min(tw.length, nameWords.size) : 0;
-    };
+    const nameWords = new Set(topicWords(name));
+    const topic = (text: string) => overlap(nameWords, topicWords(text));
     let best: { score: number; values: string[] } | undefined;
     for (const table of this.data.tables) {
       table.headers.forEach((h, col) => {
@@ -298,6 +291,19 @@ class Ctx {
     }
     return out;
   }
+}
+
+/** Words that say what a table or list is about: no filler, no "table", no numbers ("Table 8.2."). */
+function topicWords(text: string): string[] {
+  return contentWords(text).filter((w) => w !== "table" && w !== "list" && !/^\d+$/.test(w));
+}
+
+/** Jaccard overlap of a question's words and a caption's: shared words over all words of both. */
+function overlap(question: Set<string>, caption: string[]): number {
+  const c = new Set(caption);
+  if (!question.size || !c.size) return 0;
+  const common = [...c].filter((w) => question.has(w)).length;
+  return common / (question.size + c.size - common);
 }
 
 function schemaType(schema: JsonSchema): string {

@@ -170,6 +170,21 @@ describe("ASK with a schema", () => {
   });
 });
 
+describe("choosing among tables", () => {
+  it("picks, among tables with the same headers, the one whose caption the question names", async () => {
+    await page.goto(`${server.url}/tables.html`);
+    const schema = z.array(z.object({ example: z.string(), description: z.string() }));
+    expect((await ask("the time input examples", schema))[0]).toEqual({ example: "04:05:06", description: "ISO 8601" });
+    expect((await ask("date input", schema))[0]).toEqual({ example: "1999-01-08", description: "ISO 8601" });
+    expect(await ask("examples of time zone input", schema)).toEqual([{ example: "PST", description: "Pacific Standard Time" }]);
+    // Headers decide first: only one table has Size and Bytes (a first row of <th>, no <thead>).
+    expect(await ask("sizes", z.array(z.object({ size: z.string(), bytes: z.number().int() })))).toEqual([
+      { size: "small", bytes: 2 },
+      { size: "large", bytes: 8 },
+    ]);
+  });
+});
+
 describe("ASK without a schema", () => {
   it("answers the title, the URL, the main heading, a labelled value, else the main text", async () => {
     await page.goto(`${server.url}/data.html`);
