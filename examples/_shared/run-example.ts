@@ -9,6 +9,12 @@ import { fileURLToPath } from "node:url";
 /** Root of the workspace. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
+/**
+ * Time an example's test may take, in ms. A run starts its own embedded server and Chromium, and
+ * CI machines are shared by many suites, so this is generous; it is a ceiling, not a measure.
+ */
+export const EXAMPLE_TIMEOUT_MS = 240_000;
+
 /** What {@link runExample} returns. */
 export interface ExampleRun {
   /** The exit code of `wf run` (0 success, 1 workflow failed, 2 usage or configuration error). */
@@ -25,13 +31,13 @@ export interface ExampleRun {
  * @param file - path of the workflow file, relative to the workspace root.
  * @param params - passed as `--param key=value`.
  * @param env - extra environment variables for the child.
- * @param timeoutMs - kill the child after this long, in ms. @default 90_000
+ * @param timeoutMs - kill the child after this long, in ms. @default {@link EXAMPLE_TIMEOUT_MS} less 10 s
  */
 export function runExample(
   file: string,
   params: Record<string, string> = {},
   env: Record<string, string> = {},
-  timeoutMs = 90_000,
+  timeoutMs = EXAMPLE_TIMEOUT_MS - 10_000,
 ): Promise<ExampleRun> {
   const args = ["packages/cli/bin/wf.js", "run", file, "--reporter", "json"];
   for (const [key, value] of Object.entries(params)) args.push("--param", `${key}=${value}`);

@@ -1,17 +1,22 @@
 /**
- * Looks terms up in the glossary of the PostgreSQL documentation: the page is one long definition
- * list, read here into an array of `{ term, definition }`.
+ * Looks terms up in the glossary of the PostgreSQL documentation. The page is one long definition
+ * list (`<dt>` term, `<dd>` definition); the ASK reads it as labelled values, with a schema built
+ * at run time from the `terms` param: one nullable string per term, `null` when the glossary
+ * lacks it.
  *
- *   pnpm wf run examples/pg-glossary/workflow.ts --param terms=ACID,Tuple
+ *   pnpm wf run examples/pg-glossary/workflow.ts --param terms=ACID,Tuple,WAL
  */
 import { ask, workflow } from "@wf/core";
 import { z } from "zod";
 import { openDocsPage, pgDocsUrl } from "../_shared/pg-docs.js";
 
-/** One entry of the glossary's definition list. */
-export const GlossaryEntry = z.object({
-  term: z.string(),
-  definition: z.string(),
+/** What the workflow returns. */
+export const GlossaryOutput = z.object({
+  heading: z.string(),
+  /** Term → definition, for the terms the glossary defines, in the order asked. */
+  found: z.record(z.string(), z.string()),
+  /** The terms the glossary does not define. */
+  missing: z.array(z.string()),
 });
 
 export default workflow(
@@ -23,30 +28,25 @@ export default workflow(
       terms: z
         .string()
         .default("ACID,Tuple")
-        .describe("comma-separated terms to look up, matched case-insensitively against the start of each glossary term"),
+        .describe("comma-separated terms to look up, written as the glossary writes them (case does not matter)"),
     }),
-    output: z.object({
-      title: z.string(),
-      entryCount: z.number().int(),
-      found: z.array(GlossaryEntry),
-      missing: z.array(z.string()),
-    }),
+    output: GlossaryOutput,
   },
   async ({ params }) => {
+    const terms = [...new Set(params.terms.split(",").map((t) => t.trim()).filter(Boolean))];
     await openDocsPage(params.pageUrl);
-    const title = await ask("the title of the page");
-    const entries = await ask("the glossary terms and their definitions", z.array(GlossaryEntry));
-    const wanted = params.terms
-      .split(",")
-      .map((t) => t.trim())
-      .filter(Boolean);
-    const found: Array<z.infer<typeof GlossaryEntry>> = [];
+    const heading = await ask("the main heading");
+
+    const schema = z.object(Object.fromEntries(terms.map((term) => [term, z.string().nullable()])));
+    const definitions = await ask("the definitions of the glossary terms", schema);
+
+    const found: Record<string, string> = {};
     const missing: string[] = [];
-    for (const term of wanted) {
-      const entry = entries.find((e) => e.term.toLowerCase().startsWith(term.toLowerCase()));
-      if (entry) found.push(entry);
+    for (const term of terms) {
+      const definition = definitions[term];
+      if (typeof definition === "string") found[term] = definition;
       else missing.push(term);
     }
-    return { title, entryCount: entries.length, found, missing };
+    return { heading, found, missing };
   },
 );

@@ -1,6 +1,7 @@
 /**
  * Finds PostgreSQL's limits the way a reader would: opens the documentation's home page, follows
- * the link to the appendix on limits, and reads the heading and a few limits as numbers.
+ * the docs' own link to the appendix on limits, and reads the page it lands on: its heading and
+ * URL, the table of limitations as the page writes it, and the same table with numbers parsed.
  *
  *   pnpm wf run examples/pg-limits/workflow.ts
  */
@@ -8,19 +9,29 @@ import { act, ask, workflow } from "@wf/core";
 import { z } from "zod";
 import { openDocsPage, pgDocsUrl } from "../_shared/pg-docs.js";
 
-/** Rows of "Table K.1. PostgreSQL Limitations" whose upper limit is a plain number. */
-export const Limits = z.object({
-  columnsPerTable: z.number().int().describe('the row "columns per table"'),
-  columnsInAResultSet: z.number().int().describe('the row "columns in a result set"'),
-  functionArguments: z.number().int().describe('the row "function arguments"'),
-  queryParameters: z.number().int().describe('the row "query parameters"'),
-});
-
-/** Every row of the table, as the page writes it. */
+/** A row of "Table K.1. PostgreSQL Limitations", as the page writes it. */
 export const LimitRow = z.object({
   item: z.string(),
   upperLimit: z.string(),
   comment: z.string(),
+});
+
+/**
+ * The same row with the upper limit read as a number: `"1,600"` → 1600, `"63 bytes"` → 63;
+ * `null` where the page has no number (`"unlimited"`).
+ */
+export const NumericLimit = z.object({
+  item: z.string(),
+  upperLimit: z.number().nullable(),
+});
+
+/** What the workflow returns. */
+export const LimitsOutput = z.object({
+  heading: z.string(),
+  url: z.string(),
+  rows: z.array(LimitRow),
+  /** Item → upper limit, for the items whose limit is a plain number. */
+  limits: z.record(z.string(), z.number()),
 });
 
 export default workflow(
@@ -31,15 +42,26 @@ export default workflow(
       homeUrl: z.string().default(pgDocsUrl("index.html")).describe("the documentation's home page"),
       linkText: z.string().default("K. PostgreSQL Limits").describe("the link that leads to the limits"),
     }),
+    output: LimitsOutput,
   },
   async ({ params, log }) => {
     await openDocsPage(params.homeUrl);
     await act(`click the link "${params.linkText}"`);
+
     const heading = await ask("the main heading of the page");
     const url = await ask("the URL of the page");
     log(`reading ${url}`);
+
     const rows = await ask("the table of limitations", z.array(LimitRow));
-    const limits = await ask("the upper limits", Limits);
-    return { heading, url, limits, rows };
+    const numeric = await ask("the table of limitations", z.array(NumericLimit));
+
+    // Keep the numbers that are the whole limit: "32 TB" reads as 32 and "limited by … 4,294,967,295
+    // pages" as 4294967295, so only rows whose text is a bare number or "<n> bytes" qualify.
+    const limits: Record<string, number> = {};
+    for (const [i, row] of rows.entries()) {
+      const value = numeric[i]?.upperLimit;
+      if (value != null && /^[\d,]+( bytes)?$/.test(row.upperLimit)) limits[row.item] = value;
+    }
+    return { heading, url, rows, limits };
   },
 );

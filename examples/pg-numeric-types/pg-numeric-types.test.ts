@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { describeRun, runExample } from "../_shared/run-example.js";
+import { EXAMPLE_TIMEOUT_MS, describeRun, runExample } from "../_shared/run-example.js";
 import { NumericType } from "./workflow.js";
 
 const FILE = "examples/pg-numeric-types/workflow.ts";
 
 describe("examples/pg-numeric-types", () => {
-  it("reads Table 8.2 of the installed PostgreSQL docs into typed rows", async () => {
+  it("reads Table 8.2 of the installed PostgreSQL docs into typed rows", { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
     const run = await runExample(FILE);
     expect(run.exitCode, describeRun(run)).toBe(0);
     expect(run.record?.status).toBe("succeeded");
@@ -36,7 +36,7 @@ describe("examples/pg-numeric-types", () => {
     expect(run.record?.steps.map((s) => s.type)).toEqual(["ACT", "ASK"]);
   });
 
-  it("says which package to install when the docs are not on the machine, without a stack trace", async () => {
+  it("says which package to install when the docs are not on the machine, without a stack trace", { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
     const run = await runExample(FILE, { pageUrl: "file:///nonexistent/postgresql-doc-15/html/datatype-numeric.html" });
     expect(run.exitCode, describeRun(run)).toBe(1);
     expect(run.record?.status).toBe("failed");
@@ -44,5 +44,13 @@ describe("examples/pg-numeric-types", () => {
     expect(run.record?.error?.message).toContain("apt-get install postgresql-doc-15");
     expect(run.stdout + run.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     expect(run.record?.steps).toEqual([]);
+  });
+
+  it("says how to install Chromium when there is none, without a stack trace", { timeout: EXAMPLE_TIMEOUT_MS }, async () => {
+    const run = await runExample(FILE, {}, { WF_CHROMIUM_PATH: "/nonexistent/chromium" });
+    expect(run.exitCode, describeRun(run)).toBe(2);
+    expect(run.stderr).toContain("No Chromium browser found");
+    expect(run.stderr).toContain("apt-get install chromium");
+    expect(run.stdout + run.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
   });
 });
