@@ -197,11 +197,6 @@ export function pipeParts(n: ZodNode): { in: unknown; out: unknown } {
   return { in: d.in, out: d.out };
 }
 
-/** For a zod 3 `ZodEffects`: `refinement`, `transform` or `preprocess`. */
-export function effectType(n: ZodNode): string {
-  return String((def(n.schema).effect as { type?: unknown } | undefined)?.type ?? "");
-}
-
 /** The properties of an object node, in declaration order. */
 export function shape(n: ZodNode): Array<[string, unknown]> {
   const d = def(n.schema);

@@ -148,6 +148,13 @@ const cases: Case[] = [
   { name: "transform: the input travels, the output comes back", schema: (z) => z.string().transform((s: string) => s.length), json: { type: "string" }, answer: "abcd", decoded: 4 },
   { name: "pipe: the input side travels", schema: (z) => z.string().pipe(z.coerce.number()), json: { type: "string" }, answer: "12", decoded: 12 },
   { name: "preprocess: the target schema travels", schema: (z) => z.preprocess((v: unknown) => (typeof v === "string" ? v.trim() : v), z.string()), json: { type: "string" }, answer: " a ", decoded: "a" },
+  {
+    name: "preprocess of an object: optional fields still come back undefined",
+    schema: (z) => z.preprocess((v: unknown) => v, z.object({ a: z.string().optional(), b: z.number() })),
+    json: { type: "object", properties: { a: nullable({ type: "string" }), b: { type: "number" } }, required: ["a", "b"], additionalProperties: false },
+    answer: { a: null, b: 1 },
+    decoded: { b: 1 },
+  },
   { name: "brand", schema: (z) => z.string().brand("Id"), json: { type: "string" }, answer: "x", decoded: "x" },
   { name: "readonly", schema: (z) => z.array(z.string()).readonly(), answer: ["x"], decoded: ["x"] },
   // zod 3 counts .catch() as optional (nullable in strict form), zod 4 does not; both decode.

@@ -21,7 +21,6 @@ import { strictify } from "./_strictify.js";
 import {
   acceptsNull,
   acceptsUndefined,
-  effectType,
   element,
   inner,
   isObjectLike,
@@ -202,11 +201,12 @@ function restore(schema: unknown, value: unknown, depth: number): unknown {
     case "lazy":
       return value === null && n.kind === "nullable" ? null : restore(inner(n), value, depth + 1);
     case "effects":
-      // A zod 3 preprocess runs before the inner schema sees the value; leave the value alone.
-      return effectType(n) === "preprocess" ? value : restore(inner(n), value, depth + 1);
+      // Refinements, transforms and zod 3 preprocess: the answer was written against the inner schema.
+      return restore(inner(n), value, depth + 1);
     case "pipe": {
+      // The answer was written against the input side (for z.preprocess, the target schema).
       const { in: input, out } = pipeParts(n);
-      return node(input).kind === "transform" ? value : restore(input, value, depth + 1);
+      return restore(node(input).kind === "transform" ? out : input, value, depth + 1);
     }
     case "date":
       if (typeof value === "string") {
