@@ -370,10 +370,11 @@ export class SessionManager {
     this.disarmIdleTimer(live);
     const journaled = this.deps.journal.append({ type: "step", record: { ...step } });
     const done = new Promise<StepStatus>((resolve) => {
+      const finished = () => resolve(this.toStepStatus(step));
       live.tail = live.tail.then(async () => {
         await journaled.catch(() => undefined);
-        await this.execute(session, live, step, input, options.signal);
-        resolve(this.toStepStatus(step));
+        await this.execute(session, live, step, input, options.signal, finished);
+        finished();
       });
     });
     this.stepDone.set(step.stepId, done);
@@ -517,7 +518,19 @@ export class SessionManager {
     return session;
   }
 
-  private async execute(session: SessionRecord, live: LiveSession, step: StepRecord, input: StepInput, externalSignal: AbortSignal | undefined): Promise<void> {
+  /**
+   * Runs one step (the session's queue calls it, one at a time). `onFinished` is called as soon as
+   * the step's outcome is recorded; the screenshot is taken after that, still inside the queue, so
+   * the answer isn't delayed by it and the next step still sees the page as this one left it.
+   */
+  private async execute(
+    session: SessionRecord,
+    live: LiveSession,
+    step: StepRecord,
+    input: StepInput,
+    externalSignal: AbortSignal | undefined,
+    onFinished: () => void,
+  ): Promise<void> {
     try {
       if (session.status !== "RUNNING" || this.stopping) {
         if (this.stopping) return;
@@ -564,8 +577,16 @@ export class SessionManager {
         live.running = undefined;
       }
       if (this.stopping && outcome.error) return;
-      await this.afterStep(session, live, step);
+      if (session.status === "RUNNING" && !live.page.isClosed()) {
+        step.pageUrl = live.page.url();
+        session.currentUrl = step.pageUrl;
+      }
       await this.finishStep(session, step, outcome);
+      onFinished();
+      if (await this.takeScreenshot(session, live, step)) {
+        this.touch(session, step.stepId);
+        await this.deps.journal.append({ type: "step", record: { ...step } });
+      }
     } catch (error) {
       // Never let one step break the session's queue.
       if (!isFinished(step.status) && !this.stopping) await this.finishStep(session, step, { error: toWireError(error) }).catch(() => undefined);
@@ -598,19 +619,21 @@ export class SessionManager {
     return answer;
   }
 
-  private async afterStep(session: SessionRecord, live: LiveSession, step: StepRecord): Promise<void> {
-    if (session.status !== "RUNNING" || live.page.isClosed()) return;
+  /** Writes a PNG of the session's page to `<dataDir>/screenshots/<stepId>.png`. @returns whether it did. */
+  private async takeScreenshot(session: SessionRecord, live: LiveSession, step: StepRecord): Promise<boolean> {
+    if (session.status !== "RUNNING" || live.page.isClosed() || this.stopping) return false;
     try {
-      step.pageUrl = live.page.url();
-      session.currentUrl = step.pageUrl;
       const png = await live.page.screenshot({ type: "png", timeout: SCREENSHOT_TIMEOUT_MS });
       await mkdir(this.screenshotDir, { recursive: true });
       await writeFile(join(this.screenshotDir, `${step.stepId}.png`), png);
       step.screenshot = true;
+      return true;
     } catch {
       // A page that can't be captured (closed mid-way, crashed) leaves the step without a screenshot.
+      return false;
     }
   }
+
 
   private async finishStep(session: SessionRecord, step: StepRecord, outcome: { result?: unknown; error?: WireError; endedAt?: string }): Promise<void> {
     const now = outcome.endedAt ?? new Date().toISOString();
