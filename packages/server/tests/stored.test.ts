@@ -86,6 +86,17 @@ describe("the workflows folder", () => {
     expect(res.json.code).toBe("WF_UNAUTHORIZED");
   });
 
+  it("documents the stored-workflow routes in the served OpenAPI document", async () => {
+    const { json } = await call("GET", ROUTES.openapi);
+    expect(Object.keys(json.paths[ROUTES.workflowList])).toEqual(["get"]);
+    for (const path of [ROUTES.workflowRun, ROUTES.workflowRunAlias]) {
+      const op = json.paths[path].post;
+      expect(op.requestBody.content["application/json"].schema).toMatchObject({ required: ["workflowId"], properties: { variables: {}, proxy: {} } });
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "404", "422"]));
+    }
+    expect(Object.keys(json.paths[ROUTES.sessionCancel].post.responses)).toEqual(expect.arrayContaining(["200", "404", "409"]));
+  });
+
   it("reports duplicate names as an error of the second file, and skips files that are not workflows", async () => {
     const dir = await mkdtemp(join(tmpdir(), "wf-stored-dup-"));
     try {
