@@ -50,48 +50,28 @@ export async function readParamsFile(file: string, cwd: string = process.cwd()):
   return value as Record<string, unknown>;
 }
 
-type ParseFromStrings = (wf: Workflow, input: Record<string, string>) => Record<string, unknown>;
-
 /**
  * Builds and validates the params of a run: the params file's values, overridden by `--param`
- * strings converted by each field's zod type (number, boolean, JSON for objects and arrays).
+ * strings converted by each field's zod type (`parseParamsFromStrings` of `@wf/core`: numbers,
+ * booleans, enums, JSON for arrays and objects, dates).
  *
  * @returns the validated params (defaults applied).
  * @throws `ParamsValidationError` (`WF_PARAMS_INVALID`) listing each bad field.
  */
 export function buildParams(wf: Workflow, fromFile: Record<string, unknown>, fromFlags: Record<string, string>): Record<string, unknown> {
-  const fromStrings = (core as unknown as { parseParamsFromStrings?: ParseFromStrings }).parseParamsFromStrings;
-  // Only strings: the core converter does conversion and validation in one go.
-  if (fromStrings && Object.keys(fromFile).length === 0) return fromStrings(wf, fromFlags);
-  const raw: Record<string, unknown> = { ...fromFile };
-  for (const [key, value] of Object.entries(fromFlags)) raw[key] = convertString(wf, key, value);
-  return core.parseParams(wf, raw) as Record<string, unknown>;
-}
-
-/** Converts one `--param` string by its field's zod type; left as is when the type takes strings or conversion fails (validation then says why). */
-function convertString(wf: Workflow, key: string, value: string): unknown {
-  let schema = wf.params?.shape[key] as { _zod?: { def?: { type?: string; innerType?: unknown } } } | undefined;
-  for (let depth = 0; schema?._zod?.def?.innerType && depth < 8; depth++) schema = schema._zod.def.innerType as typeof schema;
-  const type = schema?._zod?.def?.type;
-  switch (type) {
-    case "number":
-    case "int":
-    case "bigint": {
-      const n = Number(value);
-      return value.trim() !== "" && !Number.isNaN(n) ? (type === "bigint" ? BigInt(value) : n) : value;
-    }
-    case "boolean":
-      return value === "true" || value === "1" ? true : value === "false" || value === "0" ? false : value;
-    case "object":
-    case "array":
-    case "record":
-    case "tuple":
-      try {
-        return JSON.parse(value);
-      } catch {
-        return value;
-      }
-    default:
-      return value;
+  if (Object.keys(fromFile).length === 0) return core.parseParamsFromStrings(wf, fromFlags) as Record<string, unknown>;
+  const shape = wf.params?.shape ?? {};
+  const known = Object.keys(fromFlags).filter((key) => Object.hasOwn(shape, key));
+  if (!wf.params || known.length === 0) return core.parseParams(wf, { ...fromFile, ...fromFlags }) as Record<string, unknown>;
+  // Convert just the flag fields (the file's values are already typed), then validate the whole.
+  const mask = Object.fromEntries(known.map((key) => [key, true as const])) as Record<string, true> & Record<number, never>;
+  const flagFields = wf.params.pick(mask).partial();
+  let converted: Record<string, unknown>;
+  try {
+    converted = core.parseParamsFromStrings({ ...wf, params: flagFields }, Object.fromEntries(known.map((key) => [key, fromFlags[key]!]))) as Record<string, unknown>;
+  } catch {
+    // Left as strings: the validation below names the bad fields along with any others.
+    converted = {};
   }
+  return core.parseParams(wf, { ...fromFile, ...fromFlags, ...converted }) as Record<string, unknown>;
 }
