@@ -37,6 +37,7 @@ type Spec =
   | { t: "dunion"; variants: Prop[][] }
   | { t: "nullable"; inner: Spec }
   | { t: "tree" }
+  | { t: "shared" }
   | { t: "bad"; kind: Bad };
 
 const key = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_ -]{0,7}$/).filter((k) => k !== "kind" && k !== "__proto__" && k !== "constructor");
@@ -50,6 +51,8 @@ function specArbitrary(withBad: boolean): fc.Arbitrary<Spec> {
       fc.oneof(word, fc.integer({ min: -5, max: 5 }), fc.boolean()).map((value): Spec => ({ t: "literal", value })),
       fc.uniqueArray(fc.constantFrom<"string" | "number" | "boolean">("string", "number", "boolean"), { minLength: 2, maxLength: 3 }).map((options): Spec => ({ t: "union", options })),
       fc.constant<Spec>({ t: "tree" }),
+      // One schema object used at several places: zod-to-json-schema refers to its first place by JSON pointer.
+      fc.constant<Spec>({ t: "shared" }),
       ...(withBad ? [fc.constantFrom<Bad>("any", "unknown", "map", "set", "bigint", "freeRecord", "symbol").map((kind): Spec => ({ t: "bad", kind }))] : []),
     ),
     spec: fc.oneof(
@@ -94,6 +97,16 @@ function treeOf(z: Z): AnySchema {
   return tree;
 }
 
+const shared = new Map<Z, AnySchema>();
+function sharedOf(z: Z): AnySchema {
+  let schema = shared.get(z);
+  if (!schema) {
+    schema = z.object({ id: z.number().int(), label: z.string().optional() }) as AnySchema;
+    shared.set(z, schema);
+  }
+  return schema;
+}
+
 const DEFAULTS: Partial<Record<Spec["t"], unknown>> = { string: "", number: 0, int: 0, boolean: false };
 
 function build(z: Z, spec: Spec): Z {
@@ -135,6 +148,8 @@ function build(z: Z, spec: Spec): Z {
       return build(z, spec.inner).nullable();
     case "tree":
       return treeOf(z);
+    case "shared":
+      return sharedOf(z);
     case "bad":
       switch (spec.kind) {
         case "any":
@@ -246,6 +261,11 @@ function sample(spec: Spec, version: 3 | 4): fc.Arbitrary<Sample> {
       return fc.oneof(same(fc.constant(null)), sample(spec.inner, version));
     case "tree":
       return treeSample;
+    case "shared":
+      return fc.record({ id: fc.integer(), label: fc.option(word, { nil: null }) }).map(({ id, label }) => ({
+        answer: { id, label },
+        expected: label === null ? { id } : { id, label },
+      }));
     case "array":
       return fc.array(sample(spec.item, version), { maxLength: 3 }).map((items) => ({ answer: items.map((i) => i.answer), expected: items.map((i) => i.expected) }));
     case "tuple":
