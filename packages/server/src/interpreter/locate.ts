@@ -253,10 +253,19 @@ export async function locateTarget(page: Page, target: TargetSpec, purpose: Targ
     if (left <= 0 || signal?.aborted) break;
     await page.waitForTimeout(Math.min(left, pauses.shift() ?? 500));
   }
-  // Only hidden matches: act on the first one (Playwright waits for it to become visible).
   if (last.hidden) {
-    const picked = pick(last.hidden.locator, last.hidden.infos, target, true);
-    if (picked) return picked;
+    // File inputs are often hidden behind a styled label; setting files on them works.
+    if (purpose === "upload") {
+      const picked = pick(last.hidden.locator, last.hidden.infos, target, true);
+      if (picked) return picked;
+    }
+    const hidden = last.hidden.infos.filter((i) => i.sameAs === -1 && i.inside === -1).map((i) => ({ role: i.role, name: i.name }));
+    throw new InterpreterError(
+      "WF_ELEMENT_NOT_FOUND",
+      `no visible element matches ${targetLabel(target)}; only hidden ones do: ${hidden.slice(0, 5).map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ")}. ` +
+        `Do first what shows it (open the menu, expand the section), or wait for it (\`wait for "…"\`).`,
+      { target: target.text, candidates: hidden },
+    );
   }
   const candidates = await closestCandidates(page, target.text);
   const anyClose = candidates.some((c) => similarity(target.text, c.name) >= MIN_SIMILARITY);

@@ -181,6 +181,9 @@ describe("fields", () => {
     expect(done.action).toBe("upload");
     expect(await page.locator("#attachment").evaluate((el) => (el as HTMLInputElement).files?.[0]?.name)).toBe("upload.txt");
 
+    await act('attach "upload.txt" to "Avatar"'); // a hidden file input behind its label
+    expect(await page.locator("#avatar").evaluate((el) => (el as HTMLInputElement).files?.[0]?.name)).toBe("upload.txt");
+
     const outside = await failure('upload "../../../package.json" to "Attachment"');
     expect(outside.code).toBe("WF_UPLOAD_REFUSED");
     expect(outside.message).toMatch(/outside the upload root/);
@@ -260,6 +263,14 @@ describe("errors that help", () => {
     ]);
     const beyond = await failure('click the fourth "Edit" button');
     expect(beyond.code).toBe("WF_ELEMENT_NOT_FOUND");
+  });
+
+  it("does not act on an element that stays hidden, and says it is hidden", async () => {
+    const error = await failure('click "Delete account"');
+    expect(error.code).toBe("WF_ELEMENT_NOT_FOUND");
+    expect(error.message).toBe(
+      'no visible element matches "Delete account"; only hidden ones do: "Delete account" (button). Do first what shows it (open the menu, expand the section), or wait for it (`wait for "…"`).',
+    );
   });
 
   it("says so when nothing on the page comes close", async () => {
