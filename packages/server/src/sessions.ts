@@ -293,6 +293,14 @@ export class SessionManager {
     this.sessions.set(session.sessionId, session);
     const live: LiveSession = { context, page, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
     this.live.set(session.sessionId, live);
+    // A context that closes on its own (the browser crashed or a remote browser went away) ends the session.
+    context.once("close", () => {
+      if (this.live.get(session.sessionId) !== live || session.status !== "RUNNING" || this.stopping) return;
+      void this.finishSession(session.sessionId, {
+        status: "FAILED",
+        error: { code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." },
+      }).catch(() => undefined);
+    });
     await this.deps.journal.append({ type: "session", record: { ...session } });
     this.armIdleTimer(session, live);
     this.emit(session);

@@ -128,7 +128,7 @@ describe("restart and idle timeout", () => {
     }
   });
 
-  it("the idle timeout closes a session without steps: CANCELLED with WF_SESSION_IDLE_TIMEOUT, then 409", async () => {
+  it("the idle timeout closes a session without steps: CANCELLED with WF_SESSION_IDLE_TIMEOUT, then 409; a lost browser fails sessions, then 503", async () => {
     const server = await startServer({ port: 0, apiKeys: [KEY], dataDir, idleTimeoutMs: 1_000, journalSync: false });
     try {
       const api = client(server);
@@ -144,8 +144,11 @@ describe("restart and idle timeout", () => {
       // Its browser context is freed: the pool counts it no more.
       expect(server.context.sessions.openSessionCount).toBe(0);
 
-      // With the browser gone, a new session is a 503 with Retry-After.
+      // When the browser goes away, open sessions end FAILED and a new session is a 503 with Retry-After.
+      const open = await api.create();
       await server.context.browser.close();
+      const lost = await api.session(open.workflowId, `?waitMs=${MAX_LONG_POLL_MS}`);
+      expect(lost).toMatchObject({ status: "FAILED", error: { code: "WF_BROWSER_CLOSED" } });
       const res = await fetch(server.url + ROUTES.stepCreate, { method: "POST", headers: { "api-key": KEY } });
       expect(res.status).toBe(503);
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
