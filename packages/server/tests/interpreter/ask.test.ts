@@ -170,6 +170,48 @@ describe("ASK with a schema", () => {
   });
 });
 
+describe("ASK with a hand-written strict JSON Schema", () => {
+  it("resolves $defs/$ref, reads both nullable forms, and matches enums loosely", async () => {
+    await page.goto(`${server.url}/data.html`);
+    const schema = {
+      type: "object",
+      additionalProperties: false,
+      required: ["order", "items", "coupon", "note"],
+      properties: {
+        order: { $ref: "#/$defs/Order" },
+        items: { type: "array", items: { $ref: "#/$defs/Item" } },
+        coupon: { type: ["string", "null"] },
+        note: { anyOf: [{ type: "string" }, { type: "null" }] },
+      },
+      $defs: {
+        Order: {
+          type: "object",
+          additionalProperties: false,
+          required: ["status", "carrier"],
+          properties: { status: { type: "string", enum: ["pending", "shipped", "delivered"] }, carrier: { type: "string" } },
+        },
+        Item: {
+          type: "object",
+          additionalProperties: false,
+          required: ["product_name", "qty"],
+          properties: { product_name: { type: "string" }, qty: { type: "integer" } },
+        },
+      },
+    };
+    const answer = await interpreter.ask({ page, question: "the order", schema: { name: "order", schema }, timeoutMs: 10_000, signal: new AbortController().signal });
+    expect(answer).toEqual({
+      order: { status: "shipped", carrier: "Parcel Co" },
+      items: [
+        { product_name: "Keyboard", qty: 1 },
+        { product_name: "Mouse", qty: 2 },
+        { product_name: "Monitor", qty: 1 },
+      ],
+      coupon: null,
+      note: null,
+    });
+  });
+});
+
 describe("choosing among tables", () => {
   it("picks, among tables with the same headers, the one whose caption the question names", async () => {
     await page.goto(`${server.url}/tables.html`);
