@@ -3,7 +3,7 @@
  * the workflow in the background through the session's in-process executor, ending the session
  * with the outcome, and cancelling.
  */
-import { executeWorkflow, isWfError, type Workflow } from "@wf/core";
+import { WfError, executeWorkflow, isWfError, type Workflow } from "@wf/core";
 import { parseParamsFromStrings } from "@wf/core";
 import { toFieldErrors, type FieldError, type RunWorkflowRequest, type SessionStatus, type WireError } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
@@ -153,7 +153,7 @@ export class StoredRuns {
         // The params are already parsed from the variables; a params-less copy of the workflow
         // keeps executeWorkflow from parsing them a second time (transforms would run twice).
         const output = await executeWorkflow({ ...wf, params: undefined }, { params, executor, signal: controller.signal, log });
-        end = { status: "SUCCEEDED", output: output === undefined ? null : output };
+        end = { status: "SUCCEEDED", output: toJsonValue(output) };
       } catch (error) {
         end = { status: "FAILED", error: toWireError(error) };
       }
@@ -186,4 +186,19 @@ export function toWireError(error: unknown): WireError {
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return { code: WORKFLOW_ERROR_CODE, message: `The workflow threw ${message}` };
+}
+
+/**
+ * The output as the wire and the journal carry it: a JSON round trip (dates become strings,
+ * `undefined` becomes `null`), so a restart reads back exactly what the status route showed.
+ *
+ * @throws {@link WfError} `WF_OUTPUT_INVALID` when the output cannot be JSON (a BigInt, a cycle).
+ */
+export function toJsonValue(output: unknown): unknown {
+  if (output === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(output)) as unknown;
+  } catch (error) {
+    throw new WfError("WF_OUTPUT_INVALID", `The workflow returned an output that is not JSON (${(error as Error).message}). Return plain data: objects, arrays, strings, numbers, booleans, null.`);
+  }
 }
