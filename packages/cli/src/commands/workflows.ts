@@ -55,7 +55,7 @@ export async function listStoredWorkflows(options: ListWorkflowsOptions): Promis
   }
   if (list.errors.length > 0) {
     stderr.write(c.yellow(`${list.errors.length} workflow file(s) failed to load:`) + "\n");
-    for (const error of list.errors) stderr.write(`  ${error.file}: ${error.message}\n`);
+    for (const error of list.errors) stderr.write(`  ${error.message.startsWith(error.file) ? error.message : `${error.file}: ${error.message}`}\n`);
   }
   return { exitCode: EXIT.ok, list };
 }
