@@ -6,9 +6,9 @@
  *
  *   pnpm wf run examples/pg-glossary/workflow.ts --param terms=ACID,Tuple,WAL
  */
-import { ask, workflow } from "@wf/core";
+import { act, ask, workflow } from "@wf/core";
 import { z } from "zod";
-import { openDocsPage, pgDocsUrl } from "../_shared/pg-docs.js";
+import { pgDocsUrl, requirePage } from "../_shared/pg-docs.js";
 
 /** What the workflow returns. */
 export const GlossaryOutput = z.object({
@@ -34,7 +34,7 @@ export default workflow(
   },
   async ({ params }) => {
     const terms = [...new Set(params.terms.split(",").map((t) => t.trim()).filter(Boolean))];
-    await openDocsPage(params.pageUrl);
+    await act(`go to ${requirePage(params.pageUrl)}`);
     const heading = await ask("the main heading");
 
     const schema = z.object(Object.fromEntries(terms.map((term) => [term, z.string().nullable()])));

@@ -7,7 +7,7 @@
  */
 import { act, ask, workflow } from "@wf/core";
 import { z } from "zod";
-import { openDocsPage, pgDocsUrl } from "../_shared/pg-docs.js";
+import { pgDocsUrl, requirePage } from "../_shared/pg-docs.js";
 
 /** A row of "Table K.1. PostgreSQL Limitations", as the page writes it. */
 export const LimitRow = z.object({
@@ -45,7 +45,7 @@ export default workflow(
     output: LimitsOutput,
   },
   async ({ params, log }) => {
-    await openDocsPage(params.homeUrl);
+    await act(`go to ${requirePage(params.homeUrl)}`);
     await act(`click the link "${params.linkText}"`);
 
     const heading = await ask("the main heading of the page");

@@ -4,9 +4,9 @@
  *
  *   pnpm wf run examples/pg-numeric-types/workflow.ts
  */
-import { ask, workflow } from "@wf/core";
+import { act, ask, workflow } from "@wf/core";
 import { z } from "zod";
-import { openDocsPage, pgDocsUrl } from "../_shared/pg-docs.js";
+import { pgDocsUrl, requirePage } from "../_shared/pg-docs.js";
 
 /** One row of "Table 8.2. Numeric Types". */
 export const NumericType = z.object({
@@ -26,7 +26,7 @@ export default workflow(
     output: z.array(NumericType).min(1),
   },
   async ({ params }) => {
-    await openDocsPage(params.pageUrl);
+    await act(`go to ${requirePage(params.pageUrl)}`);
     return await ask("the table of numeric types", z.array(NumericType));
   },
 );
