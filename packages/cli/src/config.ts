@@ -124,15 +124,18 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
   let file: WfConfig = {};
   let configFile: string | undefined;
 
-  if (options.configFile !== false || options.dotenv !== false) {
+  // c12 takes a few hundred ms to import: only when there is a file for it to read.
+  const wantConfig = options.configFile !== false && (await anyExists(cwd, CONFIG_FILES));
+  const wantDotenv = options.dotenv !== false && (await anyExists(cwd, [".env"]));
+  if (wantConfig || wantDotenv) {
     const { loadConfig, loadDotenv } = await import("c12");
-    if (options.dotenv !== false) {
+    if (wantDotenv) {
       const fromFile = await loadDotenv({ cwd, fileName: ".env", env: {} }).catch((error: unknown) => {
         throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Could not read ${cwd}/.env: ${(error as Error).message}. Fix or remove the file.`, { cause: error });
       });
       env = { ...pickStrings(fromFile), ...env };
     }
-    if (options.configFile !== false) {
+    if (wantConfig) {
       let loaded: { config?: unknown; configFile?: string | undefined };
       try {
         loaded = await loadConfig({
@@ -227,6 +230,15 @@ function pickStrings(env: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (typeof value === "string") out[key] = value;
   return out;
+}
+
+/** The config file names c12 looks for with `name: "wf"` (its supported extensions). */
+const CONFIG_FILES = ["ts", "mts", "cts", "js", "mjs", "cjs", "json", "jsonc", "json5", "yaml", "yml", "toml"].map((ext) => `wf.config.${ext}`);
+
+async function anyExists(dir: string, names: ReadonlyArray<string>): Promise<boolean> {
+  const { join } = await import("node:path");
+  for (const name of names) if (await exists(join(dir, name))) return true;
+  return false;
 }
 
 async function exists(path: string): Promise<boolean> {
