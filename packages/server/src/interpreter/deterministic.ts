@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { z } from "zod";
 import { InterpreterError } from "./errors.js";
 import { parseInstruction, type ParsedAction, type TargetSpec } from "./grammar.js";
-import { locateTarget, type TargetPurpose } from "./locate.js";
+import { isNavigationRace, locateTarget, type TargetPurpose } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
 import { extractPage, listSelectOptions, type PageData } from "./_page-scripts.js";
 import { words } from "./_text.js";
@@ -54,8 +54,12 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
     async ask(context: AskContext): Promise<unknown> {
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
-        await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
-        const data = (await context.page.evaluate(extractPage)) as PageData;
+        const read = async () => {
+          await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
+          return (await context.page.evaluate(extractPage)) as PageData;
+        };
+        // A page still navigating destroys the evaluation's context; read again once it has loaded.
+        const data = await read().catch((error: unknown) => (isNavigationRace(error) ? read() : Promise.reject(error)));
         if (!context.schema) return answerTextFromPage(data, context.question);
         const answer = answerFromPage(data, context.question, context.schema.schema);
         checkAnswer(answer, context.schema.schema);

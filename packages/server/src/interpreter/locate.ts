@@ -246,7 +246,14 @@ export async function locateTarget(page: Page, target: TargetSpec, purpose: Targ
   const pauses = [100, 250];
   let last: { hidden?: Attempt } = {};
   for (;;) {
-    const result = await tryOnce(page, target, purpose);
+    let result: FoundElement | { hidden?: Attempt };
+    try {
+      result = await tryOnce(page, target, purpose);
+    } catch (error) {
+      // The page navigated while we looked (a click before this step started a load): look again.
+      if (!isNavigationRace(error)) throw error;
+      result = {};
+    }
     if ("locator" in result) return result;
     last = result;
     const left = deadline - Date.now();
@@ -280,4 +287,9 @@ export async function locateTarget(page: Page, target: TargetSpec, purpose: Targ
     `no element matches ${targetLabel(target)}.${closest} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,
     { target: target.text, candidates },
   );
+}
+
+/** True for errors of an evaluation cut short by a navigation; looking again on the new document is right. */
+export function isNavigationRace(error: unknown): boolean {
+  return error instanceof Error && /Execution context was destroyed|frame was detached|Cannot find context with specified id|navigation/i.test(error.message);
 }

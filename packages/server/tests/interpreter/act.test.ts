@@ -62,6 +62,13 @@ describe("navigation", () => {
     expect(await loads()).toBe(before + 1);
   });
 
+  it("waits for the target across a navigation the page starts by itself", async () => {
+    const patient = createDeterministicInterpreter({ findTimeoutMs: 10_000 });
+    await page.goto(`${server.url}/redirect.html`);
+    const result = await patient.act(step(page, 'click the "Back to A" link', 20_000));
+    expect(result).toMatchObject({ action: "click", target: 'link "Back to A"', url: `${server.url}/nav-a.html` });
+  });
+
   it("fails with WF_NAVIGATION_FAILED on an unreachable URL and on back without history", async () => {
     const unreachable = await failure('open "http://127.0.0.1:1/nowhere"');
     expect(unreachable.code).toBe("WF_NAVIGATION_FAILED");
