@@ -19,10 +19,10 @@ let pages: PagesServer;
 let dataDir: string;
 
 function client(server: RunningServer) {
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(server.url + path, {
       method,
-      headers: { "api-key": KEY, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      headers: { "api-key": KEY, ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     return { status: res.status, json: (await res.json()) as any };
@@ -89,7 +89,8 @@ describe("restart and idle timeout", () => {
       const api = client(first);
       const session = await api.create();
       sessionId = session.workflowId;
-      doneStepId = (await api.run(sessionId, { step: `go to "${pages.url}/index.html"`, type: "ACT" })).stepId;
+      const home = await api.call("POST", routePath(ROUTES.stepRun, { id: sessionId }), { step: `go to "${pages.url}/index.html"`, type: "ACT" }, { "idempotency-key": "go-home" });
+      doneStepId = RunStepResponse.parse(home.json).stepId;
       expect((await api.step(doneStepId)).status).toBe("SUCCEEDED");
       runningStepId = (await api.run(sessionId, { step: "wait 20 seconds", type: "ACT", timeoutMs: 60_000 })).stepId;
       queuedStepId = (await api.run(sessionId, { step: "reload", type: "ACT" })).stepId;
@@ -117,6 +118,10 @@ describe("restart and idle timeout", () => {
       expect(session).toMatchObject({ status: "FAILED", error: { code: "WF_SERVER_RESTARTED" } });
       expect(session.steps.map((s) => s.status)).toEqual(["SUCCEEDED", "FAILED", "FAILED"]);
       expect((await api.call("POST", routePath(ROUTES.stepRun, { id: sessionId }), { step: "reload", type: "ACT" })).status).toBe(409);
+      // Idempotency keys survive the restart: a retry of the first step gets its ids back.
+      const retry = await api.call("POST", routePath(ROUTES.stepRun, { id: sessionId }), { step: `go to "${pages.url}/index.html"`, type: "ACT" }, { "idempotency-key": "go-home" });
+      expect(retry.status).toBe(200);
+      expect(retry.json.stepId).toBe(doneStepId);
 
       // The restarted server works, and its journal was compacted to whole lines.
       const fresh = await api.create();
