@@ -1,6 +1,7 @@
 /**
  * `serve()`: the programmatic `wf serve`. Starts `@wf/server` and keeps it until the signal aborts.
  */
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { resolveCliConfig } from "./config.js";
 import { CliUsageError } from "./errors.js";
@@ -61,8 +62,8 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     server = await startServer({
       host: config.server.host,
       ...(config.server.port !== undefined ? { port: config.server.port } : {}),
-      // Unset: the server takes WF_API_KEYS, or generates a key.
-      ...(config.apiKey ? { apiKeys: [config.apiKey] } : {}),
+      // Unset: the server's own WF_API_KEYS, else a key made here (printed below, once).
+      ...(config.apiKey ? { apiKeys: [config.apiKey] } : config.env.WF_API_KEYS ? {} : { apiKeys: [`wf_${randomBytes(24).toString("base64url")}`] }),
       ...(config.server.dataDir ? { dataDir: resolve(cwd, config.server.dataDir) } : {}),
       ...(config.server.workflowsDir ? { workflowsDir: resolve(cwd, config.server.workflowsDir) } : {}),
       logger: false,
