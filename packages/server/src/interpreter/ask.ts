@@ -21,6 +21,7 @@ interface Scope {
   special?: (name: string) => string | string[] | undefined;
 }
 
+/** What `fill` returns instead of a value when required fields are not on the page: their paths. */
 class Missing {
   constructor(readonly paths: string[]) {}
 }
@@ -47,21 +48,22 @@ export function answerFromPage(data: PageData, question: string, schema: JsonSch
 }
 
 /**
- * Answers a question without a schema, as a string: the page title, URL or main heading when the
- * question asks for one, else the labelled value whose label the question names, else the page's
- * main text (`main`, `[role=main]`, `article`, else `body`; at most 20,000 characters).
+ * Answers a question without a schema, as a string: the labelled value whose whole label the
+ * question names, else the page title, URL or main heading when the question asks for one, else
+ * the page's main text (`main`, `[role=main]`, `article`, else `body`; at most 20,000 characters).
  */
 export function answerTextFromPage(data: PageData, question: string): string {
   const q = words(question);
   const has = (w: string) => q.includes(w);
-  if ((has("url") || has("address") || has("location")) && !has("email")) return data.url;
-  if (has("title") && !data.pairs.some((p) => keyScore("title", p.key) >= 1)) return data.title || firstHeading(data) || "";
-  if (has("heading") || has("h1") || has("headline")) {
-    if (has("heading") && q.some((w) => w === "all" || w === "heading") && /headings/i.test(question)) return data.headings.map((h) => h.text).join("\n");
-    return firstHeading(data) ?? data.title;
-  }
+  // A label the page shows, named whole in the question, comes first ("the shipping address").
   const pair = bestPairForQuestion(data, question);
   if (pair) return pair.value;
+  if (has("url") || /\b(?:web|page)\s+address\b|\baddress of (?:the|this) page\b/i.test(question)) return data.url;
+  if (has("title")) return data.title || firstHeading(data) || "";
+  if (has("heading") || has("h1") || has("headline")) {
+    if (/headings/i.test(question)) return data.headings.map((h) => h.text).join("\n");
+    return firstHeading(data) ?? data.title;
+  }
   return data.mainText;
 }
 
@@ -207,7 +209,7 @@ class Ctx {
         build: () => {
           const out: unknown[] = [];
           const lostHere: string[] = [];
-          table.rows.forEach((row, i) => {
+          table.rows.forEach((row) => {
             if (row.every((c, j) => c === table.headers[j])) return;
             const scope: Scope = {
               entries: fields.filter((f) => assign[f]).map((f) => ({ key: f, value: row[assign[f]!.column] ?? "", weight: 1 })),
@@ -215,7 +217,6 @@ class Ctx {
             const v = this.fill(items, `${path}[${out.length}]`, scope, undefined);
             if (v instanceof Missing) lostHere.push(...v.paths);
             else out.push(v);
-            void i;
           });
           return lostHere.length ? new Missing(lostHere) : out;
         },
