@@ -5,9 +5,8 @@
 import { readdir } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { WfError, isWorkflow, type Workflow } from "@wf/core";
+import { WfError, isWorkflow, paramsJsonSchema, type Workflow } from "@wf/core";
 import type { WorkflowInfo, WorkflowList } from "@wf/core/protocol";
-import { paramsJsonSchema } from "@wf/core";
 
 /** Imports one module by absolute path and returns its namespace (`{ default, ... }`). */
 export type ImportModule = (path: string) => Promise<unknown>;

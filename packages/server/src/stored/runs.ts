@@ -3,8 +3,7 @@
  * the workflow in the background through the session's in-process executor, ending the session
  * with the outcome, and cancelling.
  */
-import { WfError, executeWorkflow, isWfError, type Workflow } from "@wf/core";
-import { parseParamsFromStrings } from "@wf/core";
+import { WfError, executeWorkflow, isWfError, parseParamsFromStrings, type Workflow } from "@wf/core";
 import { toFieldErrors, type FieldError, type RunWorkflowRequest, type SessionStatus, type WireError } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
