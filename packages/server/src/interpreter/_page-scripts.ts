@@ -202,6 +202,23 @@ export const extractPage = new Function(
     if (values.length) data.pairs.push({ key: text(dt).replace(/[:：]\s*$/, ""), value: values.join(", "), source: "dl" });
   });
 
+  // Definition lists as records too: [{ term, definition }].
+  Array.prototype.forEach.call(document.querySelectorAll("dl"), function (dl) {
+    if (!shown(dl)) return;
+    var items = [];
+    Array.prototype.forEach.call(dl.querySelectorAll("dt"), function (dt) {
+      if (dt.closest("dl") !== dl || items.length >= MAX_ITEMS) return;
+      var values = []; var n = dt.nextElementSibling;
+      while (n && n.tagName !== "DT") { if (n.tagName === "DD") values.push(text(n)); n = n.nextElementSibling; }
+      var term = text(dt).replace(/[:：]\s*$/, ""); var definition = values.join(" ");
+      items.push({ text: term + ": " + definition, fields: [
+        { keys: ["term", "name", "title", "key", "word", "label"], value: term, weight: 0.9 },
+        { keys: ["definition", "description", "value", "meaning", "text", "details"], value: definition, weight: 0.9 }
+      ] });
+    });
+    if (items.length) data.groups.push({ context: clean(dl.getAttribute("aria-label") || "") || precedingContext(dl) || nearestHeading(dl), tag: "dl", items: items });
+  });
+
   // Tables: header tables, and key/value rows.
   var tableEls = document.querySelectorAll("table,[role=table],[role=grid],[role=treegrid]");
   Array.prototype.forEach.call(tableEls, function (table) {

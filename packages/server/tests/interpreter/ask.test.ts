@@ -135,6 +135,16 @@ describe("ASK with a schema", () => {
     ]);
   });
 
+  it("reads a definition list into an array of terms and definitions", async () => {
+    const summary = await ask("the order summary", z.array(z.object({ term: z.string(), definition: z.string() })));
+    expect(summary).toEqual([
+      { term: "Order date", definition: "2026-11-02" },
+      { term: "Status", definition: "Shipped" },
+      { term: "Total price", definition: "1,234.50 €" },
+      { term: "Gift wrap", definition: "Yes" },
+    ]);
+  });
+
   it("reads list items made of Key: value lines", async () => {
     const team = await ask("the team", z.array(z.object({ name: z.string(), role: z.enum(["Analyst", "Engineer"]), since: z.number().int() })));
     expect(team).toEqual([
