@@ -164,14 +164,23 @@ function isSchema(value: unknown): value is AnySchema {
  * Finds the first stack frame outside `@wf/core`: where the user's file called `act`/`ask`.
  * Returns `path:line:column`, or `undefined` when the stack tells nothing.
  */
-const OWN_FILE = decodeURIComponent(new URL(import.meta.url).pathname);
+const OWN_FILE = safeDecode(new URL(import.meta.url).pathname);
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
 
 function captureCallSite(): string | undefined {
   const stack = new Error().stack?.split("\n").slice(1) ?? [];
   for (const line of stack) {
     const match = /\(?((?:file:\/\/)?[^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
     if (!match) continue;
-    const file = match[1]!.replace(/^file:\/\//, "");
+    // Loaders add a query to module URLs (tsx: `?tsx-namespace=…`); the file is what matters.
+    const file = safeDecode(match[1]!.replace(/^file:\/\//, "").replace(/\?.*$/, ""));
     if (file === OWN_FILE || file.startsWith("node:") || file.includes("/node_modules/")) continue;
     return `${file}:${match[2]}:${match[3]}`;
   }
