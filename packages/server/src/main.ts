@@ -22,6 +22,10 @@ async function main(): Promise<void> {
       },
     );
   };
+  // A long-running service logs a stray rejection instead of dying with every session it holds.
+  process.on("unhandledRejection", (reason) => {
+    process.stderr.write(`wf server: unhandled rejection (kept running): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`);
+  });
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 }

@@ -379,11 +379,14 @@ export class SessionManager {
     const journaled = this.deps.journal.append({ type: "step", record: { ...step } });
     const done = new Promise<StepStatus>((resolve) => {
       const finished = () => resolve(this.toStepStatus(step));
-      live.tail = live.tail.then(async () => {
-        await journaled.catch(() => undefined);
-        await this.execute(session, live, step, input, options.signal, finished);
-        finished();
-      });
+      live.tail = live.tail
+        .then(async () => {
+          await journaled.catch(() => undefined);
+          await this.execute(session, live, step, input, options.signal, finished);
+        })
+        // The queue must survive anything one step does.
+        .catch(() => undefined)
+        .finally(finished);
     });
     this.stepDone.set(step.stepId, done);
     void done.then(() => this.stepDone.delete(step.stepId));
