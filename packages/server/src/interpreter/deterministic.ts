@@ -249,9 +249,18 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
       const el = await find(action.target, "select");
       const options = await el.locator.evaluate(listSelectOptions, undefined, { timeout: clock.left() });
       if (!options) {
-        // `set "Name" to "Ada"` on a text field: fill it.
-        await el.locator.fill(action.option, { timeout: clock.left() });
-        return { action: "fill", target: el.description, message: `Filled ${el.description} with ${JSON.stringify(action.option)}` };
+        const editable = await el.locator.evaluate((node) => node instanceof HTMLInputElement || node instanceof HTMLTextAreaElement || (node as HTMLElement).isContentEditable);
+        if (editable) {
+          // `set "Name" to "Ada"` on a text field: fill it.
+          await el.locator.fill(action.option, { timeout: clock.left() });
+          return { action: "fill", target: el.description, message: `Filled ${el.description} with ${JSON.stringify(action.option)}` };
+        }
+        // A custom dropdown (an ARIA combobox or button): open it, then click the option.
+        await el.locator.click({ timeout: clock.left() });
+        const option = await find({ text: action.option, roles: ["option", "menuitem", "menuitemradio", "treeitem"], roleWord: "option", quoted: true }, "click");
+        await option.locator.click({ timeout: clock.left() });
+        await settle();
+        return { action: "select", target: el.description, message: `Selected ${option.description} in ${el.description}` };
       }
       const option = pickOption(options, action.option);
       if (!option) {

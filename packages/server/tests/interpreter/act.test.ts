@@ -168,6 +168,8 @@ describe("fields", () => {
     expect(await page.locator("#country").inputValue()).toBe("fr");
     await act('select "united states" from "Country"');
     expect(await page.locator("#country").inputValue()).toBe("us");
+    await act('select "Large" from the "Size" dropdown'); // a custom ARIA combobox: opened, then the option clicked
+    expect(await page.locator("#size").textContent()).toBe("Large");
     const missing = await failure('select "Spain" in "Country"');
     expect(missing.code).toBe("WF_ELEMENT_NOT_FOUND");
     expect(missing.message).toContain('"France"');
