@@ -24,7 +24,6 @@ describe("examples/pg-limits", () => {
       "columns in a result set": 1664,
       "columns per index": 32,
       "partition keys": 32,
-      "identifier length": 63,
       "function arguments": 100,
       "query parameters": 65535,
     });

@@ -17,8 +17,8 @@ export const LimitRow = z.object({
 });
 
 /**
- * The same row with the upper limit read as a number: `"1,600"` → 1600, `"63 bytes"` → 63;
- * `null` where the page has no number (`"unlimited"`).
+ * The same row with the upper limit read as a number: `"1,600"` → 1600; `null` where the page has
+ * no number (`"unlimited"`).
  */
 export const NumericLimit = z.object({
   item: z.string(),
@@ -30,7 +30,7 @@ export const LimitsOutput = z.object({
   heading: z.string(),
   url: z.string(),
   rows: z.array(LimitRow),
-  /** Item → upper limit, for the items whose limit is a plain number. */
+  /** Item → upper limit, for the items whose limit the page writes as a bare number. */
   limits: z.record(z.string(), z.number()),
 });
 
@@ -55,12 +55,12 @@ export default workflow(
     const rows = await ask("the table of limitations", z.array(LimitRow));
     const numeric = await ask("the table of limitations", z.array(NumericLimit));
 
-    // Keep the numbers that are the whole limit: "32 TB" reads as 32 and "limited by … 4,294,967,295
-    // pages" as 4294967295, so only rows whose text is a bare number or "<n> bytes" qualify.
+    // Keep the numbers that are the whole limit: the page also writes "32 TB" and "limited by the
+    // number of tuples that can fit onto 4,294,967,295 pages", whose numbers alone would mislead.
     const limits: Record<string, number> = {};
     for (const [i, row] of rows.entries()) {
       const value = numeric[i]?.upperLimit;
-      if (value != null && /^[\d,]+( bytes)?$/.test(row.upperLimit)) limits[row.item] = value;
+      if (value != null && /^[\d,]+$/.test(row.upperLimit)) limits[row.item] = value;
     }
     return { heading, url, rows, limits };
   },
