@@ -191,6 +191,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     summary: "Create a step-mode session",
     description: "Opens a browser context. Its `workflowId` is the `{id}` of the step-run, status and close routes.",
     body: CreateSessionRequest,
+    bodyRequired: false,
     response: CreateSessionResponse,
     errors: { 400: "Malformed JSON", 401: "Missing or wrong API key", 413: "Body too large", 415: "Not JSON", 422: "Invalid body (e.g. browserMode other than REMOTE)", 429: "Too many sessions (Retry-After)", 503: "Browser unavailable (Retry-After)" },
     tags: ["step mode"],

@@ -16,6 +16,8 @@ export interface OpenApiOperation {
   tags?: string[];
   /** Request body schema (JSON). */
   body?: z.ZodType;
+  /** Whether the body must be sent. @default true */
+  bodyRequired?: boolean;
   /** Query parameters, as a zod object. */
   query?: z.ZodObject;
   /** Path parameters and their descriptions. */
@@ -77,7 +79,7 @@ export class OpenApiRegistry {
         ...(op.description ? { description: op.description } : {}),
         ...(op.tags ? { tags: op.tags } : {}),
         ...(parameters.length ? { parameters } : {}),
-        ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: toJson(op.body, "input") } } } } : {}),
+        ...(op.body ? { requestBody: { required: op.bodyRequired ?? true, content: { "application/json": { schema: toJson(op.body, "input") } } } } : {}),
         responses,
         security: auth === "apiKey" ? [{ apiKey: [] }, { bearer: [] }] : auth === "sessionToken" ? [{ sessionToken: [] }, { apiKey: [] }] : [],
       };
