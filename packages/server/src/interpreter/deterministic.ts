@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { z } from "zod";
 import { InterpreterError } from "./errors.js";
-import { parseInstruction, type ParsedAction, type TargetSpec } from "./grammar.js";
+import { parseInstructions, type ParsedAction, type TargetSpec } from "./grammar.js";
 import { isNavigationRace, locateTarget, type TargetPurpose } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
 import { extractPage, listSelectOptions, type PageData } from "./_page-scripts.js";
@@ -45,10 +45,16 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
 
   return {
     async act(context: ActContext): Promise<ActResult> {
-      const action = parseInstruction(context.instruction);
+      const actions = parseInstructions(context.instruction);
       const clock = new StepClock(context.timeoutMs, context.signal);
-      const result = await clock.guard(() => runAction(context.page, action, clock, { uploadRoot, findTimeoutMs }));
-      return { ...result, url: context.page.url() };
+      const done = await clock.guard(async () => {
+        const results: Done[] = [];
+        for (const action of actions) results.push(await runAction(context.page, action, clock, { uploadRoot, findTimeoutMs }));
+        return results;
+      });
+      // A chained instruction reports its last action, and every action's message.
+      const last = done[done.length - 1]!;
+      return { ...last, message: done.map((d) => d.message).join("; "), url: context.page.url() };
     },
 
     async ask(context: AskContext): Promise<unknown> {

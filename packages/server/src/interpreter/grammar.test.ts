@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ACT_GRAMMAR, normalizeKey, parseInstruction, parseTarget, extractQuotes } from "./grammar.js";
+import { ACT_GRAMMAR, normalizeKey, parseInstruction, parseInstructions, parseTarget, extractQuotes } from "./grammar.js";
 import { InterpreterError } from "./errors.js";
 
 describe("ACT_GRAMMAR", () => {
@@ -53,6 +53,23 @@ describe("parseInstruction", () => {
     expect(error).toBeInstanceOf(InterpreterError);
     expect((error as InterpreterError).code).toBe("WF_INSTRUCTION_NOT_UNDERSTOOD");
     expect((error as InterpreterError).message).toMatch(/^Instruction not understood: "make it pop"\. The deterministic interpreter understands: goto \(`go to "https:\/\/example.com"`/);
+  });
+});
+
+describe("parseInstructions", () => {
+  it("splits chained actions before a verb, outside quotes", () => {
+    expect(parseInstructions('type "pg" into "Search" and press Enter').map((a) => a.verb)).toEqual(["fill", "press"]);
+    expect(parseInstructions('click "Menu", then click "Log out"; wait 1 second').map((a) => a.verb)).toEqual(["click", "click", "wait-time"]);
+    expect(parseInstructions('click "Save and click here"')).toHaveLength(1);
+    expect(parseInstructions("click Terms and Conditions")).toEqual([{ verb: "click", target: { text: "Terms and Conditions", quoted: false } }]);
+  });
+
+  it("never drops words silently: what is neither a role nor filler is not understood", () => {
+    expect(() => parseInstructions('click "Menu" and then frobnicate')).toThrow(/\(did not understand "and then frobnicate"\)/);
+    expect(() => parseInstructions('click "Menu" and then check "Agree" twice')).toThrow(/\(the part "check \\"Agree\\" twice": did not understand "twice"\)/);
+    expect(parseInstructions('click the "Save" button below to continue')).toEqual([
+      { verb: "click", target: { text: "Save", quoted: true, roles: ["button"], roleWord: "button" } },
+    ]);
   });
 });
 

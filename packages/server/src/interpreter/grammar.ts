@@ -19,6 +19,8 @@ export interface TargetSpec {
   ordinal?: number;
   /** True when the text was quoted in the instruction. */
   quoted: boolean;
+  /** Words beside the target that are neither a role nor filler (`"Menu" and then frobnicate`); such a parse is rejected. */
+  leftover?: string;
 }
 
 /** An instruction, understood. */
@@ -239,18 +241,56 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
  *   with examples, when no rule of {@link ACT_GRAMMAR} matches.
  */
 export function parseInstruction(instruction: string): ParsedAction {
-  const { text, quotes } = extractQuotes(instruction.trim().replace(/[.!;]+$/, "").replace(/\s+/g, " "));
-  const stripped = text.replace(/^(?:please\s+|now\s+|then\s+|and\s+)+/i, "").trim();
+  const { text, quotes } = extractQuotes(normalizeInstruction(instruction));
+  return parsePart(text, quotes, instruction);
+}
+
+/** Where a compound instruction splits: `, then`, `and then`, `then`, `and`, `;` or `,` before a verb. */
+const SPLIT = new RegExp(
+  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|open|navigate|visit|click|tap|double[- ]?click|right[- ]?click|hover|type|fill|enter|input|write|clear|press|hit|select|choose|pick|set|check|uncheck|tick|untick|scroll|wait|upload|attach|reload|refresh)\\b)",
+  "i",
+);
+
+/**
+ * Parses an instruction that may chain several actions (`type "pg" into "Search" and press Enter`,
+ * `click "Menu", then click "Logout"`): split before each verb that follows `and`, `then`, `,` or
+ * `;` outside quotes, each part parsed with {@link parseInstruction}'s rules.
+ *
+ * @throws {@link InterpreterError} `WF_INSTRUCTION_NOT_UNDERSTOOD` for the first part not understood.
+ */
+export function parseInstructions(instruction: string): ParsedAction[] {
+  const { text, quotes } = extractQuotes(normalizeInstruction(instruction));
+  return text
+    .split(SPLIT)
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part, _i, parts) => parsePart(part, quotes, instruction, parts.length > 1 ? part.replace(/«(\d+)»/g, (_m, n: string) => JSON.stringify(quotes[Number(n)] ?? "")) : undefined));
+}
+
+function normalizeInstruction(instruction: string): string {
+  return instruction.trim().replace(/[.!;]+$/, "").replace(/\s+/g, " ");
+}
+
+function parsePart(text: string, quotes: string[], instruction: string, part?: string): ParsedAction {
+  const stripped = text.replace(/^(?:please\s+|now\s+|then\s+|and\s+|finally\s+)+/i, "").trim();
+  let leftover: string | undefined;
   for (const rule of ACT_GRAMMAR) {
     const match = stripped.match(rule.pattern);
     if (!match) continue;
     const action = rule.build(match, quotes);
-    if (action) return action;
+    if (!action) continue;
+    const target = "target" in action ? action.target : undefined;
+    if (target?.leftover) {
+      leftover ??= target.leftover;
+      continue;
+    }
+    return action;
   }
+  const where = [part ? `the part ${JSON.stringify(part)}` : "", leftover ? `did not understand ${JSON.stringify(leftover)}` : ""].filter(Boolean).join(": ");
   throw new InterpreterError(
     "WF_INSTRUCTION_NOT_UNDERSTOOD",
-    `Instruction not understood: ${JSON.stringify(instruction)}. The deterministic interpreter understands: ${describeGrammar()}. ` +
-      `Quote targets and values ("…" or '…').`,
+    `Instruction not understood: ${JSON.stringify(instruction)}${where ? ` (${where})` : ""}. ` +
+      `The deterministic interpreter understands: ${describeGrammar()}. Quote targets and values ("…" or '…').`,
   );
 }
 
@@ -348,7 +388,14 @@ export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
       }
     }
   }
-  roleText = roleText.replace(/^(?:the|a|an)\s+/i, "").replace(/\s+(?:labelled|labeled|named|called|with text|with label)$/i, "").trim();
+  for (let before = ""; before !== roleText; ) {
+    before = roleText;
+    roleText = roleText
+      .replace(/^(?:the|a|an)\s+/i, "")
+      .replace(/\s*\b(?:labell?ed|named|called|with (?:the )?(?:text|label|name))$/i, "")
+      .replace(FILLER, "")
+      .trim();
+  }
   const spec: TargetSpec = { text: text.trim(), quoted: Boolean(quoted) };
   if (ordinal !== undefined) spec.ordinal = ordinal;
   if (roleText) {
@@ -359,9 +406,15 @@ export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
         break;
       }
     }
+    // Words that are neither a role nor filler are not silently dropped: the rule does not match.
+    if (!spec.roles) spec.leftover = roleText;
   }
   return spec;
 }
+
+/** Words around a target that say nothing about it: `below`, `on the page`, `to continue`… */
+const FILLER =
+  /\s*(?:\b(?:below|above|here|again|now|once|please)|\b(?:on|in|at|from|of) (?:the |this )?(?:page|form|dialog|modal|menu|top|bottom|header|footer|sidebar|toolbar|screen|left|right)|\bto (?:continue|proceed|submit|confirm|sign in|log in))\s*$/i;
 
 /** Named keys as people write them, and Playwright's names. */
 const KEY_ALIASES: Record<string, string> = {

@@ -159,6 +159,11 @@ describe("fields", () => {
     await act('type "ada@example.com" into "Email"');
     await act('press Enter in "Email"');
     expect(await page.locator("#status").textContent()).toBe("Submitted ada@example.com");
+    // A chained instruction runs its actions in order and reports each.
+    const chained = await act('clear "Email", then type "grace@example.com" into "Email" and press Enter');
+    expect(chained.action).toBe("press");
+    expect(chained.message).toBe('Cleared textbox "Email"; Filled textbox "Email" with "grace@example.com"; Pressed Enter');
+    expect(await page.locator("#status").textContent()).toBe("Submitted grace@example.com");
   });
 
   it("selects an option by label, by value and loosely", async () => {
