@@ -3,6 +3,7 @@
  * Ctrl-C (SIGINT) or SIGTERM aborts the command (a run closes its session), then exits 130;
  * a second Ctrl-C exits at once.
  */
+import { existsSync } from "node:fs";
 import { WfError } from "@wf/core";
 import { markTsxRegistered } from "./_import.js";
 import { runCli } from "./cli.js";
@@ -10,6 +11,17 @@ import { EXIT } from "./errors.js";
 
 // bin/wf.js registered tsx for the process: user files load with plain import().
 markTsxRegistered();
+
+// A .env in the working directory applies to the whole process (the embedded server reads its
+// WF_* variables too); variables already set win. resolveCliConfig() reads it the same way.
+if (existsSync(".env")) {
+  try {
+    process.loadEnvFile(".env");
+  } catch (error) {
+    process.stderr.write(`wf: could not read .env: ${(error as Error).message}. Fix or remove the file.\n`);
+    process.exit(EXIT.usage);
+  }
+}
 
 const controller = new AbortController();
 let interrupts = 0;

@@ -57,7 +57,7 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
     .alias("v", "version")
     .strict()
     .recommendCommands()
-    .demandCommand(1, "Name a command: wf run <file>, wf serve, wf plan <file>, wf check <files..>, wf init [dir].")
+    .demandCommand(1, `Name a command: ${COMMANDS.map((c) => `wf ${c.command}`).join(", ")}.`)
     .wrap(Math.min(110, ctx.stdout.columns ?? 100))
     .example("$0 run workflows/search.ts --param query=postgres", "Run a workflow on the embedded server")
     .example("$0 plan workflows/search.ts", "List its steps without running it")
