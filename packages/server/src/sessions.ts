@@ -390,8 +390,8 @@ export class SessionManager {
     });
     this.stepDone.set(step.stepId, done);
     void done.then(() => this.stepDone.delete(step.stepId));
-    this.touch(session, step.stepId);
-    await journaled;
+    this.bump(session);
+    await journaled.finally(() => this.emit(session, step.stepId));
     return { stepId: step.stepId, jobTaskId: step.jobTaskId, created: true, done };
   }
 
@@ -436,8 +436,8 @@ export class SessionManager {
       await live.tail.catch(() => undefined);
       this.live.delete(sessionId);
     }
-    this.touch(session);
-    await this.deps.journal.append({ type: "session", record: { ...session } });
+    this.bump(session);
+    await this.deps.journal.append({ type: "session", record: { ...session } }).finally(() => this.emit(session));
     return this.toSessionStatus(session);
   }
 
@@ -553,7 +553,9 @@ export class SessionManager {
       step.status = "RUNNING";
       step.startedAt = new Date().toISOString();
       this.touch(session, step.stepId);
-      await this.deps.journal.append({ type: "step", record: { ...step } });
+      // Not awaited: no answer depends on RUNNING being on disk (a restart fails QUEUED and RUNNING
+      // steps alike), and the step's end is written after it in the same ordered file.
+      const runningJournaled = this.deps.journal.append({ type: "step", record: { ...step } }).catch(() => undefined);
 
       const timeoutMs = input.timeoutMs ?? this.deps.options.stepTimeoutMs;
       const controller = new AbortController();
@@ -592,6 +594,7 @@ export class SessionManager {
         step.pageUrl = live.page.url();
         session.currentUrl = step.pageUrl;
       }
+      await runningJournaled;
       await this.finishStep(session, step, outcome);
       onFinished();
       if (await this.takeScreenshot(session, live, step)) {
@@ -657,15 +660,22 @@ export class SessionManager {
       step.status = "SUCCEEDED";
       step.result = outcome.result;
     }
-    this.touch(session, step.stepId);
-    await this.deps.journal.append({ type: "step", record: { ...step } });
-    if (session.status === "RUNNING") await this.deps.journal.append({ type: "session", record: { ...session } });
+    this.bump(session);
+    // One group commit for both lines, on disk before anyone waiting hears of the outcome.
+    await Promise.all([
+      this.deps.journal.append({ type: "step", record: { ...step } }),
+      session.status === "RUNNING" ? this.deps.journal.append({ type: "session", record: { ...session } }) : undefined,
+    ]).finally(() => this.emit(session, step.stepId));
   }
 
   private touch(session: SessionRecord, stepId?: string): void {
+    this.bump(session);
+    this.emit(session, stepId);
+  }
+
+  private bump(session: SessionRecord): void {
     session.version += 1;
     session.updatedAt = new Date().toISOString();
-    this.emit(session, stepId);
   }
 
   private emit(session: SessionRecord, stepId?: string): void {
