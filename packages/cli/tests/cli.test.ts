@@ -71,6 +71,11 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
     expectUsageError(result, "No wf service answers at", `127.0.0.1:${port}`, "wf serve");
   });
 
+  it("exits 2 with what to install when the embedded server finds no Chromium", async () => {
+    const result = await runWf(["run", join(FIXTURES, "params.ts"), "--param", "query=x", "--param", "limit=1"], { env: { WF_CHROMIUM_PATH: join(dir, "no-chromium") } });
+    expectUsageError(result, "Could not start the embedded wf server", "Chromium", "--base-url");
+  });
+
   it("exits 2 on a broken wf.config.ts in the working directory", async () => {
     const project = join(dir, "bad-config");
     await import("node:fs/promises").then((fs) => fs.mkdir(project));
