@@ -338,3 +338,39 @@ export const extractPage = new Function(
   return data;
   }`,
 )() as () => PageData;
+
+/**
+ * Scrolls the window, or, when the window cannot scroll that way, the largest scrollable element
+ * (apps that scroll a container, not the page). `to` is `"up"`, `"down"`, `"top"` or `"bottom"`;
+ * `px` the distance for up/down (`null`: 90% of the viewport or container height). Returns the
+ * distance scrolled in px (signed) and what scrolled.
+ */
+export const scrollPage = new Function(
+  String.raw`return function (arg) {
+    var to = arg[0], px = arg[1];
+    var candidates = [document.scrollingElement || document.documentElement];
+    var all = document.body ? document.body.querySelectorAll("*") : [];
+    var extra = [];
+    for (var i = 0; i < all.length; i++) {
+      var el = all[i];
+      if (el.scrollHeight - el.clientHeight < 2) continue;
+      var oy = getComputedStyle(el).overflowY;
+      if (oy === "auto" || oy === "scroll" || oy === "overlay") extra.push(el);
+    }
+    extra.sort(function (a, b) { return b.clientHeight * b.clientWidth - a.clientHeight * a.clientWidth; });
+    candidates = candidates.concat(extra);
+    for (var j = 0; j < candidates.length; j++) {
+      var c = candidates[j];
+      var isRoot = j === 0;
+      var view = isRoot ? window.innerHeight : c.clientHeight;
+      var before = isRoot ? window.scrollY : c.scrollTop;
+      var top = to === "top" ? 0 : to === "bottom" ? c.scrollHeight : before + (to === "up" ? -1 : 1) * (px == null ? Math.round(view * 0.9) : px);
+      if (isRoot) window.scrollTo({ top: top, behavior: "instant" }); else c.scrollTo({ top: top, behavior: "instant" });
+      var after = isRoot ? window.scrollY : c.scrollTop;
+      if (after !== before || j === candidates.length - 1) {
+        return { dy: after - before, what: isRoot ? "page" : (c.id ? "#" + c.id : c.tagName.toLowerCase()) };
+      }
+    }
+    return { dy: 0, what: "page" };
+  }`,
+)() as (arg: [to: "up" | "down" | "top" | "bottom", px: number | null]) => { dy: number; what: string };

@@ -11,7 +11,7 @@ import { InterpreterError } from "./errors.js";
 import { parseInstructions, type ParsedAction, type TargetSpec } from "./grammar.js";
 import { isNavigationRace, locateTarget, type TargetPurpose } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
-import { extractPage, listSelectOptions, type PageData } from "./_page-scripts.js";
+import { extractPage, listSelectOptions, scrollPage, type PageData } from "./_page-scripts.js";
 import { words } from "./_text.js";
 import type { ActContext, ActResult, AskContext, StepInterpreter } from "./types.js";
 
@@ -287,28 +287,21 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
       return { action: action.verb, target: el.description, message: `${action.verb === "check" ? "Checked" : "Unchecked"} ${el.description}` };
     }
     case "scroll": {
-      const dy = await page.evaluate(
-        ([dir, px]) => {
-          const amount = px ?? Math.round(window.innerHeight * 0.9);
-          const before = window.scrollY;
-          window.scrollBy({ top: dir === "up" ? -amount : amount, behavior: "instant" });
-          return window.scrollY - before;
-        },
-        [action.direction, action.pixels ?? null] as const,
-      );
-      return { action: "scroll", message: `Scrolled ${action.direction} by ${Math.abs(dy)} px` };
+      const { dy, what } = await page.evaluate(scrollPage, [action.direction, action.pixels ?? null] as [typeof action.direction, number | null]);
+      return { action: "scroll", message: `Scrolled the ${what === "page" ? "page" : `element ${what}`} ${action.direction} by ${Math.abs(dy)} px` };
     }
     case "scroll-edge": {
-      await page.evaluate((edge) => {
-        const el = document.scrollingElement ?? document.documentElement;
-        window.scrollTo({ top: edge === "top" ? 0 : el.scrollHeight, behavior: "instant" });
-      }, action.edge);
-      return { action: "scroll", message: `Scrolled to the ${action.edge} of the page` };
+      const { what } = await page.evaluate(scrollPage, [action.edge, null] as [typeof action.edge, null]);
+      return { action: "scroll", message: `Scrolled the ${what === "page" ? "page" : `element ${what}`} to the ${action.edge}` };
     }
     case "scroll-to": {
       const el = await find(action.target, "any");
       await el.locator.scrollIntoViewIfNeeded({ timeout: clock.left() });
       return { action: "scroll", target: el.description, message: `Scrolled ${el.description} into view` };
+    }
+    case "wait-gone": {
+      await page.getByText(action.text).first().waitFor({ state: "hidden", timeout: clock.left() });
+      return { action: "wait", message: `${JSON.stringify(action.text)} is gone` };
     }
     case "wait-text": {
       const exact = page.getByText(action.text, { exact: true });

@@ -40,6 +40,7 @@ export type ParsedAction =
   | { verb: "scroll-edge"; edge: "top" | "bottom" }
   | { verb: "scroll-to"; target: TargetSpec }
   | { verb: "wait-text"; text: string }
+  | { verb: "wait-gone"; text: string }
   | { verb: "wait-time"; ms: number }
   | { verb: "upload"; path: string; target: TargetSpec };
 
@@ -207,6 +208,18 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     pattern: /^(?:wait|pause|sleep)(?:\s+for)?\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)?$/i,
     examples: ["wait 2 seconds", "wait for 500 ms"],
     build: (m) => ({ verb: "wait-time", ms: Math.round(Number(m[1]) * unitMs(m[2])) }),
+  },
+  {
+    verb: "wait",
+    pattern: new RegExp(
+      `^wait\\s+(?:for|until)\\s+(?:the\\s+)?(?:text\\s+)?${TARGET}\\s+(?:to\\s+)?(?:disappear|disappears|vanish|vanishes|is\\s+(?:gone|hidden)|to\\s+be\\s+(?:gone|hidden)|goes\\s+away|to\\s+go\\s+away)$`,
+      "i",
+    ),
+    examples: ['wait until "Loading…" disappears'],
+    build: (m, q) => {
+      const text = unquote(m[1]!, q).trim();
+      return text ? { verb: "wait-gone", text } : undefined;
+    },
   },
   {
     verb: "wait",

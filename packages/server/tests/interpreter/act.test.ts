@@ -230,6 +230,23 @@ describe("scrolling and waiting", () => {
     expect(inView).toBe(true);
   });
 
+  it("scrolls the app's scrolling pane when the page itself cannot scroll", async () => {
+    await page.goto(`${server.url}/scroll-pane.html`);
+    const result = await act("scroll down by 250 pixels");
+    expect(result.message).toBe("Scrolled the element #pane down by 250 px");
+    expect(await page.locator("#pane").evaluate((el) => el.scrollTop)).toBe(250);
+    await act("scroll to bottom");
+    expect(await page.locator("#pane").evaluate((el) => el.scrollTop + el.clientHeight === el.scrollHeight)).toBe(true);
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  });
+
+  it("waits for text to disappear", async () => {
+    await act('click "Save"');
+    await act('wait until "Saving…" disappears');
+    expect(await page.locator("#saving").isHidden()).toBe(true);
+    expect(await page.locator("#saved").textContent()).toBe("All changes saved");
+  });
+
   it("waits a number of seconds within the step timeout, and refuses longer waits", async () => {
     expect(await act("wait 0.1 seconds")).toMatchObject({ action: "wait", message: "Waited 100 ms" });
     const tooLong = await failure("wait 60 seconds");
