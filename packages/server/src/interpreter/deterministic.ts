@@ -174,8 +174,9 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
   switch (action.verb) {
     case "goto": {
       const url = resolveUrl(page, action.url);
+      let status: number | undefined;
       try {
-        await page.goto(url, { timeout: clock.left(), waitUntil: "load" });
+        status = (await page.goto(url, { timeout: clock.left(), waitUntil: "load" }))?.status();
       } catch (error) {
         if (error instanceof Error && error.name === "TimeoutError") throw clock.timeoutError(error);
         throw new InterpreterError(
@@ -185,7 +186,8 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
           { cause: error },
         );
       }
-      return { action: "goto", message: `Opened ${url}` };
+      // An HTTP error page is still a page (a workflow may want to read it); the message says so.
+      return { action: "goto", message: `Opened ${url}${status !== undefined && status >= 400 ? ` (HTTP ${status})` : ""}` };
     }
     case "back":
     case "forward":

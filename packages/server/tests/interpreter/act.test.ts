@@ -50,6 +50,14 @@ describe("navigation", () => {
     expect(opened).toMatchObject({ action: "goto", url: `${server.url}/nav-a.html` });
     await expect(page.title()).resolves.toBe("Page A");
 
+    // A section number before the name and an arrow after it need not be written.
+    await act('click "numeric types"');
+    expect(page.url()).toBe(`${server.url}/nav-b.html#numeric`);
+    await act("go back");
+    await act('click the "Next" link');
+    expect(page.url()).toBe(`${server.url}/nav-b.html#next`);
+    await act("go back");
+
     await act('click "Go to page B"');
     expect(page.url()).toBe(`${server.url}/nav-b.html`);
 
@@ -70,6 +78,7 @@ describe("navigation", () => {
   });
 
   it("fails with WF_NAVIGATION_FAILED on an unreachable URL and on back without history", async () => {
+    expect((await act(`go to "${server.url}/missing.html"`)).message).toBe(`Opened ${server.url}/missing.html (HTTP 404)`);
     const unreachable = await failure('open "http://127.0.0.1:1/nowhere"');
     expect(unreachable.code).toBe("WF_NAVIGATION_FAILED");
     expect(unreachable.message).toContain("http://127.0.0.1:1/nowhere");
