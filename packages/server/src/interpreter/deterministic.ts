@@ -244,7 +244,7 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
     }
     case "press": {
       if (action.target) {
-        const el = await find(action.target, "any");
+        const el = await find(action.target, "key");
         await el.locator.press(action.key, { timeout: clock.left() });
         await settle();
         return { action: "press", target: el.description, message: `Pressed ${action.key} in ${el.description}` };

@@ -12,7 +12,7 @@ import { describeElements, type ElementInfo } from "./_page-scripts.js";
 import { similarity } from "./_text.js";
 
 /** What the element is for; decides the roles and strategies tried when the instruction gives no role. */
-export type TargetPurpose = "click" | "fill" | "check" | "select" | "upload" | "any";
+export type TargetPurpose = "click" | "fill" | "check" | "select" | "upload" | "key" | "any";
 
 /** A found element. */
 export interface FoundElement {
@@ -35,6 +35,7 @@ const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
   check: ["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"],
   select: ["combobox", "listbox", ...TEXT_FIELDS],
   upload: ["button"],
+  key: INTERACTIVE,
 };
 
 type Strategy = "role" | "label" | "placeholder" | "text" | "alt" | "title" | "attribute";
@@ -45,6 +46,7 @@ const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
   check: ["role", "label", "text", "title", "attribute"],
   select: ["role", "label", "title", "attribute"],
   upload: ["label", "role", "title", "attribute", "text"],
+  key: ["role", "label", "placeholder", "title", "attribute", "text"],
 };
 
 type Tier = "exact" | "whole" | "substring";

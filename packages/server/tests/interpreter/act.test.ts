@@ -160,6 +160,8 @@ describe("fields", () => {
 
   it("presses keys, on the page and in a field, and submits with Enter", async () => {
     await act('press "a" in "Key log"');
+    await act('type "mouse" into "Search"'); // a field named by the start of its placeholder
+    await act('press End in "Search"');
     await act("press Tab");
     await act('press "Shift+Tab"');
     await act('press "Arrow Down" in "Key log"');
