@@ -66,7 +66,7 @@ function textArg(text: string, tier: Tier): { value: string | RegExp; exact: boo
   if (tier === "whole") {
     // Case-insensitive, and blind to a section number before ("8.1.3. ", "K. ", "IV. ") and an arrow or punctuation after ("Next →").
     const body = escapeRegExp(text.trim()).replace(/\s+/g, "\\s+");
-    return { value: new RegExp(`^\\s*(?:(?:[A-Z]|[IVXLC]+)\\.\\s+|\\d+(?:\\.\\d+)*\\.?\\s+)?${body}\\s*[→»›>…:.!?]*\\s*$`, "i"), exact: false };
+    return { value: new RegExp(`^\\s*(?:(?:[A-Z]|[IVXLC]+)\\.\\s+|\\d+(?:\\.\\d+)*\\.?\\s+)?${body}\\s*[→»›>…:.!?*]*\\s*$`, "i"), exact: false };
   }
   return { value: text, exact: false };
 }
