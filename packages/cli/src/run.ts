@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { REDACTED, WfError, isWfError, redactParams, redactText, secretParamNames } from "@wf/core";
+import { WfError, isWfError, redactParams, redactText, secretValues } from "@wf/core";
 import type { RunRecord, ServiceClient } from "@wf/runtime";
 import { resolveCliConfig, type ResolvedCliConfig, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
@@ -82,7 +82,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   const fromFlags = options.params ?? {};
 
   // Secret values are known from the raw input already, so even a params error is redacted.
-  const rawSecrets = secretValuesOf(secretParamNames(workflow), { ...fromFile, ...fromFlags });
+  const rawSecrets = secretValues(workflow, { ...fromFile, ...fromFlags });
   let params: Record<string, unknown>;
   try {
     params = buildParams(workflow, fromFile, fromFlags);
@@ -92,7 +92,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     }
     throw error;
   }
-  const secrets = [...new Set([...rawSecrets, ...secretValuesOf(secretParamNames(workflow), params)])];
+  const secrets = [...new Set([...rawSecrets, ...secretValues(workflow, params)])].sort((a, b) => b.length - a.length);
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
@@ -226,21 +226,6 @@ function unreachable(config: ResolvedCliConfig, cause: unknown, redact: (s: stri
     `No wf service answers at ${config.baseUrl}: ${redact(detail).replace(/[.\s]+$/, "")}.\nStart one with \`wf serve\`, fix --base-url / WF_BASE_URL / baseUrl in wf.config.ts, or unset them to use the embedded server.`,
     { cause },
   );
-}
-
-function secretValuesOf(names: ReadonlyArray<string>, params: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  for (const name of names) {
-    const value = params[name];
-    if (value === undefined || value === null) continue;
-    const text = typeof value === "string" ? value : JSON.stringify(value);
-    if (!text || text === REDACTED) continue;
-    out.push(text);
-    // Inside JSON (records, ndjson) the value appears escaped.
-    const escaped = JSON.stringify(text).slice(1, -1);
-    if (escaped !== text) out.push(escaped);
-  }
-  return out;
 }
 
 /** The record with every secret value masked, wherever the runtime may have let one through. */

@@ -53,6 +53,48 @@ export function redactParams(wf: Pick<Workflow, "params">, params: Record<string
 }
 
 /**
+ * The values to hide for a run: each secret param's value as text (numbers and objects too), and
+ * its JSON-escaped form where that differs (records and NDJSON carry it escaped); longest first, so
+ * a secret that contains another is replaced whole.
+ *
+ * @param params - the run's params (raw or parsed); missing and empty values are skipped.
+ */
+export function secretValues(wf: Pick<Workflow, "params">, params: unknown): string[] {
+  const record = (params ?? {}) as Record<string, unknown>;
+  const out = new Set<string>();
+  for (const name of secretParamNames(wf)) {
+    const value = record[name];
+    if (value === undefined || value === null) continue;
+    const text = typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+    if (!text || text === REDACTED) continue;
+    out.add(text);
+    const escaped = JSON.stringify(text).slice(1, -1);
+    if (escaped !== text) out.add(escaped);
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * A copy of `value` (plain JSON-like data) with every occurrence of each secret inside its strings
+ * and object keys replaced by {@link REDACTED}. Class instances are kept as they are; nesting past
+ * 64 levels is not walked.
+ */
+export function redactValue<T>(value: T, secretTexts: ReadonlyArray<string>): T {
+  if (secretTexts.length === 0) return value;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") return redactText(v, secretTexts);
+    if (depth > 64 || v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return v;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(v)) out[redactText(key, secretTexts)] = walk(item, depth + 1);
+    return out;
+  };
+  return walk(value, 0) as T;
+}
+
+/**
  * Replaces every occurrence of each secret value inside `text` by {@link REDACTED}: for
  * instructions and messages that interpolated a secret (`type "${params.password}" into …`).
  */

@@ -10,8 +10,8 @@ import {
   isWfError,
   parseParams,
   redactParams,
-  redactText,
-  secretParamNames,
+  redactValue,
+  secretValues,
   type Executor,
   type StepOutcome,
   type StepRequest,
@@ -71,8 +71,8 @@ const MAX_POLL_INTERVAL_MS = 2_000;
  */
 export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWorkflowOptions): Promise<RunRecord> {
   const params = parseParams(workflow, options.params);
-  const secretValues = collectSecrets(workflow, params);
-  const redact = <T>(value: T): T => redactDeep(value, secretValues);
+  const secrets = secretValues(workflow, params);
+  const redact = <T>(value: T): T => redactValue(value, secrets);
   const recordedParams = redact(redactParams(workflow, (params ?? {}) as Record<string, unknown>));
   const { client } = options;
   const signal = options.signal ?? new AbortController().signal;
@@ -107,6 +107,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     sessionId,
     emit,
     redact,
+    secrets,
     steps,
     stepTimeoutMs: options.stepTimeoutMs ?? 30_000,
     pollIntervalMs: options.pollIntervalMs ?? 250,
@@ -167,6 +168,8 @@ interface ExecutorInit {
   sessionId: string;
   emit: (event: RunEvent) => void;
   redact: <T>(value: T) => T;
+  /** Secret values, sent with each step so the service keeps them out of its records too. */
+  secrets: string[];
   steps: StepRecord[];
   stepTimeoutMs: number;
   pollIntervalMs: number;
@@ -238,7 +241,13 @@ class ServiceExecutor implements Executor {
     try {
       const started = await client.runStep(
         sessionId,
-        { step: step.instruction, type: step.type, ...(step.responseFormat ? { schema: step.responseFormat } : {}), timeoutMs },
+        {
+          step: step.instruction,
+          type: step.type,
+          ...(step.responseFormat ? { schema: step.responseFormat } : {}),
+          timeoutMs,
+          ...(this.init.secrets.length > 0 ? { redact: this.init.secrets.slice(0, 100) } : {}),
+        },
         { idempotencyKey: randomUUID(), signal },
       );
       stepId = started.stepId;
@@ -369,34 +378,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-/** The values to hide: each secret param's value, as text (numbers too), longest first. */
-function collectSecrets(workflow: Pick<Workflow, "params">, params: unknown): string[] {
-  const values: string[] = [];
-  const record = (params ?? {}) as Record<string, unknown>;
-  for (const name of secretParamNames(workflow)) {
-    const value = record[name];
-    if (value === undefined || value === null) continue;
-    const text = typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
-    if (text) values.push(text);
-  }
-  return values.sort((a, b) => b.length - a.length);
-}
-
-/** A copy of `value` with every occurrence of a secret inside its strings (and object keys) redacted. */
-function redactDeep<T>(value: T, secrets: ReadonlyArray<string>): T {
-  if (secrets.length === 0) return value;
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === "string") return redactText(v, secrets);
-    if (depth > 64 || v === null || typeof v !== "object") return v;
-    if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
-    if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(v)) out[redactText(key, secrets)] = walk(item, depth + 1);
-    return out;
-  };
-  return walk(value, 0) as T;
 }
 
 /** An error as the record shows it: its wf code (or `WF_WORKFLOW_ERROR` for a plain error) and message, secrets redacted. */

@@ -23,7 +23,7 @@ import {
   type StepType,
   type WireError,
 } from "@wf/core/protocol";
-import { isWfError } from "@wf/core";
+import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
 import { HttpProblem, StepExecutionError } from "./errors.js";
 import type { Journal, JournalReplay } from "./journal.js";
@@ -63,6 +63,11 @@ export interface StepInput {
   currentPageURL?: string;
   /** Step timeout in ms. @default the server's `stepTimeoutMs` */
   timeoutMs?: number;
+  /**
+   * Secret values kept out of every record, status and page: each occurrence in the step's text,
+   * result and error is replaced by `[secret]`. The interpreter still gets the real text.
+   */
+  redact?: string[];
 }
 
 /** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */
@@ -350,7 +355,7 @@ export class SessionManager {
       sessionId,
       index: session.stepIds.length,
       type: input.type,
-      step: input.step,
+      step: redactText(input.step, secretsOf(input)),
       status: "QUEUED",
       createdAt: now,
       startedAt: null,
@@ -481,7 +486,11 @@ export class SessionManager {
    */
   async waitForSession(sessionId: string, options: { since?: number; waitMs: number }, signal?: AbortSignal): Promise<SessionStatus> {
     const session = this.requireSession(sessionId);
-    const ready = options.since !== undefined ? () => session.version > options.since! : () => session.status !== "RUNNING";
+    // A finished session changes no more: answer at once rather than hold the poll for nothing.
+    const ready =
+      options.since !== undefined
+        ? () => session.version > options.since! || session.status !== "RUNNING"
+        : () => session.status !== "RUNNING";
     await this.waitUntil(sessionId, ready, options.waitMs, signal);
     return this.toSessionStatus(session);
   }
@@ -589,6 +598,7 @@ export class SessionManager {
         externalSignal?.removeEventListener("abort", onExternalAbort);
         live.running = undefined;
       }
+      outcome = redactValue(outcome, secretsOf(input));
       if (this.stopping && outcome.error) return;
       if (session.status === "RUNNING" && !live.page.isClosed()) {
         step.pageUrl = live.page.url();
@@ -603,7 +613,9 @@ export class SessionManager {
       }
     } catch (error) {
       // Never let one step break the session's queue.
-      if (!isFinished(step.status) && !this.stopping) await this.finishStep(session, step, { error: toWireError(error) }).catch(() => undefined);
+      if (!isFinished(step.status) && !this.stopping) {
+        await this.finishStep(session, step, { error: redactValue(toWireError(error), secretsOf(input)) }).catch(() => undefined);
+      }
     } finally {
       live.pending -= 1;
       if (live.pending === 0) this.armIdleTimer(session, live);
@@ -783,6 +795,11 @@ function delay(ms: number): Promise<void> {
 }
 
 /** SHA-256 of the step request with keys sorted, so the same body hashes the same however it was written. */
+/** The secret values of a step, longest first so a secret containing another is replaced whole. */
+function secretsOf(input: StepInput): string[] {
+  return input.redact && input.redact.length > 0 ? [...input.redact].sort((a, b) => b.length - a.length) : [];
+}
+
 function hashRequest(input: StepInput): string {
   return createHash("sha256").update(canonicalJson({ ...input })).digest("hex");
 }

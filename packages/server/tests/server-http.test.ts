@@ -254,7 +254,17 @@ describe("steps", () => {
     // Session long-poll without since waits for the end of the session.
     const ended = call("GET", `${routePath(ROUTES.sessionStatus, { id })}?waitMs=20000`);
     await closeSession(id);
-    expect(SessionStatus.parse((await ended).json).status).toBe("SUCCEEDED");
+    const final = SessionStatus.parse((await ended).json);
+    expect(final.status).toBe("SUCCEEDED");
+
+    // With since, an ended session answers at once: no change can come, so the poll is not held
+    // for its waitMs (regression: it used to hold the whole wait).
+    const held = Symbol("held");
+    const afterEnd = await Promise.race([
+      call("GET", `${routePath(ROUTES.sessionStatus, { id })}?since=${final.version}&waitMs=30000`),
+      new Promise<typeof held>((resolve) => setTimeout(() => resolve(held), 15_000).unref()),
+    ]);
+    expect(afterEnd).not.toBe(held);
   });
 
   it("idempotency: the same key returns the first step without running again, even while it runs; another body is a 422", async () => {
@@ -280,6 +290,28 @@ describe("steps", () => {
     const status = SessionStatus.parse((await call("GET", routePath(ROUTES.sessionStatus, { id }))).json);
     expect(status.steps).toHaveLength(4);
     await closeSession(id);
+  });
+
+  it("redact: secret values reach the page but never the step's status, result or the journal", async () => {
+    const session = await createSession();
+    const id = session.workflowId;
+    await waitStep((await runStep(id, { step: `go to "${pages.url}/form.html"`, type: "ACT" })).stepId);
+    const typed = await waitStep((await runStep(id, { step: 'type "hunter2-secret" into "Item name"', type: "ACT", redact: ["hunter2-secret"] })).stepId);
+    expect(typed.status).toBe("SUCCEEDED");
+    expect(typed.step).toBe('type "[secret]" into "Item name"');
+    const asked = await waitStep(
+      (await runStep(id, { step: "the value of Item name", type: "ASK", schema: { type: "object", properties: { itemName: { type: "string" } }, required: ["itemName"], additionalProperties: false }, redact: ["hunter2-secret"] })).stepId,
+    );
+    // The field really holds the secret (the interpreter got the real text) but the answer is masked.
+    expect(asked.status, JSON.stringify(asked.error)).toBe("SUCCEEDED");
+    expect(asked.result).toEqual({ itemName: "[secret]" });
+    const status = (await call("GET", routePath(ROUTES.sessionStatus, { id }))).json;
+    expect(JSON.stringify(status)).not.toContain("hunter2");
+    await closeSession(id);
+    const { readFile } = await import("node:fs/promises");
+    const journal = await readFile(join(dataDir, "journal.ndjson"), "utf8");
+    expect(journal).toContain(typed.stepId);
+    expect(journal).not.toContain("hunter2");
   });
 
   it("sessions run concurrently; steps within a session keep their order", async () => {

@@ -123,6 +123,13 @@ export const RunStepRequest = z
     currentDom: z.string().optional().describe("HTML an ASK reads instead of the live page."),
     currentPageURL: z.string().optional().describe("Base URL of currentDom."),
     timeoutMs: z.number().int().positive().max(600_000).optional().describe("Step timeout in ms; server default otherwise."),
+    redact: z
+      .array(z.string().min(1).max(4000))
+      .max(100)
+      .optional()
+      .describe(
+        "Secret values the service must not record or show: each occurrence in the step's recorded text, result and error is replaced by \"[secret]\". The step itself runs with the real text.",
+      ),
   })
   .describe("Run one step in a session.");
 export type RunStepRequest = z.infer<typeof RunStepRequest>;

@@ -3,7 +3,7 @@
  * the workflow in the background through the session's in-process executor, ending the session
  * with the outcome, and cancelling.
  */
-import { WfError, executeWorkflow, isWfError, parseParamsFromStrings, type Workflow } from "@wf/core";
+import { WfError, executeWorkflow, isWfError, parseParamsFromStrings, redactValue, secretValues, type Workflow } from "@wf/core";
 import { toFieldErrors, type FieldError, type RunWorkflowRequest, type SessionStatus, type WireError } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
@@ -144,17 +144,21 @@ export class StoredRuns {
   private launch(session: SessionRecord, wf: Workflow, params: unknown): void {
     const controller = new AbortController();
     const { sessionId } = session;
-    const executor = createStoredRunExecutor((id, step, options) => this.context.sessions.runStep(id, step, options), sessionId);
-    const log = (message: string, data?: Record<string, unknown>) => this.context.journal.append({ type: "stored-log", record: { sessionId, message, ...(data ? { data } : {}) } }).catch(() => undefined);
+    const secrets = secretValues(wf, params);
+    const executor = createStoredRunExecutor((id, step, options) => this.context.sessions.runStep(id, step, options), sessionId, secrets);
+    const log = (message: string, data?: Record<string, unknown>) =>
+      this.context.journal
+        .append({ type: "stored-log", record: redactValue({ sessionId, message, ...(data ? { data } : {}) }, secrets) })
+        .catch(() => undefined);
     void (async () => {
       let end: { status: "SUCCEEDED"; output: unknown } | { status: "FAILED"; error: WireError };
       try {
         // The params are already parsed from the variables; a params-less copy of the workflow
         // keeps executeWorkflow from parsing them a second time (transforms would run twice).
         const output = await executeWorkflow({ ...wf, params: undefined }, { params, executor, signal: controller.signal, log });
-        end = { status: "SUCCEEDED", output: toJsonValue(output) };
+        end = { status: "SUCCEEDED", output: redactValue(toJsonValue(output), secrets) };
       } catch (error) {
-        end = { status: "FAILED", error: toWireError(error) };
+        end = { status: "FAILED", error: redactValue(toWireError(error), secrets) };
       }
       // Cancelled: the cancel route ended the session. Stopping: the restart marks it failed.
       if (controller.signal.aborted || this.stopping) return;
