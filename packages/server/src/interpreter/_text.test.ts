@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keyScore, parseBoolean, parseNumber, similarity } from "./_text.js";
+import { keyScore, normalizeText, parseBoolean, parseNumber, similarity } from "./_text.js";
 
 describe("keyScore", () => {
   it("matches field names to page keys loosely", () => {
@@ -19,18 +19,48 @@ describe("parseNumber", () => {
     ["1,234.50 €", 1234.5],
     ["€ 24,99", 24.99],
     ["1.234,50", 1234.5],
-    ["12 345 items", 12345],
+    ["12 345", 12345],
+    ["12\u00a0345,5", 12345.5],
     ["−5 %", -5],
-    ["-32768 to +32767", -32768],
+    ["+7", 7],
     ["$1,099.00", 1099],
-    ["4 bytes", 4],
+    ["-$5", -5],
     ["1,234,567", 1234567],
-    ["v2.", 2],
+    ["1,600", 1600],
+    ["4,294,967,295", 4294967295],
+    ["3,5", 3.5],
+    ["1.234", 1.234],
+    ["1.234.567", 1234567],
+    ["12'345", 12345],
+    [" 42 ", 42],
   ])("%s → %d", (text, value) => {
     expect(parseNumber(text)).toBe(value);
   });
-  it("finds no number in plain words", () => {
-    expect(parseNumber("Ada Lovelace")).toBeUndefined();
+  // A number field takes a cell whose whole text is a number; words or units make it prose (issue 3 follow-up, item 4).
+  it.each([
+    "Ada Lovelace",
+    "32 TB",
+    "1 GB",
+    "4 bytes",
+    "2.5 kg",
+    "12 345 items",
+    "v2.",
+    "-32768 to +32767",
+    "limited by the number of tuples that can fit onto 4,294,967,295 pages",
+    "1,2,3",
+    "1,,000",
+    "€5 €",
+    "unlimited",
+    "",
+  ])("%j is not a number", (text) => {
+    expect(parseNumber(text)).toBeUndefined();
+  });
+});
+
+describe("normalizeText", () => {
+  it("turns NBSP and runs of whitespace into single spaces", () => {
+    expect(normalizeText("Appendix\u00a0K.\u00a0PostgreSQL Limits")).toBe("Appendix K. PostgreSQL Limits");
+    expect(normalizeText("  a\n\t b\u202fc  ")).toBe("a b c");
   });
 });
 

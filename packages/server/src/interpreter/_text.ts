@@ -106,31 +106,52 @@ export function similarity(a: string, b: string): number {
 }
 
 /**
- * Parses the first number in a text: "1,234.50 €" → 1234.5, "1.234,50" → 1234.5, "−5 %" → -5,
- * "12 345" → 12345. Undefined when the text holds no number.
+ * Reads a text as a number only when the whole text is one: digits with optional thousands
+ * separators (`,` `.` space, NBSP, thin space, `'`), a decimal part, a sign (`-`, `+`, `−`), one
+ * currency symbol (any Unicode currency sign, before or after) or a percent sign after.
+ * "1,234.50 €" → 1234.5, "€ 24,99" → 24.99, "1.234,50" → 1234.5, "4,294,967,295" → 4294967295,
+ * "−5 %" → -5, "$1,099.00" → 1099. Text with any other word or unit is not a number: "32 TB",
+ * "1 GB", "4 bytes", "limited by … 4,294,967,295 pages" and "-32768 to +32767" give undefined,
+ * because picking a number out of prose is a guess (issue 3: ASK "never guesses").
+ *
+ * Separators: when both `,` and `.` appear, the last one is the decimal point; a lone `,` followed
+ * by exactly three digits groups thousands ("1,600"), otherwise it is a decimal comma ("3,5"); a
+ * lone `.` is a decimal point ("1.234" → 1.234); several of one kind group thousands. Thousands
+ * groups must have three digits ("1,2,3" is not a number).
  */
 export function parseNumber(text: string): number | undefined {
-  const m = text.replace(/\u2212/g, "-").match(/[-+]?\d[\d.,'\u00a0\u202f ]*/);
+  const t = normalizeText(text.replace(/\u2212/g, "-"));
+  const m = t.match(/^([+-]?) ?(\p{Sc}?) ?([+-]?) ?(\d(?:[\d.,' ]*\d)?) ?(\p{Sc}?) ?(%?)$/u);
   if (!m) return undefined;
-  let raw = m[0].trim().replace(/[\u00a0\u202f' ]/g, "");
-  const before = text.replace(/\u2212/g, "-").slice(0, m.index);
-  if (/-\s*$/.test(before) && !raw.startsWith("-")) raw = "-" + raw;
-  raw = raw.replace(/[.,]+$/, "");
-  const lastComma = raw.lastIndexOf(",");
-  const lastDot = raw.lastIndexOf(".");
-  if (lastComma >= 0 && lastDot >= 0) {
-    const decimal = lastComma > lastDot ? "," : ".";
-    const thousands = decimal === "," ? "." : ",";
-    raw = raw.split(thousands).join("").replace(decimal, ".");
-  } else if (lastComma >= 0) {
-    const parts = raw.split(",");
-    // "1,234" and "1,234,567" group thousands; "3,5" is a decimal comma.
-    raw = parts.length > 2 || parts[1]!.length === 3 ? parts.join("") : parts.join(".");
-  } else if (lastDot >= 0 && raw.split(".").length > 2) {
-    raw = raw.split(".").join("");
+  const [, sign1, cur1, sign2, body, cur2, percent] = m as unknown as [string, string, string, string, string, string, string];
+  if ((sign1 && sign2) || (cur1 && cur2) || (percent && (cur1 || cur2))) return undefined;
+  if (/[.,' ]{2}/.test(body)) return undefined;
+  const commas = body.split(",").length - 1;
+  const dots = body.split(".").length - 1;
+  let decimal: "," | "." | undefined;
+  if (commas && dots) decimal = body.lastIndexOf(",") > body.lastIndexOf(".") ? "," : ".";
+  else if (commas === 1) decimal = /,\d{3}$/.test(body) ? undefined : ",";
+  else if (dots === 1) decimal = ".";
+  let intPart = body;
+  let fraction = "";
+  if (decimal) {
+    const at = body.lastIndexOf(decimal);
+    intPart = body.slice(0, at);
+    fraction = body.slice(at + 1);
+    if (!/^\d+$/.test(fraction) || intPart.includes(decimal)) return undefined;
   }
-  const n = Number(raw);
+  const groups = intPart.split(/[.,' ]/);
+  if (groups.length > 1 && (!/^\d{1,3}$/.test(groups[0]!) || groups.slice(1).some((g) => !/^\d{3}$/.test(g)))) return undefined;
+  const n = Number(`${sign1 || sign2}${groups.join("")}${fraction ? `.${fraction}` : ""}`);
   return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * Collapses every run of whitespace to one space and trims. JavaScript's `\s` covers NBSP
+ * (U+00A0), narrow NBSP (U+202F), figure space and the other Unicode spaces, and line breaks.
+ */
+export function normalizeText(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /** "yes", "true", "on", "✓", "checked", "enabled"… → true; their opposites → false; else undefined. */

@@ -6,7 +6,7 @@
  */
 import { InterpreterError } from "./errors.js";
 import type { PageData } from "./_page-scripts.js";
-import { contentWords, keyScore, parseBoolean, parseNumber, similarity, words } from "./_text.js";
+import { contentWords, keyScore, normalizeText, parseBoolean, parseNumber, similarity, words } from "./_text.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -19,6 +19,77 @@ interface Scope {
   entries: Array<{ key: string; value: string; weight: number; checked?: boolean }>;
   /** Fallbacks by field name, for the page scope: title, url, heading. */
   special?: (name: string) => string | string[] | undefined;
+  /**
+   * For the page scope: table rows read as labelled values (the first cell is the label), with the
+   * value taken from the column that best fits `name` and the question (see {@link valueColumn}).
+   */
+  rows?: (name: string) => Scope["entries"];
+}
+
+/** How much a table row's first cell is trusted as a label, below a real label (`<dt>`, `<label>`, a two-column row). */
+const ROW_WEIGHT = 0.85;
+
+/**
+ * Header words that say a column holds "the value" of a row, for tables where the question does
+ * not name a column: "Value", "Upper Limit", "Maximum", "Amount", "Setting", "Default"…
+ */
+const VALUE_HEADER_WORDS = new Set(["value", "limit", "maximum", "max", "minimum", "min", "amount", "total", "result", "setting", "default", "current", "number", "count", "size", "price", "answer"]);
+
+/**
+ * The page data with every text whitespace-normalised (NBSP and runs of spaces → one space), so
+ * every text an ASK returns is normalised (`document.title` keeps NBSPs; issue 3 follow-up, item 5).
+ */
+function normalizePage(data: PageData): PageData {
+  const n = normalizeText;
+  return {
+    title: n(data.title),
+    url: data.url,
+    headings: data.headings.map((h) => ({ level: h.level, text: n(h.text) })),
+    pairs: data.pairs.map((p) => ({ ...p, key: n(p.key), value: n(p.value) })),
+    tables: data.tables.map((t) => ({ caption: n(t.caption), context: n(t.context), headers: t.headers.map(n), rows: t.rows.map((r) => r.map(n)) })),
+    groups: data.groups.map((g) => ({
+      context: n(g.context),
+      tag: g.tag,
+      items: g.items.map((it) => ({ text: n(it.text), fields: it.fields.map((f) => ({ ...f, keys: f.keys.map(n), value: n(f.value) })) })),
+    })),
+    mainText: n(data.mainText),
+  };
+}
+
+/**
+ * The column of `table` that holds a row's value for field `name`: among the columns after the
+ * first (the label column), the one whose header's words best overlap those of `name` and the
+ * question ("What is the upper limit of …" → "Upper Limit"), else one whose header is a
+ * value-like word ({@link VALUE_HEADER_WORDS}), else the second column.
+ */
+function valueColumn(table: PageData["tables"][number], name: string, question: string): number {
+  const wanted = new Set([...contentWords(name), ...contentWords(question)]);
+  let best = { column: 1, score: 0 };
+  for (let c = 1; c < table.headers.length; c++) {
+    const hw = contentWords(table.headers[c] ?? "");
+    if (!hw.length) continue;
+    const named = hw.filter((w) => wanted.has(w)).length / hw.length;
+    const valueLike = hw.some((w) => VALUE_HEADER_WORDS.has(w)) ? 0.4 : 0;
+    const score = Math.max(named, valueLike);
+    if (score > best.score) best = { column: c, score };
+  }
+  return best.column;
+}
+
+/** Table rows of at least two cells as labelled values: the first cell is the label, the value from {@link valueColumn}. */
+function tableRowEntries(data: PageData, name: string, question: string): Scope["entries"] {
+  const out: Scope["entries"] = [];
+  for (const table of data.tables) {
+    const column = valueColumn(table, name, question);
+    for (const row of table.rows) {
+      const key = (row[0] ?? "").replace(/[:：]\s*$/, "");
+      const value = row[column];
+      if (!key || key.length > 80 || value === undefined || row.length < 2) continue;
+      if (row.every((c, j) => c === table.headers[j])) continue;
+      out.push({ key, value, weight: ROW_WEIGHT });
+    }
+  }
+  return out;
 }
 
 /** What `fill` returns instead of a value when required fields are not on the page: their paths. */
@@ -33,7 +104,7 @@ class Missing {
  * @throws {@link InterpreterError} `WF_ANSWER_NOT_FOUND` naming every required, non-nullable field not found.
  */
 export function answerFromPage(data: PageData, question: string, schema: JsonSchema): unknown {
-  const ctx = new Ctx(schema, data, question);
+  const ctx = new Ctx(schema, normalizePage(data), question);
   const value = ctx.fill(schema, "", ctx.pageScope(), undefined, true);
   if (value instanceof Missing) {
     const fields = [...new Set(value.paths)];
@@ -52,7 +123,8 @@ export function answerFromPage(data: PageData, question: string, schema: JsonSch
  * question names, else the page title, URL or main heading when the question asks for one, else
  * the page's main text (`main`, `[role=main]`, `article`, else `body`; at most 20,000 characters).
  */
-export function answerTextFromPage(data: PageData, question: string): string {
+export function answerTextFromPage(raw: PageData, question: string): string {
+  const data = normalizePage(raw);
   const q = words(question);
   const has = (w: string) => q.includes(w);
   // A label the page shows, named whole in the question, comes first ("the shipping address").
@@ -71,16 +143,27 @@ function firstHeading(data: PageData): string | undefined {
   return (data.headings.find((h) => h.level === 1) ?? data.headings[0])?.text;
 }
 
-/** The labelled value whose whole label appears in the question (longest label wins). */
+/** The labelled value (a label, or a table row's first cell) whose whole label the question names. */
 function bestPairForQuestion(data: PageData, question: string): { key: string; value: string } | undefined {
+  const entries = [...data.pairs.map((p) => ({ key: p.key, value: p.value, weight: 1 })), ...tableRowEntries(data, question, question)];
+  return entryNamedByQuestion(entries, question);
+}
+
+/**
+ * The entry whose label the question names: every content word of the label (all its words when
+ * it has only filler) appears in the question. The longest label wins ("columns per table" over
+ * "table"); on a tie, the more trusted source (a label over a table row), then the first.
+ */
+function entryNamedByQuestion<E extends { key: string; weight: number }>(entries: E[], question: string): E | undefined {
   const q = new Set(words(question));
-  let best: { key: string; value: string; len: number } | undefined;
-  for (const p of data.pairs) {
-    const kw = words(p.key);
+  let best: { len: number; entry: E } | undefined;
+  for (const e of entries) {
+    const content = contentWords(e.key);
+    const kw = content.length ? content : words(e.key);
     if (kw.length === 0 || !kw.every((w) => q.has(w))) continue;
-    if (!best || kw.length > best.len) best = { key: p.key, value: p.value, len: kw.length };
+    if (!best || kw.length > best.len || (kw.length === best.len && e.weight > best.entry.weight)) best = { len: kw.length, entry: e };
   }
-  return best;
+  return best?.entry;
 }
 
 /** Splits a nullable schema into its non-null part. */
@@ -132,6 +215,7 @@ class Ctx {
     }));
     return {
       entries,
+      rows: (name) => tableRowEntries(d, name, this.question),
       special: (name) => {
         const w = words(name).join(" ");
         if (w === "title" || w === "page title" || w === "document title") return d.title || firstHeading(d);
@@ -351,10 +435,11 @@ type Found = { value: string; weight: number; checked?: boolean } | { value: str
  * question: a key whose words all appear in the question matches.
  */
 function lookup(scope: Scope, name: string, byQuestion: boolean): Found | undefined {
+  const entries = scope.rows ? [...scope.entries, ...scope.rows(name)] : scope.entries;
   if (!byQuestion) {
     const special = scope.special?.(name);
     let best: { score: number; entry: Scope["entries"][number] } | undefined;
-    for (const e of scope.entries) {
+    for (const e of entries) {
       const raw = keyScore(name, e.key);
       if (raw < MATCH) continue;
       const score = raw * e.weight;
@@ -365,14 +450,8 @@ function lookup(scope: Scope, name: string, byQuestion: boolean): Found | undefi
     if (special !== undefined) return { value: special as string, weight: 1 } as Found;
     return best?.entry;
   }
-  const q = new Set(words(name));
-  let best: { len: number; entry: Scope["entries"][number] } | undefined;
-  for (const e of scope.entries) {
-    const kw = words(e.key);
-    if (kw.length === 0 || !kw.every((w) => q.has(w))) continue;
-    if (!best || kw.length > best.len) best = { len: kw.length, entry: e };
-  }
-  if (best) return best.entry;
+  const named = entryNamedByQuestion(entries, name);
+  if (named) return named;
   const qw = words(name);
   for (const special of ["url", "title", "h1", "heading"]) {
     if (qw.includes(special)) {
@@ -392,7 +471,7 @@ function coerce(schema: JsonSchema, found: Found): unknown {
   if (Array.isArray(schema.enum)) return matchEnum(schema.enum as unknown[], text);
   switch (type) {
     case "string":
-      return text;
+      return normalizeText(text);
     case "number": {
       const n = parseNumber(text);
       return n;

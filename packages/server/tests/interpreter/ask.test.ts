@@ -78,7 +78,7 @@ describe("ASK with a schema", () => {
         quantity: z.number().int(),
         expressDelivery: z.boolean(),
         carrier: z.string(),
-        weight: z.number(),
+        weight: z.string(),
       }),
     );
     expect(answer).toEqual({
@@ -91,7 +91,7 @@ describe("ASK with a schema", () => {
       quantity: 3,
       expressDelivery: true,
       carrier: "Parcel Co",
-      weight: 2.5,
+      weight: "2.5 kg",
     });
   });
 
