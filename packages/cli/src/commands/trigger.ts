@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createColors } from "picocolors";
-import { isWfError } from "@wf/core";
+import { WRAPPER_KEY, isWfError } from "@wf/core";
 import type { RunWorkflowRequest, RunWorkflowResponse, SessionStatus, StepStatus } from "@wf/core/protocol";
 import { resolveCliConfig } from "../config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "../errors.js";
@@ -239,9 +239,29 @@ function formatStep(step: StepStatus, c: Colors): string {
   const mark = ok ? c.green("✓") : c.red("✗");
   const duration = step.durationMs !== null ? c.dim(` ${Math.round(step.durationMs)} ms`) : "";
   let line = `${mark} ${step.index + 1} ${step.type} ${step.step}${duration}`;
-  if (ok && step.type === "ASK" && step.result !== undefined) line += `\n    ${c.cyan("→")} ${JSON.stringify(step.result)}`;
+  if (ok && step.type === "ASK" && step.result !== undefined) line += `\n    ${c.cyan("→")} ${JSON.stringify(decodeStepAnswer(step.result))}`;
   if (!ok && step.error) line += `\n    ${c.red(`${step.error.message} [${step.error.code}]`)}`;
   return line;
+}
+
+/**
+ * The answer of a succeeded ASK step as the workflow sees it, from the step's `result` on the wire.
+ *
+ * The service stores the answer as the strict schema has it: a schema whose root is not an object
+ * (a string, a number, an array, an enum, …) travels wrapped as `{ "value": … }` (`WRAPPER_KEY` and
+ * `isWrapped` of `@wf/core`). The step status carries neither the zod schema nor its JSON Schema,
+ * so the rule here is by shape: a plain object whose only key is `value` is unwrapped; anything
+ * else is shown as it is. The one case this reads wrongly is an object schema with a single field
+ * named `value` (`z.object({ value: … })`): its answer is shown as the field's value. The `json`
+ * reporter of `wf trigger` prints the status as the service sent it, undecoded.
+ *
+ * @param result - `StepStatus.result` of an ASK step.
+ * @returns the unwrapped value, or `result` unchanged.
+ */
+export function decodeStepAnswer(result: unknown): unknown {
+  if (result === null || typeof result !== "object" || Array.isArray(result)) return result;
+  const keys = Object.keys(result);
+  return keys.length === 1 && keys[0] === WRAPPER_KEY ? (result as Record<string, unknown>)[WRAPPER_KEY] : result;
 }
 
 function durationOf(status: SessionStatus): string {
