@@ -4,6 +4,7 @@
  * the end, `ndjson` prints one event per line. Every line passes through `redact` first, so a
  * secret param's value never reaches the stream.
  */
+import { relative } from "node:path";
 import { createColors } from "picocolors";
 import type { RunEvent, RunRecord, StepRecord } from "@wf/runtime";
 import type { ReporterName } from "./config.js";
@@ -34,6 +35,8 @@ export interface CreateReporterOptions {
   redact?: (text: string) => string;
   /** The environment, read for `NO_COLOR` and `FORCE_COLOR`. @default process.env */
   env?: Record<string, string | undefined>;
+  /** Call sites (`file:line:col`) are shown relative to this folder. @default process.cwd() */
+  cwd?: string;
 }
 
 /**
@@ -59,7 +62,7 @@ export function createReporter(name: ReporterName, options: CreateReporterOption
   if (name === "ndjson") {
     return { onEvent: (event) => void stdout.write(redact(JSON.stringify(event)) + "\n"), end: () => {} };
   }
-  return createPrettyReporter(stdout, options.stderr ?? stdout, redact, options.env ?? process.env);
+  return createPrettyReporter(stdout, options.stderr ?? stdout, redact, options.env ?? process.env, options.cwd ?? process.cwd());
 }
 
 function colorEnabled(stream: OutputStream, env: Record<string, string | undefined>): boolean {
@@ -68,7 +71,13 @@ function colorEnabled(stream: OutputStream, env: Record<string, string | undefin
   return Boolean(stream.isTTY) && env.TERM !== "dumb";
 }
 
-function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact: (s: string) => string, env: Record<string, string | undefined>): Reporter {
+/**
+ * The pretty reporter. A failed step's message is shown once, under the step; when the run failed
+ * because of that step, the last line (on `stderr`) only says where: `✖ run failed at step 3 (flow.ts:12:5)`.
+ * Any other failure (the output schema, a timeout, a session that could not start) prints the
+ * outcome line, then the error message on `stderr`.
+ */
+function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact: (s: string) => string, env: Record<string, string | undefined>, cwd: string): Reporter {
   const live = Boolean(stdout.isTTY) && env.TERM !== "dumb";
   const c = createColors(colorEnabled(stdout, env));
   const width = () => Math.max(40, stdout.columns ?? 100);
@@ -82,6 +91,8 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
     out.write(redact(text) + "\n");
     if (live && pending !== undefined) stdout.write(pending);
   };
+  // Steps whose failure (with its message) has been shown under the step.
+  const failedShown = new Set<number>();
   const stepLabel = (index: number, type: string, instruction: string) => `${c.dim(`${index}.`)} ${c.bold(type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${instruction}`;
 
   return {
@@ -103,6 +114,7 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
         }
         case "step-finished": {
           const step = event.step;
+          if (step.status === "failed" && step.error) failedShown.add(step.index);
           if (live) {
             clearPending();
             pending = undefined;
@@ -123,6 +135,10 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
           if (r.status === "succeeded") {
             line(live ? `${c.green("✔")} ${c.bold(r.workflow)} succeeded ${c.dim(`(${summary})`)}` : `run succeeded (${summary})`);
             if (r.output !== undefined) line(typeof r.output === "string" ? r.output : JSON.stringify(r.output, null, 2));
+          } else if (r.status === "failed" && r.error?.stepIndex !== undefined && failedShown.has(r.error.stepIndex)) {
+            const where = r.error.callSite ? ` (${shortCallSite(r.error.callSite, cwd)})` : "";
+            const text = `run failed at step ${r.error.stepIndex}${where}`;
+            line(live ? `${c.red("✖")} ${text}` : text, stderr);
           } else {
             const head = live ? `${r.status === "cancelled" ? c.yellow("■") : c.red("✖")} ${c.bold(r.workflow)} ${r.status} ${c.dim(`(${summary})`)}` : `run ${r.status} (${summary})`;
             line(head);
@@ -157,6 +173,15 @@ function formatStepLive(step: StepRecord, c: Colors, width: number): string {
   if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(`   ${c.dim("→")} ${compact(step.answer, Math.max(20, width - 6))}`);
   if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code && !step.error.message.includes(`[${step.error.code}]`) ? c.dim(` [${step.error.code}]`) : ""}`);
   return lines.join("\n");
+}
+
+/** `file:line:col` with the file relative to `cwd` (kept absolute when it lies outside). */
+function shortCallSite(callSite: string, cwd: string): string {
+  const match = /^(.*?):(\d+)(?::(\d+))?$/.exec(callSite.replace(/^file:\/\//, ""));
+  if (!match) return callSite;
+  const rel = relative(cwd, match[1]!);
+  const file = rel && !rel.startsWith("..") ? rel : match[1]!;
+  return `${file}:${match[2]}${match[3] ? `:${match[3]}` : ""}`;
 }
 
 function cut(text: string, max: number): string {

@@ -100,7 +100,28 @@ describe("reporters", () => {
     }
   });
 
-  it("pretty sends a failed run's error to stderr", () => {
+  it("pretty shows a failed step's message once, under the step, and ends with where the run stopped", () => {
+    for (const isTTY of [false, true]) {
+      const stdout = collector({ isTTY, columns: 100 });
+      const stderr = collector();
+      const reporter = createReporter("pretty", { stdout, stderr, env: { NO_COLOR: "1" }, cwd: "/proj" });
+      const failed: StepRecord = { ...act, index: 3, instruction: 'click "Buy"', status: "failed", answer: undefined, error: { code: "WF_ELEMENT_NOT_FOUND", message: 'No button "Buy" on the page.' } };
+      const message = `Step 3 ACT failed: No button "Buy" on the page.`;
+      reporter.onEvent({ type: "step-started", index: 3, stepType: "ACT", instruction: failed.instruction, callSite: "/proj/flows/buy.ts:12:5", attempt: 1 });
+      reporter.onEvent({ type: "step-finished", step: failed });
+      reporter.onEvent({
+        type: "run-finished",
+        record: { ...record, status: "failed", output: undefined, steps: [act, failed], error: { code: "WF_STEP_FAILED", message, stepIndex: 3, callSite: "/proj/flows/buy.ts:12:5" } },
+      });
+      reporter.end();
+      const all = stdout.text() + stderr.text();
+      expect(all.split('No button "Buy" on the page.').length - 1).toBe(1);
+      expect(stdout.text()).toContain('No button "Buy" on the page.');
+      expect(stderr.text()).toBe(isTTY ? "✖ run failed at step 3 (flows/buy.ts:12:5)\n" : "run failed at step 3 (flows/buy.ts:12:5)\n");
+    }
+  });
+
+  it("pretty sends a failed run's error to stderr when no step showed it", () => {
     const stdout = collector();
     const stderr = collector();
     const reporter = createReporter("pretty", { stdout, stderr, env: {} });

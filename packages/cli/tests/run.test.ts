@@ -76,19 +76,23 @@ describe("runWorkflowFile against a service", { timeout: 120_000 }, () => {
   });
 
   it("a failed step: exit 1, the record names the step and where it was called", async () => {
+    const stdout = collector();
     const stderr = collector();
-    const result = await runWorkflowFile({ ...base(), file: join(FIXTURES, "failing.ts"), params: { url: `${pages.url}/index.html` }, stdout: collector(), stderr });
+    const result = await runWorkflowFile({ ...base(), file: join(FIXTURES, "failing.ts"), params: { url: `${pages.url}/index.html` }, stdout, stderr });
     expect(result.exitCode).toBe(1);
     expect(result.record.status).toBe("failed");
     expect(result.record.steps[1]).toMatchObject({ status: "failed", error: { code: "WF_ELEMENT_NOT_FOUND" } });
-    expect(stderr.text()).toContain("No such button anywhere");
+    // The step's message is shown once, under the step; the last line says where the run stopped.
+    expect(stdout.text()).toMatch(/step 2 ACT .* failed \d+ms error=WF_ELEMENT_NOT_FOUND: /);
+    expect(stderr.text()).toMatch(/^run failed at step 2 \(\S*failing\.ts:7:9\)\n$/);
 
     // The spawned command says where in the file the step was called.
     const spawned = await runWf(["run", join(FIXTURES, "failing.ts"), "--param", `url=${pages.url}/index.html`, "--base-url", server.url, "--api-key", server.apiKey]);
     expect(spawned.code).toBe(1);
-    expect(spawned.stdout).toContain("run failed");
-    expect(spawned.stderr).toContain("WF_ELEMENT_NOT_FOUND");
-    expect(spawned.stderr).toContain("failing.ts:7:9");
+    expect(spawned.stdout).toContain("error=WF_ELEMENT_NOT_FOUND");
+    expect(spawned.stderr).not.toContain("No such button anywhere"); // not repeated at the end
+    expect(spawned.stderr).toContain("run failed at step 2 (");
+    expect(spawned.stderr).toContain("failing.ts:7:9)");
   });
 
   it("--timeout aborts the run: status cancelled, error WF_RUN_TIMEOUT, exit 1", async () => {
