@@ -1,7 +1,6 @@
 /** `wf init [dir]`: writes a ready wf project. */
 import { relative } from "node:path";
 import { EXIT } from "../errors.js";
-import { initProject } from "../init.js";
 import { defineCommand } from "./_types.js";
 
 export const initCommand = defineCommand({
@@ -13,6 +12,7 @@ export const initCommand = defineCommand({
       .example("$0 init my-workflows", "Create a project in ./my-workflows")
       .epilog("Never overwrites a file: exits 2 and writes nothing if one exists."),
   handler: async (args, context) => {
+    const { initProject } = await import("../init.js");
     const result = await initProject({ dir: args.dir, cwd: context.cwd });
     const where = relative(context.cwd, result.dir) || ".";
     context.stdout.write(

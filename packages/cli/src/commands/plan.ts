@@ -1,6 +1,5 @@
 /** `wf plan <file>`: lists a workflow's steps without running it, and lints them. */
 import { EXIT } from "../errors.js";
-import { formatPlan, planWorkflowFile } from "../plan.js";
 import { defineCommand } from "./_types.js";
 
 export const planCommand = defineCommand({
@@ -13,6 +12,8 @@ export const planCommand = defineCommand({
       .example("$0 plan workflows/search.ts", "Show the steps and the findings")
       .epilog("Exit codes: 0 no findings, 1 findings, 2 the file does not exist."),
   handler: async (args, context) => {
+    // Loaded here, not at start-up: only plan and check need ts-morph's wrappers.
+    const { formatPlan, planWorkflowFile } = await import("../plan.js");
     const result = await planWorkflowFile(args.file, { cwd: context.cwd });
     context.stdout.write((args.json ? JSON.stringify(result, null, 2) : formatPlan(result, context.cwd)) + "\n");
     return result.findings.length > 0 ? EXIT.failed : EXIT.ok;

@@ -26,6 +26,9 @@ export const runCommand = defineCommand({
       const { CliUsageError } = await import("../errors.js");
       throw new CliUsageError("WF_CLI_USAGE", `--timeout must be a whole number of milliseconds above 0, got ${args.timeout}.`);
     }
+    // Start loading the runtime (the service client) now: it arrives while the config and the
+    // workflow file load, instead of after them.
+    import("@wf/runtime").catch(() => {});
     const result = await runWorkflowFile({
       file: args.file,
       cwd: context.cwd,
