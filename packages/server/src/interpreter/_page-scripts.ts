@@ -78,6 +78,8 @@ export interface ElementInfo {
   inside: number;
   /** A link's resolved `href`, else `""`. */
   href: string;
+  /** True for a link to an anchor of the page it is on (`#section`, a table of contents entry). */
+  samePageAnchor: boolean;
 }
 
 /** Describes the elements of a locator (`locator.evaluateAll(describeElements)`). */
@@ -93,7 +95,8 @@ export const describeElements = new Function(
         if (canon[j] !== c && canon[j] !== document.body && canon[j].contains(c) && inside === -1) inside = j;
       }
       var href = c.tagName === "A" && c.hasAttribute("href") ? c.href : "";
-      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside, href: href };
+      var samePageAnchor = Boolean(href) && href.indexOf("#") > 0 && href.split("#")[0] === location.href.split("#")[0];
+      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside, href: href, samePageAnchor: samePageAnchor };
     });
   }`,
 )() as (elements: Element[]) => ElementInfo[];

@@ -27,6 +27,15 @@ export interface DeterministicInterpreterOptions {
    * `WF_ELEMENT_NOT_FOUND`, in ms; capped by the step's time left. @default 5_000
    */
   findTimeoutMs?: number;
+  /**
+   * Whether steps may open local files (`file:` URLs): `go to "file:///…"`, and a click (or any
+   * action) that lands on a `file:` page. When false, such a step fails with
+   * `WF_NAVIGATION_REFUSED`; a server that others reach must not read its own disk for them.
+   * `wf run`'s embedded server turns it on (the examples read the PostgreSQL docs from disk).
+   * Whatever this says, `go to` opens only http(s), `about:blank`, `data:` (and `file:` when allowed).
+   * @default false
+   */
+  allowFileUrls?: boolean;
 }
 
 /**
@@ -37,11 +46,12 @@ export interface DeterministicInterpreterOptions {
  * await interpreter.act({ page, instruction: 'click "Sign in"', timeoutMs: 30_000, signal });
  * @throws (from `act`/`ask`) {@link InterpreterError} with codes `WF_INSTRUCTION_NOT_UNDERSTOOD`,
  *   `WF_ELEMENT_NOT_FOUND`, `WF_ELEMENT_AMBIGUOUS`, `WF_ANSWER_NOT_FOUND`, `WF_NAVIGATION_FAILED`,
- *   `WF_STEP_TIMEOUT`, `WF_UPLOAD_REFUSED`.
+ *   `WF_NAVIGATION_REFUSED`, `WF_STEP_TIMEOUT`, `WF_UPLOAD_REFUSED`.
  */
 export function createDeterministicInterpreter(options: DeterministicInterpreterOptions = {}): StepInterpreter {
   const uploadRoot = path.resolve(options.uploadRoot ?? process.cwd());
   const findTimeoutMs = options.findTimeoutMs ?? 5_000;
+  const allowFileUrls = options.allowFileUrls ?? false;
 
   return {
     async act(context: ActContext): Promise<ActResult> {
@@ -49,7 +59,11 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       const clock = new StepClock(context.timeoutMs, context.signal);
       const done = await clock.guard(async () => {
         const results: Done[] = [];
-        for (const action of actions) results.push(await runAction(context.page, action, clock, { uploadRoot, findTimeoutMs }));
+        for (const action of actions) {
+          results.push(await runAction(context.page, action, clock, { uploadRoot, findTimeoutMs, allowFileUrls }));
+          // Whatever navigated (a link, Enter in a form, the page's own script), a refused local file is not left open.
+          if (!allowFileUrls && isFileUrl(context.page.url())) await leaveRefusedPage(context.page, clock);
+        }
         return results;
       });
       // A chained instruction reports its last action, and every action's message.
@@ -163,6 +177,45 @@ class StepClock {
 interface RunOptions {
   uploadRoot: string;
   findTimeoutMs: number;
+  allowFileUrls: boolean;
+}
+
+const HOW_TO_ALLOW_FILES =
+  "This server does not open local files. To allow it, start the server with allowFileUrls " +
+  "(`wf serve --allow-file-urls`, or WF_ALLOW_FILE_URLS=1); `wf run`'s embedded server allows them.";
+
+function isFileUrl(url: string): boolean {
+  return /^file:/i.test(url.trim());
+}
+
+/**
+ * Refuses a URL `go to` (or a link) must not open: `file:` unless `allowFileUrls`, and any scheme
+ * but http(s), `about:blank` and `data:`.
+ * @throws {@link InterpreterError} `WF_NAVIGATION_REFUSED`
+ */
+function checkNavigable(url: string, allowFileUrls: boolean): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.trim())?.[1]?.toLowerCase();
+  if (scheme === "http" || scheme === "https" || scheme === "data" || /^about:blank$/i.test(url.trim())) return;
+  if (scheme === "file") {
+    if (allowFileUrls) return;
+    throw new InterpreterError("WF_NAVIGATION_REFUSED", `Refused to open ${url}: ${HOW_TO_ALLOW_FILES}`, { url });
+  }
+  throw new InterpreterError(
+    "WF_NAVIGATION_REFUSED",
+    `Refused to open ${url}: only http(s) URLs, about:blank and data: URLs${allowFileUrls ? " and local files (file:)" : ""} are opened. Give an http(s) URL.`,
+    { url },
+  );
+}
+
+/**
+ * After an action landed on a `file:` page that is not allowed: go back to the page before
+ * (about:blank when there is none), then fail with `WF_NAVIGATION_REFUSED`.
+ */
+async function leaveRefusedPage(page: Page, clock: StepClock): Promise<never> {
+  const url = page.url();
+  await page.goBack({ timeout: clock.left() }).catch(() => null);
+  if (page.url() === url) await page.goto("about:blank", { timeout: clock.left() }).catch(() => null);
+  throw new InterpreterError("WF_NAVIGATION_REFUSED", `The action led to ${url}, a local file; went back to ${page.url()}. ${HOW_TO_ALLOW_FILES}`, { url });
 }
 
 type Done = Omit<ActResult, "url">;
@@ -174,6 +227,7 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
   switch (action.verb) {
     case "goto": {
       const url = resolveUrl(page, action.url);
+      checkNavigable(url, options.allowFileUrls);
       let status: number | undefined;
       try {
         status = (await page.goto(url, { timeout: clock.left(), waitUntil: "load" }))?.status();
@@ -219,6 +273,10 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
     case "rightclick":
     case "hover": {
       const el = await find(action.target, action.verb === "hover" ? "any" : "click");
+      // A link to a local file is refused before the click (the check after the action catches the rest).
+      if (action.verb !== "hover" && !options.allowFileUrls && isFileUrl(el.href)) {
+        throw new InterpreterError("WF_NAVIGATION_REFUSED", `Refused to click ${el.description}: it links to ${el.href}. ${HOW_TO_ALLOW_FILES}`, { url: el.href });
+      }
       const timeout = clock.left();
       if (action.verb === "click") await el.locator.click({ timeout });
       else if (action.verb === "dblclick") await el.locator.dblclick({ timeout });
@@ -297,7 +355,7 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
       return { action: "scroll", message: `Scrolled the ${what === "page" ? "page" : `element ${what}`} to the ${action.edge}` };
     }
     case "scroll-to": {
-      const el = await find(action.target, "any");
+      const el = await find(action.target, "scroll");
       await el.locator.scrollIntoViewIfNeeded({ timeout: clock.left() });
       return { action: "scroll", target: el.description, message: `Scrolled ${el.description} into view` };
     }

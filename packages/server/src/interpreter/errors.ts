@@ -16,6 +16,11 @@ export type InterpreterErrorCode =
   | "WF_ANSWER_NOT_FOUND"
   /** Going to a URL, back, forward or reloading failed. */
   | "WF_NAVIGATION_FAILED"
+  /**
+   * The step would open a URL the interpreter does not open: a `file:` URL without
+   * `allowFileUrls`, or a scheme other than http(s), `about:blank` and `data:`.
+   */
+  | "WF_NAVIGATION_REFUSED"
   /** The step ran out of time (its `timeoutMs`) or was aborted. */
   | "WF_STEP_TIMEOUT"
   /** An upload named a file outside the upload root, or one that does not exist. */
@@ -37,7 +42,7 @@ export interface InterpreterErrorDetails {
   candidates?: ElementCandidate[];
   /** For `WF_ANSWER_NOT_FOUND`: paths of the fields not found, e.g. `value[].price`, `title`. */
   fields?: string[];
-  /** For `WF_NAVIGATION_FAILED`: the URL involved. */
+  /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED`: the URL involved. */
   url?: string;
   /** For `WF_UPLOAD_REFUSED`: the path as written and as resolved. */
   path?: string;

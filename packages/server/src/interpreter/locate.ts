@@ -11,14 +11,20 @@ import type { TargetSpec } from "./grammar.js";
 import { describeElements, type ElementInfo } from "./_page-scripts.js";
 import { similarity } from "./_text.js";
 
-/** What the element is for; decides the roles and strategies tried when the instruction gives no role. */
-export type TargetPurpose = "click" | "fill" | "check" | "select" | "upload" | "key" | "any";
+/**
+ * What the element is for; decides the roles and strategies tried when the instruction gives no
+ * role. `scroll` is `any` plus a preference among equal matches: a heading, else an element that
+ * is not a link to an anchor of the same page (a table of contents entry names its heading).
+ */
+export type TargetPurpose = "click" | "fill" | "check" | "select" | "upload" | "key" | "any" | "scroll";
 
 /** A found element. */
 export interface FoundElement {
   locator: Locator;
   /** For people: `button "Sign in"`. */
   description: string;
+  /** The resolved `href` when the element is a link, else `""` (lets a click refuse a `file:` link before it navigates). */
+  href: string;
 }
 
 type AriaRole = Parameters<Page["getByRole"]>[0];
@@ -31,6 +37,7 @@ const TEXT_FIELDS: AriaRole[] = ["textbox", "searchbox", "combobox", "spinbutton
 const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
   click: INTERACTIVE,
   any: [...INTERACTIVE, "heading"],
+  scroll: [...INTERACTIVE, "heading"],
   fill: TEXT_FIELDS,
   check: ["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"],
   select: ["combobox", "listbox", ...TEXT_FIELDS],
@@ -42,6 +49,7 @@ type Strategy = "role" | "label" | "placeholder" | "text" | "alt" | "title" | "a
 const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
   click: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
   any: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
+  scroll: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
   fill: ["role", "label", "placeholder", "title", "attribute"],
   check: ["role", "label", "text", "title", "attribute"],
   select: ["role", "label", "title", "attribute"],
@@ -151,7 +159,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
 
   // Substrings only name fields (`"Email"` for "Email address"): a click on a substring could
   // hit the wrong element (`"Sign in"` must not click "Sign in with SSO").
-  const tiers = purpose === "click" || purpose === "any" ? TIERS.filter((t) => t !== "substring") : TIERS;
+  const tiers = purpose === "click" || purpose === "any" || purpose === "scroll" ? TIERS.filter((t) => t !== "substring") : TIERS;
   for (const tier of tiers) {
     const strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
     for (const strategy of strategies) {
@@ -159,7 +167,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
       if (!loc) continue;
       const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
       if (infos.length === 0) continue;
-      const picked = pick(loc, infos, target);
+      const picked = pick(loc, infos, target, false, purpose);
       if (picked) return picked;
       if (!hiddenFallback) hiddenFallback = { locator: loc, infos };
     }
@@ -167,15 +175,25 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
   return hiddenFallback ? { hidden: hiddenFallback } : {};
 }
 
-/** Picks among one strategy's matches: visible, de-duplicated, then the ordinal or the only one. */
-function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHidden = false): FoundElement | undefined {
-  const kept: number[] = [];
+/**
+ * Picks among one strategy's matches: visible, de-duplicated, then the ordinal or the only one.
+ * For `scroll` without an ordinal, several matches narrow to the headings among them, else to
+ * those that are not links to an anchor of the same page.
+ */
+function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHidden = false, purpose?: TargetPurpose): FoundElement | undefined {
+  let kept: number[] = [];
   infos.forEach((info, i) => {
     if (info.sameAs !== -1 || info.inside !== -1) return;
     if (!includeHidden && !info.visible) return;
     kept.push(i);
   });
   if (kept.length === 0) return undefined;
+  if (purpose === "scroll" && target.ordinal === undefined && kept.length > 1) {
+    const headings = kept.filter((i) => infos[i]!.role === "heading");
+    const notAnchors = kept.filter((i) => !infos[i]!.samePageAnchor);
+    if (headings.length) kept = headings;
+    else if (notAnchors.length) kept = notAnchors;
+  }
   if (target.ordinal !== undefined) {
     const index = target.ordinal === -1 ? kept[kept.length - 1] : kept[target.ordinal - 1];
     if (index === undefined) {
@@ -186,12 +204,12 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
         { target: target.text, candidates: kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name })) },
       );
     }
-    return { locator: loc.nth(index), description: describe(infos[index]!) };
+    return { locator: loc.nth(index), description: describe(infos[index]!), href: infos[index]!.href };
   }
   // Links with the same name to the same place (a page's header and footer "Next") do the same thing.
   const first = infos[kept[0]!]!;
   if (kept.length > 1 && first.href && kept.every((i) => infos[i]!.href === first.href && infos[i]!.name === first.name)) {
-    return { locator: loc.nth(kept[0]!), description: describe(first) };
+    return { locator: loc.nth(kept[0]!), description: describe(first), href: first.href };
   }
   if (kept.length > 1) {
     const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
@@ -205,7 +223,7 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     );
   }
   const index = kept[0]!;
-  return { locator: loc.nth(index), description: describe(infos[index]!) };
+  return { locator: loc.nth(index), description: describe(infos[index]!), href: infos[index]!.href };
 }
 
 /**

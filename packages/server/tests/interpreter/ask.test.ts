@@ -14,7 +14,8 @@ let browser: Browser;
 let server: StaticServer;
 let context: BrowserContext;
 let page: Page;
-const interpreter = createDeterministicInterpreter();
+// The PostgreSQL docs are read from disk: local files allowed, as `wf run`'s embedded server does.
+const interpreter = createDeterministicInterpreter({ allowFileUrls: true });
 
 /** Asks like the runtime does: the zod schema goes through the response format, the answer back through decodeAnswer. */
 async function ask<S extends z.ZodType>(question: string, schema: S): Promise<z.infer<S>> {
