@@ -10,7 +10,7 @@ export type { RunWorkflowFileOptions, RunWorkflowFileResult } from "./run.js";
 export { serve } from "./serve.js";
 export type { ServeOptions, ServeHandle } from "./serve.js";
 export { planWorkflowFile, checkWorkflowFiles, formatPlan, formatFindings } from "./plan.js";
-export type { PlannedStep, Finding, PlanResult, PlanOptions, CheckResult } from "./plan.js";
+export type { PlannedStep, PlannedModule, Finding, PlanResult, PlanOptions, CheckResult } from "./plan.js";
 export { initProject } from "./init.js";
 export type { InitProjectOptions, InitProjectResult } from "./init.js";
 export { loadWorkflowFile } from "./load-workflow.js";

@@ -2,8 +2,9 @@
  * `wf plan` and `wf check`: read workflow files with ts-morph without running them. `plan` lists
  * the `act`/`ask` calls in source order and lints them; `check` adds the TypeScript type-check.
  */
+import { statSync } from "node:fs";
 import { access } from "node:fs/promises";
-import { dirname, relative, resolve } from "node:path";
+import { dirname, extname, join, relative, resolve } from "node:path";
 import type { CallExpression, Node as MorphNode, Project, SourceFile } from "ts-morph";
 import { CliUsageError } from "./errors.js";
 
@@ -39,11 +40,29 @@ export interface Finding {
   column: number;
 }
 
+/** The `act`/`ask` calls of one helper module a workflow file imports. */
+export interface PlannedModule {
+  /** Absolute path. */
+  file: string;
+  /** Absolute path of the file whose relative import reached this module first. */
+  importedBy: string;
+  /** Its calls in source order, numbered from 1 within the module. */
+  steps: PlannedStep[];
+}
+
 /** What {@link planWorkflowFile} returns. */
 export interface PlanResult {
   /** Absolute path. */
   file: string;
+  /** The calls written in the file itself. */
   steps: PlannedStep[];
+  /**
+   * Helper modules reached through the file's relative imports (`./…`, `../…`; transitively,
+   * each module once, type-only imports skipped) that hold `act`/`ask` calls, in the order
+   * first reached (depth-first, in import order).
+   */
+  modules: PlannedModule[];
+  /** Findings of the file and of its helper modules (each names its `file`). */
   findings: Finding[];
 }
 
@@ -76,9 +95,10 @@ const UNSUPPORTED_ZOD: Record<string, string> = {
 };
 
 /**
- * Reads a workflow file without running it: its `act`/`ask` calls in source order and the lint
- * findings (empty instruction, ASK result used as an object without a schema, schema constructs
- * strict mode refuses, syntax errors).
+ * Reads a workflow file without running it: its `act`/`ask` calls in source order, those of the
+ * helper modules it imports by relative path (see {@link PlanResult.modules}), and the lint
+ * findings of all of them (empty instruction, ASK result used as an object without a schema,
+ * schema constructs strict mode refuses, syntax errors).
  *
  * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` when the file does not exist.
  */
@@ -90,7 +110,75 @@ export async function planWorkflowFile(file: string, options: PlanOptions = {}):
   const result = await lintSourceFile(sourceFile);
   const syntax = project.getProgram().getSyntacticDiagnostics(sourceFile);
   for (const d of syntax) result.findings.unshift(toFinding(d, "WF_LINT_SYNTAX"));
+  await planHelperModules(project, sourceFile, result, true);
   return result;
+}
+
+/**
+ * Adds to `result` the helper modules `sourceFile` reaches through relative imports: each module's
+ * calls (when it has any) and its findings, plus its syntax errors with `syntax`.
+ */
+async function planHelperModules(project: Project, sourceFile: SourceFile, result: PlanResult, syntax: boolean): Promise<void> {
+  const seen = new Set<string>([sourceFile.getFilePath()]);
+  const visit = async (from: SourceFile) => {
+    for (const path of relativeImportsOf(from)) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const helper = project.getSourceFile(path) ?? project.addSourceFileAtPath(path);
+      const lint = await lintSourceFile(helper, { defaultStepNames: false });
+      const findings = syntax ? project.getProgram().getSyntacticDiagnostics(helper).map((d) => toFinding(d, "WF_LINT_SYNTAX")) : [];
+      findings.push(...lint.findings);
+      if (lint.steps.length > 0) result.modules.push({ file: helper.getFilePath(), importedBy: from.getFilePath(), steps: lint.steps });
+      result.findings.push(...findings);
+      await visit(helper);
+    }
+  };
+  await visit(sourceFile);
+}
+
+/** Extensions of the modules a relative import may name; `.js` in an import names a `.ts` file (NodeNext). */
+const SOURCE_EXTENSIONS: Record<string, string[]> = {
+  ".ts": [".ts"],
+  ".tsx": [".tsx"],
+  ".mts": [".mts"],
+  ".cts": [".cts"],
+  ".js": [".ts", ".tsx", ".js"],
+  ".jsx": [".tsx", ".jsx"],
+  ".mjs": [".mts", ".mjs"],
+  ".cjs": [".cts", ".cjs"],
+};
+
+/**
+ * Absolute paths of the source files `sourceFile` imports or re-exports by relative path, in
+ * source order; type-only imports and paths that name no source file (JSON, missing) are left out.
+ */
+function relativeImportsOf(sourceFile: SourceFile): string[] {
+  const specifiers: string[] = [];
+  for (const decl of sourceFile.getImportDeclarations()) if (!decl.isTypeOnly()) specifiers.push(decl.getModuleSpecifierValue());
+  for (const decl of sourceFile.getExportDeclarations()) {
+    const specifier = decl.getModuleSpecifierValue();
+    if (specifier !== undefined && !decl.isTypeOnly()) specifiers.push(specifier);
+  }
+  const out: string[] = [];
+  for (const specifier of specifiers) {
+    if (!specifier.startsWith("./") && !specifier.startsWith("../")) continue;
+    const base = resolve(dirname(sourceFile.getFilePath()), specifier);
+    const ext = extname(base);
+    const candidates = SOURCE_EXTENSIONS[ext]
+      ? SOURCE_EXTENSIONS[ext]!.map((e) => base.slice(0, -ext.length) + e)
+      : [".ts", ".tsx", ".mts", ".js", "/index.ts", "/index.js"].map((e) => (e.startsWith("/") ? join(base, e) : base + e));
+    const found = candidates.find(isFile);
+    if (found && !out.includes(found)) out.push(found);
+  }
+  return out;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** What {@link checkWorkflowFiles} returns. */
@@ -136,6 +224,9 @@ export async function checkWorkflowFiles(files: ReadonlyArray<string>, options: 
     const result = await lintSourceFile(sourceFile);
     const diagnostics = [...program.getSyntacticDiagnostics(sourceFile), ...program.getSemanticDiagnostics(sourceFile)];
     result.findings.unshift(...diagnostics.map((d) => toFinding(d)));
+    // Helper modules are linted like the file; their type errors show in the file's diagnostics
+    // only where the file uses them, so they are not type-checked on their own here.
+    await planHelperModules(project, sourceFile, result, false);
     results.push(result);
   }
   return { files: results, findingCount: results.reduce((n, r) => n + r.findings.length, 0), tsconfig };
@@ -147,11 +238,17 @@ export async function checkWorkflowFiles(files: ReadonlyArray<string>, options: 
  * @param cwd - paths are shown relative to it. @default process.cwd()
  */
 export function formatPlan(result: PlanResult, cwd: string = process.cwd()): string {
-  const rel = relative(cwd, result.file) || result.file;
-  const lines = [`${rel}: ${result.steps.length} step${result.steps.length === 1 ? "" : "s"}`];
-  for (const step of result.steps) {
-    const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : "";
-    lines.push(`  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${rel}:${step.line}:${step.column}`);
+  const show = (file: string) => relative(cwd, file) || file;
+  const rel = show(result.file);
+  const count = (n: number) => `${n} step${n === 1 ? "" : "s"}`;
+  const stepLines = (steps: ReadonlyArray<PlannedStep>, file: string) =>
+    steps.map((step) => {
+      const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : "";
+      return `  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${show(file)}:${step.line}:${step.column}`;
+    });
+  const lines = [`${rel}: ${count(result.steps.length)}`, ...stepLines(result.steps, result.file)];
+  for (const module of result.modules ?? []) {
+    lines.push(`${show(module.file)} (imported by ${show(module.importedBy)}): ${count(module.steps.length)}`, ...stepLines(module.steps, module.file));
   }
   lines.push(...formatFindings(result.findings, cwd));
   return lines.join("\n");
@@ -181,7 +278,12 @@ function toFinding(d: import("ts-morph").Diagnostic, code?: string): Finding {
   return { code: code ?? `TS${d.getCode()}`, message, file: sf?.getFilePath() ?? "", line: pos.line, column: pos.column };
 }
 
-async function lintSourceFile(sourceFile: SourceFile): Promise<PlanResult> {
+/**
+ * The calls and lint findings of one file. `defaultStepNames`: when the file imports neither
+ * `act`/`ask` nor a namespace of `@wf/core`, treat bare `act(…)`/`ask(…)` calls as steps (true for
+ * the workflow file; a helper module that imports neither has no steps).
+ */
+async function lintSourceFile(sourceFile: SourceFile, options: { defaultStepNames?: boolean } = {}): Promise<PlanResult> {
   const { Node, SyntaxKind } = await import("ts-morph");
   const file = sourceFile.getFilePath();
   const findings: Finding[] = [];
@@ -212,6 +314,7 @@ async function lintSourceFile(sourceFile: SourceFile): Promise<PlanResult> {
       if (ns) namespaces.add(ns.getText());
     }
   }
+  if (stepNames.size === 0 && namespaces.size === 0 && options.defaultStepNames === false) return { file, steps: [], modules: [], findings: [] };
   if (stepNames.size === 0 && namespaces.size === 0) {
     stepNames.set("act", "ACT");
     stepNames.set("ask", "ASK");
@@ -274,7 +377,7 @@ async function lintSourceFile(sourceFile: SourceFile): Promise<PlanResult> {
       }
     }
   }
-  return { file, steps, findings };
+  return { file, steps, modules: [], findings };
 }
 
 type NodeApi = typeof import("ts-morph").Node;

@@ -47,6 +47,26 @@ describe("planWorkflowFile", () => {
     expect(plan.findings.some((f) => f.line === 16)).toBe(false);
   });
 
+  it("lists the calls of helper modules the file imports (transitively, once each) in a group per module, and lints them", async () => {
+    const plan = await planWorkflowFile(join(FIXTURES, "with-helpers.ts"));
+    expect(plan.steps.map((s) => `${s.type} ${s.instruction}`)).toEqual(["ACT go to ${…}"]);
+    expect(plan.modules.map((m) => [m.file, m.importedBy])).toEqual([
+      [join(FIXTURES, "helpers/sign-in.ts"), join(FIXTURES, "with-helpers.ts")],
+      [join(FIXTURES, "helpers/menu.ts"), join(FIXTURES, "helpers/sign-in.ts")],
+    ]);
+    expect(plan.modules[0]!.steps.map((s) => [s.index, s.type, s.instruction, s.hasSchema, s.line])).toEqual([
+      [1, "ACT", 'type "${…}" into "User"', false, 9],
+      [2, "ACT", 'click "Sign in"', false, 10],
+      [3, "ASK", "the greeting", true, 11],
+    ]);
+    expect(plan.modules[1]!.steps.map((s) => `${s.type} ${s.instruction} ${s.line}`)).toEqual(['ACT click "Menu" 7', "ACT  8"]);
+    expect(plan.findings).toEqual([expect.objectContaining({ code: "WF_LINT_EMPTY_INSTRUCTION", file: join(FIXTURES, "helpers/menu.ts"), line: 8 })]);
+    const text = formatPlan(plan, FIXTURES);
+    expect(text).toContain("helpers/sign-in.ts (imported by with-helpers.ts): 3 steps\n   1. ACT \"type \\\"${…}\\\" into \\\"User\\\"\"  helpers/sign-in.ts:9:9");
+    expect(text).toContain("helpers/menu.ts (imported by helpers/sign-in.ts): 2 steps");
+    expect(text).toContain("helpers/menu.ts:8:16  WF_LINT_EMPTY_INSTRUCTION");
+  });
+
   it("reports a syntax error as a finding", async () => {
     const plan = await planWorkflowFile(await brokenFixture(dir, "syntax-error"));
     expect(plan.findings[0]).toMatchObject({ code: "WF_LINT_SYNTAX", line: 4 });
@@ -66,13 +86,15 @@ describe("checkWorkflowFiles", () => {
   it("type-checks with the project's tsconfig and adds the lint findings", async () => {
     const typeError = await brokenFixture(dir, "type-error");
     const lint = await brokenFixture(dir, "lint");
-    const result = await checkWorkflowFiles([join(FIXTURES, "clean.ts"), typeError, lint]);
+    const result = await checkWorkflowFiles([join(FIXTURES, "clean.ts"), typeError, lint, join(FIXTURES, "with-helpers.ts")]);
     expect(result.tsconfig).toMatch(/tsconfig\.json$/);
     expect(result.files[0]!.findings).toEqual([]);
     expect(result.files[1]!.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["6 TS2322"]);
     const lintCodes = result.files[2]!.findings.map((f) => f.code);
     expect(lintCodes.filter((c) => c.startsWith("TS")).length).toBeGreaterThan(0);
     expect(lintCodes).toContain("WF_LINT_EMPTY_INSTRUCTION");
+    // Helper modules are linted too: the empty step in helpers/menu.ts, and no type error.
+    expect(result.files[3]!.findings.map((f) => `${f.file.slice(FIXTURES.length + 1)}:${f.line} ${f.code}`)).toEqual(["helpers/menu.ts:8 WF_LINT_EMPTY_INSTRUCTION"]);
     expect(result.findingCount).toBe(result.files.reduce((n, f) => n + f.findings.length, 0));
   }, 180_000);
 });
