@@ -178,6 +178,8 @@ async function openService(config: ResolvedCliConfig): Promise<OpenService> {
       logger: false,
       // The embedded server's records live in a throw-away folder: no need to sync them to disk.
       journalSync: false,
+      // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
+      allowFileUrls: true,
     });
   } catch (error) {
     if (tempDir) await rm(tempDir, { recursive: true, force: true });

@@ -19,6 +19,8 @@ export interface ServeOptions {
   dataDir?: string;
   /** The API key clients must send. @default `WF_API_KEY`, else the server's `WF_API_KEYS`, else a generated one (printed) */
   apiKey?: string;
+  /** Let steps open `file:` URLs on this machine. @default the server's (`WF_ALLOW_FILE_URLS`, else false) */
+  allowFileUrls?: boolean;
   /** @default process.cwd() */
   cwd?: string;
   /** @default process.env */
@@ -66,6 +68,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       ...(config.apiKey ? { apiKeys: [config.apiKey] } : config.env.WF_API_KEYS ? {} : { apiKeys: [`wf_${randomBytes(24).toString("base64url")}`] }),
       ...(config.server.dataDir ? { dataDir: resolve(cwd, config.server.dataDir) } : {}),
       ...(config.server.workflowsDir ? { workflowsDir: resolve(cwd, config.server.workflowsDir) } : {}),
+      ...(options.allowFileUrls !== undefined ? { allowFileUrls: options.allowFileUrls } : {}),
       logger: false,
     });
   } catch (error) {

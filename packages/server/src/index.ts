@@ -61,7 +61,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await browser.start();
   const cleanup: (() => Promise<void>)[] = [() => browser.close()];
   try {
-    const interpreter = resolved.interpreter ?? createDeterministicInterpreter();
+    const interpreter = resolved.interpreter ?? createDeterministicInterpreter({ uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls });
     const { journal, replay } = await openJournal(resolved.dataDir, { sync: resolved.journalSync });
     cleanup.unshift(() => journal.close());
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;

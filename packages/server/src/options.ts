@@ -55,7 +55,15 @@ export interface ServerOptions {
   importModule?: (path: string) => Promise<unknown>;
   /** Proxy URL a stored run with `proxy: true` uses. Env `WF_PROXY_URL`. @default undefined */
   proxyUrl?: string;
-  /** The step interpreter. @default createDeterministicInterpreter() */
+  /**
+   * Let steps open `file:` URLs (`go to file:///usr/share/doc/…`). Off by default: anyone holding an
+   * API key could otherwise read the server's files. `wf run`'s embedded server turns it on (the
+   * files are the user's own). Env `WF_ALLOW_FILE_URLS` (`1`/`true`). @default false
+   */
+  allowFileUrls?: boolean;
+  /** Folder that `upload "file" to "field"` resolves paths under; paths outside are refused. Env `WF_UPLOAD_ROOT`. @default the working directory */
+  uploadRoot?: string;
+  /** The step interpreter. @default createDeterministicInterpreter({ uploadRoot, allowFileUrls }) */
   interpreter?: StepInterpreter;
   /** Sync the journal to disk (`fdatasync`) before answering. @default true */
   journalSync?: boolean;
@@ -85,6 +93,9 @@ export interface ResolvedServerOptions {
   workflowsDir: string | undefined;
   importModule: ((path: string) => Promise<unknown>) | undefined;
   proxyUrl: string | undefined;
+  allowFileUrls: boolean;
+  /** Absolute path. */
+  uploadRoot: string;
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
 }
@@ -129,9 +140,20 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     workflowsDir: options.workflowsDir ?? nonEmpty(env.WF_WORKFLOWS_DIR),
     importModule: options.importModule,
     proxyUrl: options.proxyUrl ?? nonEmpty(env.WF_PROXY_URL),
+    allowFileUrls: options.allowFileUrls ?? envFlag(env, "WF_ALLOW_FILE_URLS") ?? false,
+    uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
   };
+}
+
+/** `1`/`true`/`yes` → true, `0`/`false`/`no` → false, unset → undefined. */
+function envFlag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const value = nonEmpty(env[name])?.toLowerCase();
+  if (value === undefined) return undefined;
+  if (["1", "true", "yes"].includes(value)) return true;
+  if (["0", "false", "no"].includes(value)) return false;
+  throw new Error(`${name} must be 1/true/yes or 0/false/no, got ${JSON.stringify(env[name])}.`);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

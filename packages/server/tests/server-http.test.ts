@@ -292,6 +292,14 @@ describe("steps", () => {
     await closeSession(id);
   });
 
+  it("refuses file: URLs unless the server allows them (anyone with a key could read its files)", async () => {
+    const session = await createSession();
+    const refused = await waitStep((await runStep(session.workflowId, { step: "go to file:///etc/hostname", type: "ACT" })).stepId);
+    expect(refused).toMatchObject({ status: "FAILED", error: { code: "WF_NAVIGATION_REFUSED" } });
+    expect(refused.error!.message).toMatch(/allow-file-urls|allowFileUrls|WF_ALLOW_FILE_URLS/);
+    await closeSession(session.workflowId);
+  });
+
   it("redact: secret values reach the page but never the step's status, result or the journal", async () => {
     const session = await createSession();
     const id = session.workflowId;

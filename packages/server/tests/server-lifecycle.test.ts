@@ -66,6 +66,11 @@ describe("options", () => {
     expect(defaults.apiKeys).toHaveLength(1);
     expect(defaults.dataDir.endsWith(".wf")).toBe(true);
     expect(resolveServerOptions({}, { WF_BROWSER_ENDPOINT: "http://grid:9222" })).toMatchObject({ browserEndpoint: "http://grid:9222", chromiumPath: undefined });
+    // file: URLs are refused unless asked for; the option beats the environment.
+    expect(defaults.allowFileUrls).toBe(false);
+    expect(resolveServerOptions({}, { WF_ALLOW_FILE_URLS: "1" }).allowFileUrls).toBe(true);
+    expect(resolveServerOptions({ allowFileUrls: false }, { WF_ALLOW_FILE_URLS: "true" }).allowFileUrls).toBe(false);
+    expect(() => resolveServerOptions({}, { WF_ALLOW_FILE_URLS: "sometimes" })).toThrow(/WF_ALLOW_FILE_URLS must be/);
   });
 
   it("a missing browser is a start-up error that says how to install one", async () => {
