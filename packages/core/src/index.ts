@@ -7,6 +7,7 @@ export type { RunContext } from "./dsl.js";
 export { workflow, isWorkflow, parseParams, executeWorkflow, WORKFLOW_NAME_PATTERN } from "./workflow.js";
 export type { Workflow, WorkflowOptions, WorkflowContext, ExecuteWorkflowOptions } from "./workflow.js";
 export type { Executor, StepRequest, StepOutcome, StepOptions, Logger } from "./executor.js";
+export { untilAborted } from "./abort.js";
 export { secret, isSecret, secretParamNames, secretValues, redactParams, redactText, redactValue, REDACTED } from "./secret.js";
 export { toResponseFormat, toStrictJsonSchema, decodeAnswer, isWrapped, WRAPPER_KEY } from "./schema/translate.js";
 export { RESPONSE_FORMAT_NAME_PATTERN } from "./schema/limits.js";

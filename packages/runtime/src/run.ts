@@ -12,6 +12,7 @@ import {
   redactParams,
   redactValue,
   secretValues,
+  untilAborted,
   type Executor,
   type StepOutcome,
   type StepRequest,
@@ -358,27 +359,6 @@ async function closeLateSession(client: ServiceClient, creating: Promise<{ workf
   }
 }
 
-/** Rejects with `RunAbortedError` as soon as `signal` aborts, without waiting for `promise` (a handler that ignores its signal). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(new RunAbortedError(signal.reason));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new RunAbortedError(signal.reason));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 /** An error as the record shows it: its wf code (or `WF_WORKFLOW_ERROR` for a plain error) and message, secrets redacted. */
 function toWireError(error: unknown, redact: <T>(value: T) => T): WireError {

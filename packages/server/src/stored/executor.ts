@@ -3,7 +3,7 @@
  * of the run's session, queued and interpreted by the session manager exactly as a step-mode
  * step is (same interpreter, same records, same screenshots).
  */
-import { RunAbortedError, StepFailedError, redactText, type Executor, type StepOutcome, type StepRequest } from "@wf/core";
+import { RunAbortedError, StepFailedError, redactText, untilAborted, type Executor, type StepOutcome, type StepRequest } from "@wf/core";
 import type { StepStatus } from "@wf/core/protocol";
 
 /** Runs one step in a session and resolves with its finished status (the session manager's `runStep`). */
@@ -34,7 +34,7 @@ export function createStoredRunExecutor(runStep: RunSessionStep, sessionId: stri
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
         ...(secrets.length > 0 ? { redact: [...secrets] } : {}),
       }, { signal });
-      const status = await raceAbort(pending, signal);
+      const status = await untilAborted(pending, signal);
       if (status.status === "FAILED") {
         throw new StepFailedError({
           index: request.index,
@@ -51,19 +51,3 @@ export function createStoredRunExecutor(runStep: RunSessionStep, sessionId: stri
   };
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new RunAbortedError(signal.reason));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(signal.aborted ? new RunAbortedError(signal.reason) : error);
-      },
-    );
-  });
-}
