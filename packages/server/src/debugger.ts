@@ -161,6 +161,7 @@ function renderPage(sessionId: string, token: string): string {
 <body>
 <header>
   <h1>Session <span id="session-id">${escapeHtml(sessionId)}</span> <span id="session-status" class="badge">…</span></h1>
+  <div class="meta" id="workflow"></div>
   <div class="meta">Current URL: <span id="current-url">—</span></div>
   <div class="meta" id="session-error"></div>
   <div class="meta" id="connection"></div>
@@ -195,6 +196,7 @@ function renderPage(sessionId: string, token: string): string {
     const badge = document.getElementById("session-status");
     badge.textContent = s.status; badge.className = "badge " + s.status;
     document.getElementById("current-url").textContent = s.currentUrl || "—";
+    document.getElementById("workflow").textContent = s.kind === "STORED" ? "Stored workflow: " + s.workflowId : "Step session";
     document.getElementById("session-error").textContent = s.error ? s.error.code + ": " + s.error.message : (s.output !== undefined ? "Output: " + JSON.stringify(s.output) : "");
     const list = document.getElementById("steps");
     if (s.steps.length === 0) { list.replaceChildren(el("li", "empty", "No steps yet.")); return; }

@@ -267,6 +267,7 @@ describe("the preview page", () => {
       await expect(page.locator("li.step").count()).resolves.toBe(3);
       await expect(page.locator("li.step").nth(1).textContent()).resolves.toContain(`go to ${pages.url}page-2.html`);
       await page.getByText('Output: {"visited":["page-1","page-2","page-3"]}').waitFor();
+      await expect(page.locator("#workflow").textContent()).resolves.toBe("Stored workflow: walk-pages");
       await page.locator("#shot img").waitFor();
       await mkdir(RESULTS_DIR, { recursive: true });
       await page.screenshot({ path: join(RESULTS_DIR, "stored-preview.png"), fullPage: true });
