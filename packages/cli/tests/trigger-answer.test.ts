@@ -1,12 +1,20 @@
 /**
  * How `wf trigger --wait` shows a stored ASK's answer: the step `result` on the wire is the answer
  * as the strict schema has it, so a non-object answer arrives wrapped as `{ value: … }`
- * (`WRAPPER_KEY` of `@wf/core`) and is shown unwrapped.
+ * (`WRAPPER_KEY` of `@wf/core`) and is shown unwrapped. The last test runs a stored workflow on a
+ * real server (one Chromium for the file).
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { WRAPPER_KEY, decodeAnswer } from "@wf/core";
+import { startServer } from "@wf/server";
+import { runCli } from "../src/cli.js";
 import { decodeStepAnswer } from "../src/commands/trigger.js";
+import { startPageServer } from "../../server/tests/fixtures/stored/servers.js";
+import { FIXTURES, collector } from "./_helpers.js";
 
 describe("decodeStepAnswer", () => {
   it("unwraps what the strict schema wrapped, as @wf/core decodes it", () => {
@@ -29,4 +37,31 @@ describe("decodeStepAnswer", () => {
     expect(decodeStepAnswer(null)).toBeNull();
     expect(decodeStepAnswer([{ value: 1 }])).toEqual([{ value: 1 }]);
   });
+});
+
+describe("wf trigger --wait", () => {
+  it("shows a stored ASK's non-object answer without the wrapper; --reporter json keeps the wire status", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "wf-cli-answer-"));
+    const pages = await startPageServer();
+    const server = await startServer({ port: 0, apiKeys: ["k"], dataDir, workflowsDir: join(FIXTURES, "stored"), journalSync: false, logger: false });
+    try {
+      const wf = async (...args: string[]) => {
+        const stdout = collector();
+        const stderr = collector();
+        const env = { WF_BASE_URL: server.url, WF_API_KEY: "k", NO_COLOR: "1" };
+        const code = await runCli(["trigger", "read-title-text", "--var", `url=${pages.url}page-1.html`, "--wait", ...args], { cwd: dataDir, env, stdout, stderr });
+        return { code, stdout: stdout.text(), stderr: stderr.text() };
+      };
+      const pretty = await wf();
+      expect(pretty.code).toBe(0);
+      expect(pretty.stderr).toMatch(/✓ 2 ASK the page's title \d+ ms\n\s+→ "Page 1"\n/);
+      const json = await wf("--reporter", "json");
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout).steps[1].result).toEqual({ [WRAPPER_KEY]: "Page 1" });
+    } finally {
+      await server.close();
+      await pages.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
