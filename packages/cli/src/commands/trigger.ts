@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createColors } from "picocolors";
-import { WRAPPER_KEY, isWfError } from "@wf/core";
+import { RunAbortedError, WRAPPER_KEY, isWfError, untilAborted } from "@wf/core";
 import type { RunWorkflowRequest, RunWorkflowResponse, SessionStatus, StepStatus } from "@wf/core/protocol";
 import { resolveCliConfig } from "../config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "../errors.js";
@@ -142,15 +142,13 @@ export async function triggerWorkflow(options: TriggerOptions): Promise<TriggerR
   const signal = options.signal;
   try {
     for (;;) {
-      if (signal?.aborted) throw new InterruptedWait();
-      const next = await abortable(
-        options.client.getSessionStatus(sessionId, {
-          waitMs: TRIGGER_POLL_WAIT_MS,
-          since: version,
-          ...(signal ? { signal } : {}),
-        }),
-        signal,
-      );
+      if (signal?.aborted) throw new RunAbortedError(signal.reason);
+      const polling = options.client.getSessionStatus(sessionId, {
+        waitMs: TRIGGER_POLL_WAIT_MS,
+        since: version,
+        ...(signal ? { signal } : {}),
+      });
+      const next = await (signal ? untilAborted(polling, signal) : polling);
       status = next;
       version = next.version;
       if (reporter === "pretty") {
@@ -164,7 +162,8 @@ export async function triggerWorkflow(options: TriggerOptions): Promise<TriggerR
       if (next.status !== "RUNNING") break;
     }
   } catch (error) {
-    if (!(error instanceof InterruptedWait)) throw error;
+    // Ctrl-C while following: the run goes on (or is cancelled below); anything else is an error.
+    if (!(signal?.aborted && isWfError(error) && error.code === "WF_ABORTED")) throw error;
     if (options.cancelOnInterrupt) {
       try {
         status = await options.client.cancelSession(sessionId);
@@ -209,27 +208,6 @@ export function triggerExitCodeOf(error: unknown): ExitCode {
     if (error.code === "WF_SERVICE_UNREACHABLE" || error.code.startsWith("WF_CLI_")) return EXIT.usage;
   }
   return EXIT.failed;
-}
-
-class InterruptedWait extends Error {}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolvePromise, reject) => {
-    const onAbort = () => reject(new InterruptedWait());
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolvePromise(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(signal.aborted ? new InterruptedWait() : error);
-      },
-    );
-  });
 }
 
 type Colors = ReturnType<typeof createColors>;
