@@ -1,6 +1,7 @@
 /** Shared set-up of the interpreter tests: one Chromium per test file, the fixtures served from disk. */
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { CHROMIUM_ARGS } from "../../src/browser.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
 
 export const FIXTURES = fileURLToPath(new URL("../fixtures/interpreter/", import.meta.url));
@@ -8,7 +9,7 @@ export const FIXTURES = fileURLToPath(new URL("../fixtures/interpreter/", import
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    args: [...CHROMIUM_ARGS],
   });
 }
 
