@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
 import { startServer } from "../src/index.js";
-import { servePages } from "../tests/helpers/pages-server.js";
+import { startStaticServer } from "../tests/helpers/static-server.js";
 
 const ACTIONS = Number(process.env.WF_BENCH_ACTIONS ?? 50);
 
@@ -29,7 +29,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-"));
-  const pages = await servePages(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
   const key = "bench-key";
   const server = await startServer({ port: 0, apiKeys: [key], dataDir });
   const pageUrl = `${pages.url}/form.html`;

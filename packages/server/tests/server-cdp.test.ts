@@ -12,14 +12,14 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
 import { CHROMIUM_ARGS } from "../src/browser.js";
 import { resolveServerOptions, startServer, type RunningServer } from "../src/index.js";
-import { servePages, type PagesServer } from "./helpers/pages-server.js";
+import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
 const KEY = "test-key-cdp";
 let remote: ChildProcess;
 let endpoint: string;
 let profileDir: string;
 let dataDir: string;
-let pages: PagesServer;
+let pages: StaticServer;
 let server: RunningServer;
 
 /** Starts Chromium with a DevTools port of its own choosing and resolves with its WebSocket endpoint. */
@@ -48,15 +48,20 @@ beforeAll(async () => {
   profileDir = await mkdtemp(join(tmpdir(), "wf-cdp-profile-"));
   dataDir = await mkdtemp(join(tmpdir(), "wf-cdp-data-"));
   ({ child: remote, endpoint } = await startRemoteChromium(executable, profileDir));
-  pages = await servePages(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY], dataDir, browserEndpoint: endpoint, journalSync: false });
 });
 
 afterAll(async () => {
   await server?.close();
-  remote?.kill("SIGKILL");
+  if (remote && remote.exitCode === null && remote.signalCode === null) {
+    // Wait for the exit: a Chromium still writing its profile makes removing the folder fail.
+    const exited = new Promise((resolve) => remote.once("exit", resolve));
+    remote.kill("SIGKILL");
+    await exited;
+  }
   await pages?.close();
-  for (const dir of [dataDir, profileDir]) if (dir) await rm(dir, { recursive: true, force: true });
+  for (const dir of [dataDir, profileDir]) if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 it("runs steps in a browser it connected to over CDP", async () => {

@@ -21,11 +21,11 @@ import {
   routePath,
 } from "@wf/core/protocol";
 import { startServer, type RunningServer } from "../src/index.js";
-import { servePages, type PagesServer } from "./helpers/pages-server.js";
+import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
 const KEY = "test-key-http";
 let server: RunningServer;
-let pages: PagesServer;
+let pages: StaticServer;
 let dataDir: string;
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; type: string; headers: Headers; json: any }> {
@@ -76,7 +76,7 @@ async function closeSession(id: string): Promise<void> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-server-http-"));
-  pages = await servePages(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY, "second-key"], dataDir, maxSessions: 3, bodyLimitBytes: 64 * 1024, stepTimeoutMs: 20_000, journalSync: false });
 });
 

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, SessionStatus, StepStatus, routePath } from "@wf/core/protocol";
 import { isWfError } from "@wf/core";
 import { resolveServerOptions, startServer, JOURNAL_FILE, type RunningServer } from "../src/index.js";
-import { servePages, type PagesServer } from "./helpers/pages-server.js";
+import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
 const KEY = "test-key-lifecycle";
-let pages: PagesServer;
+let pages: StaticServer;
 let dataDir: string;
 
 function client(server: RunningServer) {
@@ -46,7 +46,7 @@ function client(server: RunningServer) {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-server-life-"));
-  pages = await servePages(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
 });
 
 afterAll(async () => {
