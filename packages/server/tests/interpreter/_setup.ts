@@ -1,6 +1,8 @@
 /** Shared set-up of the interpreter tests: one Chromium per test file, the fixtures served from disk. */
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { InterpreterError } from "../../src/interpreter/index.js";
 import { CHROMIUM_ARGS } from "../../src/browser.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
 
@@ -20,4 +22,14 @@ export async function serveFixtures(): Promise<StaticServer> {
 /** A context for one step: the page, its time budget and an abort signal that never fires. */
 export function step(page: Page, instruction: string, timeoutMs = 10_000) {
   return { page, instruction, timeoutMs, signal: new AbortController().signal };
+}
+
+/** Awaits a step that must fail and returns its {@link InterpreterError} (the test fails on any other outcome). */
+export async function rejection(promise: Promise<unknown>): Promise<InterpreterError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(InterpreterError);
+  return error as InterpreterError;
 }

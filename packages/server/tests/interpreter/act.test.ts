@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createDeterministicInterpreter, InterpreterError } from "../../src/interpreter/index.js";
 import type { StaticServer } from "../helpers/static-server.js";
-import { FIXTURES, launchBrowser, serveFixtures, step } from "./_setup.js";
+import { FIXTURES, launchBrowser, rejection, serveFixtures, step } from "./_setup.js";
 
 let browser: Browser;
 let server: StaticServer;
@@ -18,14 +18,6 @@ async function failure(instruction: string): Promise<InterpreterError> {
   return rejection(act(instruction));
 }
 
-async function rejection(promise: Promise<unknown>): Promise<InterpreterError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(InterpreterError);
-  return error as InterpreterError;
-}
 
 beforeAll(async () => {
   browser = await launchBrowser();

@@ -12,7 +12,7 @@ import { decodeAnswer, toResponseFormat } from "@wf/core";
 import { normalizeStepSchema } from "@wf/core/protocol";
 import { createDeterministicInterpreter, InterpreterError } from "../../src/interpreter/index.js";
 import type { StaticServer } from "../helpers/static-server.js";
-import { FIXTURES, launchBrowser, serveFixtures, step } from "./_setup.js";
+import { FIXTURES, launchBrowser, rejection, serveFixtures, step } from "./_setup.js";
 
 const PG_DOCS = "/usr/share/doc/postgresql-doc-15/html/";
 
@@ -35,14 +35,6 @@ async function askText(question: string): Promise<unknown> {
   return local.ask({ page, question, timeoutMs: 10_000, signal: new AbortController().signal });
 }
 
-async function rejection(promise: Promise<unknown>): Promise<InterpreterError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(InterpreterError);
-  return error as InterpreterError;
-}
 
 /** `it` on a page of the installed PostgreSQL docs, skipped with a message saying why when the file is absent. */
 function pgIt(file: string, title: string, fn: (url: string) => Promise<void>) {
