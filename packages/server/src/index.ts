@@ -24,7 +24,7 @@ export { Journal, openJournal, parseJournal, JOURNAL_FILE } from "./journal.js";
 export type { JournalEvent, JournalReplay } from "./journal.js";
 export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError } from "./errors.js";
 export { VIEW_ROUTES } from "./debugger.js";
-export type { StepInterpreter, ActContext, ActResult, AskContext } from "./interpreter/types.js";
+export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
 
 /** The server's version, from its package.json. */
 export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;

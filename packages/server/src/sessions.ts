@@ -20,7 +20,9 @@ import {
   type SessionStatus,
   type StepState,
   type StepStatus,
+  type StepInterpreterKind,
   type StepType,
+  type StepUsage,
   type WireError,
 } from "@wf/core/protocol";
 import { isWfError, redactText, redactValue } from "@wf/core";
@@ -28,7 +30,7 @@ import type { BrowserHost } from "./browser.js";
 import { HttpProblem, StepExecutionError } from "./errors.js";
 import type { Journal, JournalReplay } from "./journal.js";
 import type { ResolvedServerOptions } from "./options.js";
-import type { StepInterpreter } from "./interpreter/types.js";
+import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
 const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
@@ -129,6 +131,11 @@ export interface StepRecord {
   requestHash: string;
   /** True when a screenshot was taken after the step. */
   screenshot: boolean;
+  /** What the interpreter reported (see `StepReport`), once the step ran. */
+  interpreter?: StepInterpreterKind;
+  resolved?: string;
+  usage?: StepUsage;
+  pageReduced?: boolean;
 }
 
 /** A change of a session or one of its steps: what long-polls and live pages wait for. */
@@ -580,7 +587,8 @@ export class SessionManager {
       if (externalSignal?.aborted) onExternalAbort();
       else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
 
-      const work = this.interpret(live, input, controller.signal, timeoutMs);
+      const report: StepReport = {};
+      const work = this.interpret(live, input, controller.signal, timeoutMs, report);
       const aborted = new Promise<never>((_, reject) => {
         if (controller.signal.aborted) reject(controller.signal.reason);
         controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
@@ -599,6 +607,7 @@ export class SessionManager {
         live.running = undefined;
       }
       outcome = redactValue(outcome, secretsOf(input));
+      Object.assign(step, redactValue(reportFields(report), secretsOf(input)));
       if (this.stopping && outcome.error) return;
       if (session.status === "RUNNING" && !live.page.isClosed()) {
         step.pageUrl = live.page.url();
@@ -622,11 +631,12 @@ export class SessionManager {
     }
   }
 
-  private async interpret(live: LiveSession, input: StepInput, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+  private async interpret(live: LiveSession, input: StepInput, signal: AbortSignal, timeoutMs: number, report: StepReport): Promise<unknown> {
     const { interpreter } = this.deps;
     if (live.page.isClosed()) live.page = await live.context.newPage();
+    const base = { timeoutMs, signal, secrets: secretsOf(input), report };
     if (input.type === "ACT") {
-      return interpreter.act({ page: live.page, instruction: input.step, timeoutMs, signal });
+      return interpreter.act({ page: live.page, instruction: input.step, ...base });
     }
     const schema = normalizeStepSchema(input.schema);
     let answer: unknown;
@@ -634,12 +644,12 @@ export class SessionManager {
       const scratch = await live.context.newPage();
       try {
         await scratch.setContent(withBaseHref(input.currentDom, input.currentPageURL), { timeout: timeoutMs, waitUntil: "domcontentloaded" });
-        answer = await interpreter.ask({ page: scratch, question: input.step, ...(schema ? { schema } : {}), timeoutMs, signal });
+        answer = await interpreter.ask({ page: scratch, question: input.step, ...(schema ? { schema } : {}), ...base });
       } finally {
         await scratch.close().catch(() => undefined);
       }
     } else {
-      answer = await interpreter.ask({ page: live.page, question: input.step, ...(schema ? { schema } : {}), timeoutMs, signal });
+      answer = await interpreter.ask({ page: live.page, question: input.step, ...(schema ? { schema } : {}), ...base });
     }
     if (schema) validateAnswer(answer, schema.schema);
     return answer;
@@ -752,6 +762,10 @@ export class SessionManager {
       ...(step.status === "SUCCEEDED" ? { result: step.result ?? null } : {}),
       error: step.error,
       pageUrl: step.pageUrl,
+      interpreter: step.interpreter ?? null,
+      ...(step.type === "ACT" ? { resolved: step.resolved ?? null } : {}),
+      usage: step.usage ?? null,
+      ...(step.pageReduced ? { pageReduced: true } : {}),
     };
   }
 
@@ -792,6 +806,16 @@ function idempotencyId(sessionId: string, key: string): string {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** The fields of an interpreter's {@link StepReport} a step record keeps. */
+function reportFields(report: StepReport): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced"> {
+  return {
+    ...(report.interpreter ? { interpreter: report.interpreter } : {}),
+    ...(report.resolved !== undefined ? { resolved: report.resolved } : {}),
+    ...(report.usage ? { usage: { ...report.usage } } : {}),
+    ...(report.pageReduced ? { pageReduced: true } : {}),
+  };
 }
 
 /** SHA-256 of the step request with keys sorted, so the same body hashes the same however it was written. */

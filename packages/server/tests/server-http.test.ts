@@ -197,12 +197,16 @@ describe("steps", () => {
 
     const answer = await waitStep(ask.stepId);
     expect(answer).toMatchObject({ status: "SUCCEEDED", type: "ASK", index: 3, sessionId: id, result: { title: "Item form" }, error: null });
+    // No model configured: the grammar answered, at no token cost; an ASK resolves no instruction.
+    expect(answer).toMatchObject({ interpreter: "grammar", usage: null });
+    expect(answer).not.toHaveProperty("resolved");
     expect(answer.durationMs).toBeGreaterThanOrEqual(0);
     expect(answer.startedAt).not.toBeNull();
 
     const clicked = StepStatus.parse((await call("GET", routePath(ROUTES.stepStatus, { stepId: click.stepId }))).json);
     expect(clicked.status).toBe("SUCCEEDED");
-    expect(clicked.result).toMatchObject({ url: `${pages.url}/form.html` });
+    expect(clicked.result).toMatchObject({ url: `${pages.url}/form.html`, element: { role: "button", name: "Add item" } });
+    expect(clicked).toMatchObject({ interpreter: "grammar", resolved: 'click "Add item"', usage: null });
     expect(clicked.pageUrl).toBe(`${pages.url}/form.html`);
 
     const status = SessionStatus.parse((await call("GET", routePath(ROUTES.sessionStatus, { id }))).json);

@@ -156,6 +156,24 @@ export type WireError = z.infer<typeof WireError>;
 /** Timestamps are ISO 8601 strings in UTC. */
 const Timestamp = z.string().describe("ISO 8601 UTC timestamp");
 
+/**
+ * What the model calls of one step cost: every call is counted, failed and retried ones too.
+ * Absent (or null) on a step that made no model call.
+ */
+export const StepUsage = z.object({
+  model: z.string().describe("The model asked, as configured (e.g. gpt-4.1-mini, qwen2.5:7b)."),
+  promptTokens: z.number().int().nonnegative().describe("Prompt tokens over every call, as the provider reported them."),
+  completionTokens: z.number().int().nonnegative().describe("Completion tokens over every call."),
+  totalTokens: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative().describe("Model calls made (a retry after an invalid answer is a second call)."),
+  durationMs: z.number().nonnegative().describe("Time spent waiting for the provider, in ms."),
+});
+export type StepUsage = z.infer<typeof StepUsage>;
+
+/** Which interpreter carried out a step: the deterministic grammar, or the model. */
+export const StepInterpreterKind = z.enum(["grammar", "model"]);
+export type StepInterpreterKind = z.infer<typeof StepInterpreterKind>;
+
 /** Body of `GET /workflow/step/status/{stepId}`. */
 export const StepStatus = z.object({
   stepId: z.string(),
@@ -175,6 +193,21 @@ export const StepStatus = z.object({
     .describe("For a succeeded ASK, the answer JSON (valid against the step's schema); for an ACT, what was done."),
   error: WireError.nullable().optional(),
   pageUrl: z.string().nullable().optional().describe("The page's URL after the step."),
+  interpreter: StepInterpreterKind.nullable()
+    .optional()
+    .describe("Who carried the step out: the grammar (no model call) or the model. Null until it ran."),
+  resolved: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "ACT only: the grammar instruction that was executed, e.g. 'click the \"Apply\" button'. For a step the model resolved, the readable equivalent of what it did; secrets appear as [secret].",
+    ),
+  usage: StepUsage.nullable().optional().describe("Tokens and time of the step's model calls; null when it made none."),
+  pageReduced: z
+    .boolean()
+    .optional()
+    .describe("True when the page was larger than the model's prompt budget and only the parts relevant to the step were sent."),
 });
 export type StepStatus = z.infer<typeof StepStatus>;
 

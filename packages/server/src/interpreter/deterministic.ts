@@ -9,11 +9,12 @@ import type { Page } from "playwright-core";
 import { z } from "zod";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions, type ParsedAction, type TargetSpec } from "./grammar.js";
-import { isNavigationRace, locateTarget, type TargetPurpose } from "./locate.js";
+import { isNavigationRace, locateTarget, type FoundElement, type TargetPurpose } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
 import { extractPage, listSelectOptions, scrollPage, type PageData } from "./_page-scripts.js";
 import { words } from "./_text.js";
-import type { ActContext, ActResult, AskContext, StepInterpreter } from "./types.js";
+import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter } from "./types.js";
+import { StepClock } from "./_clock.js";
 
 /** Options of {@link createDeterministicInterpreter}; all optional. */
 export interface DeterministicInterpreterOptions {
@@ -55,12 +56,14 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
 
   return {
     async act(context: ActContext): Promise<ActResult> {
+      context.report.interpreter = "grammar";
       const actions = parseInstructions(context.instruction);
+      context.report.resolved = context.instruction;
       const clock = new StepClock(context.timeoutMs, context.signal);
       const done = await clock.guard(async () => {
-        const results: Done[] = [];
+        const results: ActionDone[] = [];
         for (const action of actions) {
-          results.push(await runAction(context.page, action, clock, { uploadRoot, findTimeoutMs, allowFileUrls }));
+          results.push(await performAction(context.page, action, clock, { uploadRoot, findTimeoutMs, allowFileUrls }));
           // Whatever navigated (a link, Enter in a form, the page's own script), a refused local file is not left open.
           if (!allowFileUrls && isFileUrl(context.page.url())) await leaveRefusedPage(context.page, clock);
         }
@@ -72,6 +75,7 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
     },
 
     async ask(context: AskContext): Promise<unknown> {
+      context.report.interpreter = "grammar";
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
         const read = async () => {
@@ -107,77 +111,16 @@ function checkAnswer(answer: unknown, schema: Record<string, unknown>): void {
   }
 }
 
-/** The step's deadline and abort signal, shared by every Playwright call of the step. */
-class StepClock {
-  private readonly deadline: number;
-  constructor(
-    readonly timeoutMs: number,
-    readonly signal: AbortSignal,
-  ) {
-    this.deadline = Date.now() + Math.max(0, timeoutMs);
-  }
-
-  /** Time left, in ms (at least 1: Playwright reads 0 as "no timeout"). */
-  left(): number {
-    return Math.max(1, this.deadline - Date.now());
-  }
-
-  timeoutError(cause?: unknown): InterpreterError {
-    return new InterpreterError(
-      "WF_STEP_TIMEOUT",
-      this.signal.aborted
-        ? `The step was aborted${this.signal.reason instanceof Error ? `: ${this.signal.reason.message}` : ""}.`
-        : `The step did not finish within its ${this.timeoutMs} ms. Raise the step's timeoutMs, or wait for the page to be ready first (\`wait for "…"\`).`,
-      {},
-      { cause },
-    );
-  }
-
-  /** Runs `fn`, failing with `WF_STEP_TIMEOUT` when the signal aborts or a Playwright timeout fires. */
-  async guard<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.signal.aborted) throw this.timeoutError();
-    let onAbort: (() => void) | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(this.timeoutError());
-      this.signal.addEventListener("abort", onAbort, { once: true });
-      // A backstop for calls that take no timeout (keyboard, evaluate): the step ends at its deadline.
-      timer = setTimeout(() => reject(this.timeoutError()), this.left() + 50);
-    });
-    try {
-      return await Promise.race([fn(), aborted]);
-    } catch (error) {
-      if (error instanceof InterpreterError) throw error;
-      if (error instanceof Error && error.name === "TimeoutError") throw this.timeoutError(error);
-      if (this.signal.aborted) throw this.timeoutError(error);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) this.signal.removeEventListener("abort", onAbort);
-      aborted.catch(() => undefined);
-    }
-  }
-
-  /** Sleeps `ms`, waking early on abort. */
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.signal.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(this.timeoutError());
-      };
-      this.signal.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-}
-
-interface RunOptions {
+/** How {@link performAction} runs: the interpreter's options, and how a target is found. */
+export interface PerformOptions {
   uploadRoot: string;
   findTimeoutMs: number;
   allowFileUrls: boolean;
+  /**
+   * Finds the element a target names. @default the grammar's {@link locateTarget}. The model
+   * interpreter passes one that returns the element the model referred to.
+   */
+  locate?: (target: TargetSpec, purpose: TargetPurpose, waitMs: number) => Promise<FoundElement>;
 }
 
 const HOW_TO_ALLOW_FILES =
@@ -218,10 +161,18 @@ async function leaveRefusedPage(page: Page, clock: StepClock): Promise<never> {
   throw new InterpreterError("WF_NAVIGATION_REFUSED", `The action led to ${url}, a local file; went back to ${page.url()}. ${HOW_TO_ALLOW_FILES}`, { url });
 }
 
-type Done = Omit<ActResult, "url">;
+/** What one action did; `url` is added by the caller once every action ran. */
+export type ActionDone = Omit<ActResult, "url">;
 
-async function runAction(page: Page, action: ParsedAction, clock: StepClock, options: RunOptions): Promise<Done> {
-  const find = (target: TargetSpec, purpose: TargetPurpose) => locateTarget(page, target, purpose, Math.min(options.findTimeoutMs, clock.left()), clock.signal);
+/**
+ * Carries out one parsed action on the page with Playwright: the grammar's verbs, shared by every
+ * interpreter so an action means the same whoever resolved it.
+ * @throws {@link InterpreterError} (every code but `WF_INSTRUCTION_NOT_UNDERSTOOD`).
+ */
+export async function performAction(page: Page, action: ParsedAction, clock: StepClock, options: PerformOptions): Promise<ActionDone> {
+  const waitMs = () => Math.min(options.findTimeoutMs, clock.left());
+  const find = (target: TargetSpec, purpose: TargetPurpose) =>
+    options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal);
   const settle = () => page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
 
   switch (action.verb) {
@@ -284,12 +235,12 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
       else await el.locator.hover({ timeout });
       await settle();
       const done = { click: "Clicked", dblclick: "Double-clicked", rightclick: "Right-clicked", hover: "Hovered over" }[action.verb];
-      return { action: action.verb, target: el.description, message: `${done} ${el.description}` };
+      return { action: action.verb, target: el.description, element: identity(el), message: `${done} ${el.description}` };
     }
     case "fill": {
       const el = await find(action.target, "fill");
       await el.locator.fill(action.text, { timeout: clock.left() });
-      return { action: action.typed ? "type" : "fill", target: el.description, message: `Filled ${el.description} with ${JSON.stringify(action.text)}` };
+      return { action: action.typed ? "type" : "fill", target: el.description, element: identity(el), message: `Filled ${el.description} with ${JSON.stringify(action.text)}` };
     }
     case "type-focused": {
       await page.keyboard.type(action.text);
@@ -298,14 +249,14 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
     case "clear": {
       const el = await find(action.target, "fill");
       await el.locator.clear({ timeout: clock.left() });
-      return { action: "clear", target: el.description, message: `Cleared ${el.description}` };
+      return { action: "clear", target: el.description, element: identity(el), message: `Cleared ${el.description}` };
     }
     case "press": {
       if (action.target) {
         const el = await find(action.target, "key");
         await el.locator.press(action.key, { timeout: clock.left() });
         await settle();
-        return { action: "press", target: el.description, message: `Pressed ${action.key} in ${el.description}` };
+        return { action: "press", target: el.description, element: identity(el), message: `Pressed ${action.key} in ${el.description}` };
       }
       await page.keyboard.press(action.key);
       await settle();
@@ -319,14 +270,14 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
         if (editable) {
           // `set "Name" to "Ada"` on a text field: fill it.
           await el.locator.fill(action.option, { timeout: clock.left() });
-          return { action: "fill", target: el.description, message: `Filled ${el.description} with ${JSON.stringify(action.option)}` };
+          return { action: "fill", target: el.description, element: identity(el), message: `Filled ${el.description} with ${JSON.stringify(action.option)}` };
         }
         // A custom dropdown (an ARIA combobox or button): open it, then click the option.
         await el.locator.click({ timeout: clock.left() });
         const option = await find({ text: action.option, roles: ["option", "menuitem", "menuitemradio", "treeitem"], roleWord: "option", quoted: true }, "click");
         await option.locator.click({ timeout: clock.left() });
         await settle();
-        return { action: "select", target: el.description, message: `Selected ${option.description} in ${el.description}` };
+        return { action: "select", target: el.description, element: identity(el), message: `Selected ${option.description} in ${el.description}` };
       }
       const option = pickOption(options, action.option);
       if (!option) {
@@ -337,14 +288,14 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
         );
       }
       await el.locator.selectOption({ value: option.value }, { timeout: clock.left() });
-      return { action: "select", target: el.description, message: `Selected ${JSON.stringify(option.label)} in ${el.description}` };
+      return { action: "select", target: el.description, element: identity(el), message: `Selected ${JSON.stringify(option.label)} in ${el.description}` };
     }
     case "check":
     case "uncheck": {
       const el = await find(action.target, "check");
       if (action.verb === "check") await el.locator.check({ timeout: clock.left() });
       else await el.locator.uncheck({ timeout: clock.left() });
-      return { action: action.verb, target: el.description, message: `${action.verb === "check" ? "Checked" : "Unchecked"} ${el.description}` };
+      return { action: action.verb, target: el.description, element: identity(el), message: `${action.verb === "check" ? "Checked" : "Unchecked"} ${el.description}` };
     }
     case "scroll": {
       const { dy, what } = await page.evaluate(scrollPage, [action.direction, action.pixels ?? null] as [typeof action.direction, number | null]);
@@ -357,7 +308,7 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
     case "scroll-to": {
       const el = await find(action.target, "scroll");
       await el.locator.scrollIntoViewIfNeeded({ timeout: clock.left() });
-      return { action: "scroll", target: el.description, message: `Scrolled ${el.description} into view` };
+      return { action: "scroll", target: el.description, element: identity(el), message: `Scrolled ${el.description} into view` };
     }
     case "wait-gone": {
       await page.getByText(action.text).first().waitFor({ state: "hidden", timeout: clock.left() });
@@ -383,9 +334,13 @@ async function runAction(page: Page, action: ParsedAction, clock: StepClock, opt
       const file = resolveUpload(options.uploadRoot, action.path);
       const el = await find(action.target, "upload");
       await el.locator.setInputFiles(file, { timeout: clock.left() });
-      return { action: "upload", target: el.description, message: `Uploaded ${path.basename(file)} to ${el.description}` };
+      return { action: "upload", target: el.description, element: identity(el), message: `Uploaded ${path.basename(file)} to ${el.description}` };
     }
   }
+}
+
+function identity(el: FoundElement): ElementIdentity {
+  return { role: el.role, name: el.name };
 }
 
 function firstLine(error: unknown): string {

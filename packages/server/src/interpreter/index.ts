@@ -8,4 +8,4 @@ export { InterpreterError, isInterpreterError } from "./errors.js";
 export type { InterpreterErrorCode, InterpreterErrorDetails, ElementCandidate } from "./errors.js";
 export { ACT_GRAMMAR, parseInstruction, describeGrammar } from "./grammar.js";
 export type { ParsedAction, TargetSpec, GrammarRule } from "./grammar.js";
-export type { StepInterpreter, ActContext, ActResult, AskContext } from "./types.js";
+export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./types.js";

@@ -25,6 +25,9 @@ export interface FoundElement {
   description: string;
   /** The resolved `href` when the element is a link, else `""` (lets a click refuse a `file:` link before it navigates). */
   href: string;
+  /** Its ARIA role and accessible name, as the page computes them. */
+  role: string;
+  name: string;
 }
 
 type AriaRole = Parameters<Page["getByRole"]>[0];
@@ -128,6 +131,10 @@ function describe(info: ElementInfo): string {
   return `${info.role} ${JSON.stringify(info.name)}`;
 }
 
+function found(locator: Locator, info: ElementInfo): FoundElement {
+  return { locator, description: describe(info), href: info.href, role: info.role, name: info.name };
+}
+
 function ordinalWord(n: number): string {
   return n === -1 ? "last" : (["", "first", "second", "third", "fourth", "fifth"][n] ?? `${n}th`);
 }
@@ -204,12 +211,12 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
         { target: target.text, candidates: kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name })) },
       );
     }
-    return { locator: loc.nth(index), description: describe(infos[index]!), href: infos[index]!.href };
+    return found(loc.nth(index), infos[index]!);
   }
   // Links with the same name to the same place (a page's header and footer "Next") do the same thing.
   const first = infos[kept[0]!]!;
   if (kept.length > 1 && first.href && kept.every((i) => infos[i]!.href === first.href && infos[i]!.name === first.name)) {
-    return { locator: loc.nth(kept[0]!), description: describe(first), href: first.href };
+    return found(loc.nth(kept[0]!), first);
   }
   if (kept.length > 1) {
     const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
@@ -223,7 +230,7 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     );
   }
   const index = kept[0]!;
-  return { locator: loc.nth(index), description: describe(infos[index]!), href: infos[index]!.href };
+  return found(loc.nth(index), infos[index]!);
 }
 
 /**

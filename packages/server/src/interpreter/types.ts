@@ -1,21 +1,58 @@
 /**
  * The step interpreter seam: turns one ACT instruction into browser actions, or one ASK question
- * into an answer read from a page. One implementation now (the deterministic interpreter of plain
- * instructions, no model, no network); a model-backed one comes later behind the same interface.
+ * into an answer read from a page. Implementations: the deterministic interpreter of plain
+ * instructions (no model, no network) and the model-backed one; a policy combines them.
  */
 import type { Page } from "playwright-core";
-import type { NormalizedStepSchema } from "@wf/core/protocol";
+import type { NormalizedStepSchema, StepInterpreterKind, StepUsage } from "@wf/core/protocol";
 
-/** What an ACT gets. */
-export interface ActContext {
-  /** The session's page. */
-  page: Page;
-  /** The instruction, e.g. `click "Sign in"`. */
-  instruction: string;
+/**
+ * What an interpreter tells about a step besides its result, filled in as the step runs so it
+ * survives a failure (a failed model step still cost tokens). The session manager copies it onto
+ * the step's record: `interpreter`, `resolved`, `usage` and `pageReduced` of the step status.
+ */
+export interface StepReport {
+  /** Who carried the step out. */
+  interpreter?: StepInterpreterKind;
+  /** ACT: the grammar instruction executed (secrets as the instruction wrote them; the server redacts). */
+  resolved?: string;
+  /** Model calls of the step, summed. */
+  usage?: StepUsage;
+  /** True when the page sent to the model was reduced to fit the prompt budget. */
+  pageReduced?: boolean;
+}
+
+/** Fields every interpreter call gets. */
+interface StepContextBase {
   /** Time left for the step, in ms. */
   timeoutMs: number;
   /** Aborts when the step times out or the session closes. */
   signal: AbortSignal;
+  /**
+   * Secret values of the step (its `redact` list): they must never leave the server (no prompt,
+   * no log). The instruction itself still carries them where the workflow interpolated them.
+   */
+  secrets: readonly string[];
+  /** Filled in by the interpreter as it works; see {@link StepReport}. */
+  report: StepReport;
+}
+
+/** What an ACT gets. */
+export interface ActContext extends StepContextBase {
+  /** The session's page. */
+  page: Page;
+  /** The instruction, e.g. `click "Sign in"`. */
+  instruction: string;
+}
+
+/** Who an element is, as a person and Playwright would name it. */
+export interface ElementIdentity {
+  /** ARIA role, e.g. `button`. */
+  role: string;
+  /** Accessible name, e.g. `Sign in`. */
+  name: string;
+  /** A Playwright locator for it, e.g. `getByRole('button', { name: 'Sign in' })`. */
+  locator?: string;
 }
 
 /** What an ACT did: the step's `result` on the wire. */
@@ -28,18 +65,18 @@ export interface ActResult {
   message: string;
   /** The page URL after the action. */
   url: string;
+  /** The element acted on (the last action's, for a chained instruction), when there was one. */
+  element?: ElementIdentity;
 }
 
 /** What an ASK gets. */
-export interface AskContext {
+export interface AskContext extends StepContextBase {
   /** The page to read: the session's page, or a scratch page holding `currentDom`. */
   page: Page;
   /** The question. */
   question: string;
   /** The wanted structured output, or undefined for a text answer. */
   schema?: NormalizedStepSchema;
-  timeoutMs: number;
-  signal: AbortSignal;
 }
 
 /** Interprets steps. Throws `InterpreterError` (see `../errors.ts`) when it cannot. */

@@ -21,7 +21,7 @@ export async function serveFixtures(): Promise<StaticServer> {
 
 /** A context for one step: the page, its time budget and an abort signal that never fires. */
 export function step(page: Page, instruction: string, timeoutMs = 10_000) {
-  return { page, instruction, timeoutMs, signal: new AbortController().signal };
+  return { page, instruction, timeoutMs, signal: new AbortController().signal, secrets: [], report: {} };
 }
 
 /** Awaits a step that must fail and returns its {@link InterpreterError} (the test fails on any other outcome). */

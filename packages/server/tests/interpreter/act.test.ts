@@ -263,7 +263,7 @@ describe("scrolling and waiting", () => {
 
   it("stops with WF_STEP_TIMEOUT when the signal aborts", async () => {
     const controller = new AbortController();
-    const pending = interpreter.act({ page, instruction: "wait 5 seconds", timeoutMs: 10_000, signal: controller.signal });
+    const pending = interpreter.act({ page, instruction: "wait 5 seconds", timeoutMs: 10_000, signal: controller.signal, secrets: [], report: {} });
     controller.abort(new Error("session closed"));
     const error = await rejection(pending);
     expect(error.code).toBe("WF_STEP_TIMEOUT");

@@ -20,7 +20,7 @@ const interpreter = createDeterministicInterpreter({ allowFileUrls: true });
 /** Asks like the runtime does: the zod schema goes through the response format, the answer back through decodeAnswer. */
 async function ask<S extends z.ZodType>(question: string, schema: S): Promise<z.infer<S>> {
   const normalized = normalizeStepSchema(toResponseFormat(schema, "answer") as unknown as Record<string, unknown>);
-  const raw = await interpreter.ask({ page, question, schema: normalized, timeoutMs: 10_000, signal: new AbortController().signal });
+  const raw = await interpreter.ask({ page, question, schema: normalized, timeoutMs: 10_000, signal: new AbortController().signal, secrets: [], report: {} });
   return decodeAnswer(schema, raw) as z.infer<S>;
 }
 
@@ -45,7 +45,7 @@ describe("ASK on a real page nobody on the project wrote", () => {
     ? "reads Table 8.2 of the PostgreSQL docs"
     : `reads Table 8.2 of the PostgreSQL docs — SKIPPED: ${PG_PAGE} is absent (apt-get install postgresql-doc-15)`;
   pgTest(pgTitle, async () => {
-    await interpreter.act({ page, instruction: `go to "file://${PG_PAGE}"`, timeoutMs: 10_000, signal: new AbortController().signal });
+    await interpreter.act({ page, instruction: `go to "file://${PG_PAGE}"`, timeoutMs: 10_000, signal: new AbortController().signal, secrets: [], report: {} });
     const rows = await ask(
       "the table of numeric types",
       z.array(z.object({ name: z.string(), storageSize: z.string(), description: z.string(), range: z.string() })),
@@ -204,7 +204,7 @@ describe("ASK with a hand-written strict JSON Schema", () => {
         },
       },
     };
-    const answer = await interpreter.ask({ page, question: "the order", schema: { name: "order", schema }, timeoutMs: 10_000, signal: new AbortController().signal });
+    const answer = await interpreter.ask({ page, question: "the order", schema: { name: "order", schema }, timeoutMs: 10_000, signal: new AbortController().signal, secrets: [], report: {} });
     expect(answer).toEqual({
       order: { status: "shipped", carrier: "Parcel Co" },
       items: [
@@ -236,7 +236,7 @@ describe("choosing among tables", () => {
 describe("ASK without a schema", () => {
   it("answers the title, the URL, the main heading, a labelled value, else the main text", async () => {
     await page.goto(`${server.url}/data.html`);
-    const text = (question: string) => interpreter.ask({ page, question, timeoutMs: 10_000, signal: new AbortController().signal });
+    const text = (question: string) => interpreter.ask({ page, question, timeoutMs: 10_000, signal: new AbortController().signal, secrets: [], report: {} });
     await expect(text("What is the page title?")).resolves.toBe("Order #1042 – Shop");
     await expect(text("current URL")).resolves.toBe(`${server.url}/data.html`);
     await expect(text("the main heading")).resolves.toBe("Order #1042");
@@ -258,6 +258,8 @@ describe("ASK on HTML sent as currentDom", () => {
       schema: normalizeStepSchema(toResponseFormat(z.array(z.object({ name: z.string(), age: z.number() })), "people") as unknown as Record<string, unknown>),
       timeoutMs: 10_000,
       signal: new AbortController().signal,
+      secrets: [],
+      report: {},
     });
     expect(answer).toEqual({ value: [{ name: "Ada", age: 36 }] });
     await scratch.close();

@@ -27,12 +27,12 @@ const strict = createDeterministicInterpreter({ findTimeoutMs: 1_000 });
 
 async function ask<S extends z.ZodType>(question: string, schema: S): Promise<z.infer<S>> {
   const normalized = normalizeStepSchema(toResponseFormat(schema, "answer") as unknown as Record<string, unknown>);
-  const raw = await local.ask({ page, question, schema: normalized, timeoutMs: 10_000, signal: new AbortController().signal });
+  const raw = await local.ask({ page, question, schema: normalized, timeoutMs: 10_000, signal: new AbortController().signal, secrets: [], report: {} });
   return decodeAnswer(schema, raw) as z.infer<S>;
 }
 
 async function askText(question: string): Promise<unknown> {
-  return local.ask({ page, question, timeoutMs: 10_000, signal: new AbortController().signal });
+  return local.ask({ page, question, timeoutMs: 10_000, signal: new AbortController().signal, secrets: [], report: {} });
 }
 
 
