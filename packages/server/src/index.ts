@@ -11,9 +11,9 @@ import { BrowserHost } from "./browser.js";
 import type { ServerContext } from "./context.js";
 import { openJournal } from "./journal.js";
 import { OpenApiRegistry } from "./openapi.js";
-import { resolveServerOptions, type ServerOptions } from "./options.js";
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
-import { createDeterministicInterpreter } from "./interpreter/index.js";
+import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider, type StepInterpreter } from "./interpreter/index.js";
 
 export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
 export type { ServerOptions, ResolvedServerOptions } from "./options.js";
@@ -25,6 +25,7 @@ export type { JournalEvent, JournalReplay } from "./journal.js";
 export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError } from "./errors.js";
 export { VIEW_ROUTES } from "./debugger.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
+export { parseInstructions, ACT_RESPONSE_SCHEMA, estimateTokens, renderPageView, readPageView, grammarText } from "./interpreter/index.js";
 
 /** The server's version, from its package.json. */
 export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -61,7 +62,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await browser.start();
   const cleanup: (() => Promise<void>)[] = [() => browser.close()];
   try {
-    const interpreter = resolved.interpreter ?? createDeterministicInterpreter({ uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls });
+    const interpreter = resolved.interpreter ?? createInterpreter(resolved);
     const { journal, replay } = await openJournal(resolved.dataDir, { sync: resolved.journalSync });
     cleanup.unshift(() => journal.close());
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
@@ -117,4 +118,22 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 function hostForUrl(host: string): string {
   if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
   return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * The interpreter a server runs: the grammar alone, or, with a model configured, the grammar first
+ * for ACT and the model for the rest.
+ * @throws {@link InterpreterError} `WF_MODEL_AUTH_FAILED` when a model is set for OpenAI without an API key.
+ */
+function createInterpreter(resolved: ResolvedServerOptions): StepInterpreter {
+  const grammar = createDeterministicInterpreter({ uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls });
+  if (!resolved.model) return grammar;
+  const { name, apiKey, baseUrl, responseFormat, temperature, maxPromptTokens } = resolved.model;
+  const provider = createModelProvider({ model: name, apiKey, baseUrl, responseFormat, temperature });
+  const model = createModelInterpreter({
+    provider,
+    maxPromptTokens,
+    perform: { uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls, findTimeoutMs: 5_000 },
+  });
+  return createGrammarThenModelInterpreter(grammar, model);
 }

@@ -63,7 +63,27 @@ export interface ServerOptions {
   allowFileUrls?: boolean;
   /** Folder that `upload "file" to "field"` resolves paths under; paths outside are refused. Env `WF_UPLOAD_ROOT`. @default the working directory */
   uploadRoot?: string;
-  /** The step interpreter. @default createDeterministicInterpreter({ uploadRoot, allowFileUrls }) */
+  /**
+   * The model that runs free-form steps, as the endpoint names it (`gpt-4.1-mini`, `qwen2.5:7b`).
+   * When set, an ACT the grammar cannot carry out goes to the model, and every ASK does; unset,
+   * only the grammar runs and no model is ever called. Env `WF_MODEL`. @default undefined
+   */
+  model?: string;
+  /** API key of the model provider. Env `OPENAI_API_KEY` (the openai SDK's own). @default none (a local endpoint needs none) */
+  modelApiKey?: string;
+  /** Base URL of an OpenAI-compatible endpoint, e.g. `http://127.0.0.1:11434/v1` (Ollama). Env `OPENAI_BASE_URL`. @default OpenAI's */
+  modelBaseUrl?: string;
+  /**
+   * How answers are constrained: `json_schema` (strict structured outputs) or `json_object` (the
+   * schema in the prompt, for endpoints that do not honour strict schemas). Env `WF_MODEL_RESPONSE_FORMAT`.
+   * @default "json_schema"
+   */
+  modelResponseFormat?: "json_schema" | "json_object";
+  /** Sampling temperature. Env `WF_MODEL_TEMPERATURE`. @default 0 */
+  modelTemperature?: number;
+  /** Largest prompt of one model call, in estimated tokens (characters ÷ 4); a larger page is reduced to what the step needs. Env `WF_MODEL_MAX_PROMPT_TOKENS`. @default 12_000 */
+  modelMaxPromptTokens?: number;
+  /** The step interpreter; replaces the grammar and the model. @default the grammar, and the model when `model` is set */
   interpreter?: StepInterpreter;
   /** Sync the journal to disk (`fdatasync`) before answering. @default true */
   journalSync?: boolean;
@@ -96,8 +116,20 @@ export interface ResolvedServerOptions {
   allowFileUrls: boolean;
   /** Absolute path. */
   uploadRoot: string;
+  /** The model configuration, or undefined when no model is configured. */
+  model: ResolvedModelOptions | undefined;
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
+}
+
+/** The model settings of {@link ResolvedServerOptions}. */
+export interface ResolvedModelOptions {
+  name: string;
+  apiKey: string | undefined;
+  baseUrl: string | undefined;
+  responseFormat: "json_schema" | "json_object";
+  temperature: number;
+  maxPromptTokens: number;
 }
 
 /**
@@ -142,8 +174,28 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     proxyUrl: options.proxyUrl ?? nonEmpty(env.WF_PROXY_URL),
     allowFileUrls: options.allowFileUrls ?? envFlag(env, "WF_ALLOW_FILE_URLS") ?? false,
     uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
+    model: resolveModel(options, env),
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
+  };
+}
+
+function resolveModel(options: ServerOptions, env: NodeJS.ProcessEnv): ResolvedModelOptions | undefined {
+  const name = nonEmpty(options.model) ?? nonEmpty(env.WF_MODEL);
+  if (!name) return undefined;
+  const responseFormat = options.modelResponseFormat ?? nonEmpty(env.WF_MODEL_RESPONSE_FORMAT) ?? "json_schema";
+  if (responseFormat !== "json_schema" && responseFormat !== "json_object") {
+    throw new Error(`WF_MODEL_RESPONSE_FORMAT must be json_schema or json_object, got ${JSON.stringify(responseFormat)}.`);
+  }
+  const maxPromptTokens = options.modelMaxPromptTokens ?? envNumber(env, "WF_MODEL_MAX_PROMPT_TOKENS") ?? 12_000;
+  if (maxPromptTokens < 1_000) throw new Error(`WF_MODEL_MAX_PROMPT_TOKENS must be at least 1000 (a prompt needs room for the page), got ${maxPromptTokens}.`);
+  return {
+    name,
+    apiKey: options.modelApiKey ?? nonEmpty(env.OPENAI_API_KEY),
+    baseUrl: (options.modelBaseUrl ?? nonEmpty(env.OPENAI_BASE_URL))?.replace(/\/+$/, ""),
+    responseFormat,
+    temperature: options.modelTemperature ?? envNumber(env, "WF_MODEL_TEMPERATURE") ?? 0,
+    maxPromptTokens,
   };
 }
 

@@ -9,12 +9,10 @@ import { EventEmitter } from "node:events";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, Page } from "playwright-core";
-import { z } from "zod";
 import {
   normalizeStepSchema,
   routePath,
   ROUTES,
-  toFieldErrors,
   type SessionKind,
   type SessionState,
   type SessionStatus,
@@ -31,6 +29,7 @@ import { HttpProblem, StepExecutionError } from "./errors.js";
 import type { Journal, JournalReplay } from "./journal.js";
 import type { ResolvedServerOptions } from "./options.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
+import { answerErrors } from "./interpreter/_answer-check.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
 const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
@@ -858,15 +857,8 @@ export function toWireError(error: unknown): WireError {
  * @throws {@link StepExecutionError} `WF_ANSWER_INVALID` listing each mismatch as a JSON Pointer.
  */
 export function validateAnswer(answer: unknown, schema: Record<string, unknown>): void {
-  let validator: z.ZodType;
-  try {
-    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch {
-    return;
-  }
-  const parsed = validator.safeParse(answer);
-  if (!parsed.success) {
-    const errors = toFieldErrors(parsed.error.issues);
+  const errors = answerErrors(answer, schema);
+  if (errors.length > 0) {
     throw new StepExecutionError(
       "WF_ANSWER_INVALID",
       `The answer does not match the step's schema: ${errors.map((e) => `${e.path || "(root)"} ${e.message}`).join("; ")}`,

@@ -6,7 +6,7 @@
  */
 
 /** In-page role and accessible-name estimate for one element (shared by both scripts). */
-const DESCRIBE_SOURCE = String.raw`
+export const DESCRIBE_SOURCE = String.raw`
   function wfRole(el) {
     var explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
     if (explicit) return explicit;

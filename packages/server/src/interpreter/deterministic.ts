@@ -62,8 +62,14 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       const clock = new StepClock(context.timeoutMs, context.signal);
       const done = await clock.guard(async () => {
         const results: ActionDone[] = [];
-        for (const action of actions) {
-          results.push(await performAction(context.page, action, clock, { uploadRoot, findTimeoutMs, allowFileUrls }));
+        for (const [index, action] of actions.entries()) {
+          results.push(
+            await performAction(context.page, action, clock, { uploadRoot, findTimeoutMs, allowFileUrls }).catch((error: unknown) => {
+              // Says how far a chained instruction got: a policy may only hand over a step nothing has changed yet.
+              if (error instanceof InterpreterError && actions.length > 1) error.details.actionIndex = index;
+              throw error;
+            }),
+          );
           // Whatever navigated (a link, Enter in a form, the page's own script), a refused local file is not left open.
           if (!allowFileUrls && isFileUrl(context.page.url())) await leaveRefusedPage(context.page, clock);
         }

@@ -24,7 +24,23 @@ export type InterpreterErrorCode =
   /** The step ran out of time (its `timeoutMs`) or was aborted. */
   | "WF_STEP_TIMEOUT"
   /** An upload named a file outside the upload root, or one that does not exist. */
-  | "WF_UPLOAD_REFUSED";
+  | "WF_UPLOAD_REFUSED"
+  /** The model provider refused the API key (401/403), or none is set for OpenAI itself. */
+  | "WF_MODEL_AUTH_FAILED"
+  /** The model provider does not know the configured model (404). */
+  | "WF_MODEL_NOT_FOUND"
+  /** The model provider kept answering 429, after the SDK's retries within the step's deadline. */
+  | "WF_MODEL_RATE_LIMITED"
+  /** The model provider is down or unreachable (5xx, connection refused), after the SDK's retries. */
+  | "WF_MODEL_UNAVAILABLE"
+  /** The model provider rejected the request (400/422), e.g. a response format it does not support. */
+  | "WF_MODEL_BAD_REQUEST"
+  /** The model refused to answer, also when asked again. */
+  | "WF_MODEL_REFUSED"
+  /** The model's answer was not valid JSON for the schema, also when asked again with the errors. */
+  | "WF_MODEL_ANSWER_INVALID"
+  /** ACT: the model found nothing on the page that carries out the instruction (it never guesses). */
+  | "WF_MODEL_NO_MATCH";
 
 /** An element considered for a target, as listed in not-found and ambiguity errors. */
 export interface ElementCandidate {
@@ -44,6 +60,8 @@ export interface InterpreterErrorDetails {
   fields?: string[];
   /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED`: the URL involved. */
   url?: string;
+  /** For a chained ACT (`… and then …`): the 0-based index of the action that failed; the ones before it ran. */
+  actionIndex?: number;
   /** For `WF_UPLOAD_REFUSED`: the path as written and as resolved. */
   path?: string;
   resolvedPath?: string;

@@ -1,0 +1,415 @@
+/**
+ * The model-backed step interpreter, and the policy that puts it behind the grammar.
+ *
+ * ASK: the question and the page view go to the model with the step's own structured output as
+ * the response format; the answer is validated against the step's schema, with one retry that says
+ * what was wrong. ACT: the model picks actions (the grammar's verbs) on element references of the
+ * page view; the grammar's own Playwright code carries them out, and the step reports the grammar
+ * instruction that ran and each element's identity.
+ */
+import type { Page } from "playwright-core";
+import { InterpreterError } from "../errors.js";
+import { StepClock } from "../_clock.js";
+import { answerErrors } from "../_answer-check.js";
+import { performAction, type ActionDone, type PerformOptions } from "../deterministic.js";
+import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar.js";
+import type { FoundElement } from "../locate.js";
+import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
+import { estimateTokens, readPageView, type ViewElement } from "./page-view.js";
+import { addUsage, ProviderCallError, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
+import {
+  ACT_RESPONSE_SCHEMA,
+  ACT_SYSTEM_PROMPT,
+  ACT_VERBS,
+  ASK_SYSTEM_PROMPT,
+  retryMessages,
+  stepMessage,
+  TEXT_ANSWER_SCHEMA,
+  type ModelAction,
+} from "./prompts.js";
+
+/** Default prompt budget, in estimated tokens (`WF_MODEL_MAX_PROMPT_TOKENS`). */
+export const DEFAULT_MAX_PROMPT_TOKENS = 12_000;
+
+/** Options of {@link createModelInterpreter}. */
+export interface ModelInterpreterOptions {
+  provider: ModelProvider;
+  /** Largest prompt, in estimated tokens (characters ÷ 4): system prompt, step and page together. @default 12_000 */
+  maxPromptTokens?: number;
+  /** How actions are carried out (the grammar's options, shared with the deterministic interpreter). */
+  perform: Omit<PerformOptions, "locate">;
+}
+
+/** Tries per model question: the first answer, and one retry after an invalid or refused one. */
+const MAX_ATTEMPTS = 2;
+
+/**
+ * Creates the model-backed interpreter.
+ * @throws (from `act`/`ask`) {@link InterpreterError}: `WF_MODEL_NO_MATCH`, `WF_MODEL_ANSWER_INVALID`,
+ *   `WF_MODEL_REFUSED`, `WF_ANSWER_NOT_FOUND` (a text ASK the page does not answer), the provider's
+ *   codes (`WF_MODEL_AUTH_FAILED`, `WF_MODEL_NOT_FOUND`, `WF_MODEL_RATE_LIMITED`, `WF_MODEL_UNAVAILABLE`,
+ *   `WF_MODEL_BAD_REQUEST`), `WF_STEP_TIMEOUT`, and those of the actions it runs.
+ */
+export function createModelInterpreter(options: ModelInterpreterOptions): StepInterpreter {
+  const { provider } = options;
+  const maxPromptTokens = options.maxPromptTokens ?? DEFAULT_MAX_PROMPT_TOKENS;
+
+  /** Asks the model until it gives an answer `check` accepts, at most {@link MAX_ATTEMPTS} times. */
+  async function converse<T>(
+    messages: ChatMessage[],
+    schema: { name: string; schema: Record<string, unknown> },
+    clock: StepClock,
+    report: StepReport,
+    check: (json: unknown) => { ok: true; value: T } | { ok: false; problem: string },
+  ): Promise<T> {
+    let lastProblem = "";
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      let completion: Completion;
+      try {
+        completion = await provider.complete({ messages, schema, timeoutMs: clock.left(), signal: clock.signal });
+      } catch (error) {
+        if (error instanceof ProviderCallError) report.usage = addUsage(report.usage, provider.model, { promptTokens: 0, completionTokens: 0, durationMs: error.durationMs });
+        throw error;
+      }
+      report.usage = addUsage(report.usage, provider.model, completion);
+      if (completion.refusal) {
+        if (attempt === MAX_ATTEMPTS) {
+          throw new InterpreterError("WF_MODEL_REFUSED", `The model (${provider.model}) refused to answer, twice: ${clip(completion.refusal)}. Rephrase the step.`);
+        }
+        messages = [...messages, ...retryMessages(null, `you refused (${clip(completion.refusal)}). The page is the user's own; read it and answer.`)];
+        continue;
+      }
+      const problem = (() => {
+        if (completion.finishReason === "length") return "it was cut off (the output limit was reached); answer more briefly.";
+        if (!completion.content) return "it was empty.";
+        let json: unknown;
+        try {
+          json = JSON.parse(stripFence(completion.content));
+        } catch {
+          return "it is not valid JSON.";
+        }
+        const checked = check(json);
+        if (checked.ok) return checked;
+        return checked.problem;
+      })();
+      if (typeof problem !== "string") return problem.value;
+      lastProblem = problem;
+      if (attempt < MAX_ATTEMPTS) messages = [...messages, ...retryMessages(completion.content, problem)];
+    }
+    throw new InterpreterError(
+      "WF_MODEL_ANSWER_INVALID",
+      `The model (${provider.model}) gave no valid answer in ${MAX_ATTEMPTS} tries; the last one: ${lastProblem} ` +
+        (provider.responseFormat === "json_object" ? "Use a larger model." : "Use a larger model, or check that the endpoint honours strict json_schema response formats."),
+    );
+  }
+
+  /** Tokens the page may take: the budget less the rest of the prompt (and a margin for the retry). */
+  function pageBudget(fixed: string): number {
+    return Math.max(200, maxPromptTokens - estimateTokens(fixed) - 300);
+  }
+
+  return {
+    async ask(context: AskContext): Promise<unknown> {
+      context.report.interpreter = "model";
+      const clock = new StepClock(context.timeoutMs, context.signal);
+      return clock.guard(async () => {
+        const question = maskSecrets(context.question, context.secrets);
+        const schema = context.schema ?? TEXT_ANSWER_SCHEMA;
+        const inPrompt = provider.responseFormat === "json_object" ? schema.schema : undefined;
+        const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "", inPrompt);
+        const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
+        if (view.reduced) context.report.pageReduced = true;
+        const messages: ChatMessage[] = [
+          { role: "system", content: ASK_SYSTEM_PROMPT },
+          { role: "user", content: stepMessage("Question", question, view.text, inPrompt) },
+        ];
+        const answer = await converse(messages, schema, clock, context.report, (json) => {
+          const errors = answerErrors(json, schema.schema);
+          return errors.length === 0 ? { ok: true, value: json } : { ok: false, problem: `it does not fit the schema: ${errors.map((e) => `${e.path || "(root)"} ${e.message}`).join("; ")}.` };
+        });
+        if (context.schema) return answer;
+        const text = (answer as { value: string | null }).value;
+        if (text === null) throw new InterpreterError("WF_ANSWER_NOT_FOUND", `The model found no answer on the page to ${JSON.stringify(question)}.`);
+        return text;
+      });
+    },
+
+    async act(context: ActContext): Promise<ActResult> {
+      context.report.interpreter = "model";
+      const clock = new StepClock(context.timeoutMs, context.signal);
+      return clock.guard(async () => {
+        const { text: instruction, placeholders } = placeholdSecrets(context.instruction, context.secrets);
+        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "", provider.responseFormat === "json_object" ? ACT_RESPONSE_SCHEMA.schema : undefined);
+        const view = await readPageView(context.page, { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
+        if (view.reduced) context.report.pageReduced = true;
+        const messages: ChatMessage[] = [
+          { role: "system", content: ACT_SYSTEM_PROMPT },
+          {
+            role: "user",
+            content: stepMessage("Instruction", instruction, view.text, provider.responseFormat === "json_object" ? ACT_RESPONSE_SCHEMA.schema : undefined),
+          },
+        ];
+        const plan = await converse(messages, ACT_RESPONSE_SCHEMA, clock, context.report, (json) => checkPlan(json, view.elements, placeholders));
+        if (!plan.actions || plan.actions.length === 0) {
+          throw new InterpreterError(
+            "WF_MODEL_NO_MATCH",
+            `The model found nothing on the page that does ${JSON.stringify(instruction)}: ${clip(plan.reason)} Check the page is the one you expect, or say more precisely what to act on.`,
+          );
+        }
+        const done: ActionDone[] = [];
+        const resolved: string[] = [];
+        let element: ElementIdentity | undefined;
+        for (const action of plan.actions) {
+          const target = action.ref ? await resolveRef(context.page, view.elements, action.ref, clock) : undefined;
+          const parsed = toParsedAction(action, target?.spec, placeholders);
+          resolved.push(grammarText(parsed, target?.identity));
+          context.report.resolved = resolved.join("; ");
+          done.push(await performAction(context.page, parsed, clock, { ...options.perform, locate: async () => target!.found }));
+          if (target) element = target.identity;
+        }
+        const last = done[done.length - 1]!;
+        return {
+          ...last,
+          message: `${done.map((d) => d.message).join("; ")} (the model: ${clip(plan.reason)})`,
+          url: context.page.url(),
+          ...(element ? { element } : {}),
+        };
+      });
+    },
+  };
+}
+
+/**
+ * The policy when a model is configured: an ACT goes to the grammar first (no model call when it
+ * understands the instruction and finds its target), and to the model when the grammar does not
+ * understand it, finds no target, or finds several; an ASK goes to the model.
+ */
+export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter): StepInterpreter {
+  return {
+    async act(context: ActContext): Promise<ActResult> {
+      const started = Date.now();
+      try {
+        return await grammar.act(context);
+      } catch (error) {
+        if (!handsOverToModel(error) || context.signal.aborted) throw error;
+        context.report.resolved = undefined;
+        return model.act({ ...context, timeoutMs: Math.max(1, context.timeoutMs - (Date.now() - started)) });
+      }
+    },
+    ask(context: AskContext): Promise<unknown> {
+      return model.ask(context);
+    },
+  };
+}
+
+/** Grammar failures the model may resolve: only before the grammar acted (its first action, or the parse). */
+function handsOverToModel(error: unknown): boolean {
+  if (!(error instanceof InterpreterError)) return false;
+  if (!["WF_INSTRUCTION_NOT_UNDERSTOOD", "WF_ELEMENT_NOT_FOUND", "WF_ELEMENT_AMBIGUOUS"].includes(error.code)) return false;
+  const index = error.details.actionIndex;
+  return index === undefined || index === 0;
+}
+
+/** Checks a plan: verbs with what they need, refs that exist, placeholders only as given. */
+function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<string, string>): { ok: true; value: { reason: string; actions: ModelAction[] | null } } | { ok: false; problem: string } {
+  const plan = json as { reason?: unknown; actions?: unknown };
+  if (!plan || typeof plan !== "object" || typeof plan.reason !== "string" || !("actions" in plan)) return { ok: false, problem: "it needs `reason` (a string) and `actions` (a list, or null)." };
+  const errors = answerErrors(json, ACT_RESPONSE_SCHEMA.schema);
+  if (errors.length > 0) return { ok: false, problem: `it does not fit the structure: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}.` };
+  const actions = plan.actions as ModelAction[] | null;
+  if (actions && actions.length > 5) return { ok: false, problem: "it has more than 5 actions." };
+  for (const [i, a] of (actions ?? []).entries()) {
+    const needsRef = !["goto", "back", "forward", "reload", "press"].includes(a.verb);
+    const needsValue = ["fill", "select", "press", "goto"].includes(a.verb);
+    if (needsRef && !a.ref) return { ok: false, problem: `action ${i + 1} (${a.verb}) needs the ref of an element.` };
+    if (a.ref && !refIndex(a.ref, elements)) return { ok: false, problem: `action ${i + 1} refers to ${a.ref}, which is not on the page; use a ref written on the page, like e1.` };
+    if (needsValue && (a.value === null || a.value === "")) return { ok: false, problem: `action ${i + 1} (${a.verb}) needs a value.` };
+    if (a.verb === "press" && !normalizeKey(a.value ?? "")) return { ok: false, problem: `action ${i + 1}: ${JSON.stringify(a.value)} is not a key name (Enter, Tab, Escape, ArrowDown, Control+A…).` };
+    for (const p of (a.value ?? "").match(/\{\{[^{}]*\}\}/g) ?? []) {
+      if (!placeholders.has(p)) return { ok: false, problem: `action ${i + 1} uses ${p}, which is not a placeholder of the instruction.` };
+    }
+  }
+  return { ok: true, value: { reason: plan.reason, actions } };
+}
+
+function refIndex(ref: string, elements: ViewElement[]): number | undefined {
+  const n = /^\[?e(\d+)\]?$/i.exec(ref.trim())?.[1];
+  const i = n === undefined ? NaN : Number(n);
+  return i >= 1 && i <= elements.length ? i : undefined;
+}
+
+interface ResolvedTarget {
+  found: FoundElement;
+  identity: ElementIdentity;
+  spec: TargetSpec;
+  /** 1-based position among elements of the same locator (twins), or undefined when it is the only one. */
+}
+
+/** Turns a reference of the page view back into the element, its identity and a readable locator. */
+async function resolveRef(page: Page, elements: ViewElement[], ref: string, clock: StepClock): Promise<ResolvedTarget> {
+  const element = elements[refIndex(ref, elements)! - 1]!;
+  const locator = page.locator(`xpath=${element.xpath}`);
+  if ((await locator.count()) !== 1) {
+    throw new InterpreterError("WF_ELEMENT_NOT_FOUND", `The element the model chose (${element.role} ${JSON.stringify(element.name)}) is no longer on the page: the page changed while the step ran.`, {
+      target: element.name,
+    });
+  }
+  const normalized = await locator.normalize().then(
+    (l) => l.toString(),
+    () => undefined,
+  );
+  const href = await locator.evaluate((node) => (node instanceof HTMLAnchorElement ? node.href : ""), undefined, { timeout: clock.left() }).catch(() => "");
+  const ordinal = ordinalOf(normalized);
+  return {
+    found: { locator, description: `${element.role} ${JSON.stringify(element.name)}`, href, role: element.role, name: element.name },
+    identity: { role: element.role, name: element.name, ...(normalized ? { locator: normalized } : {}) },
+    spec: { text: element.name, roles: [element.role], roleWord: ROLE_WORDS[element.role], quoted: true, ...(ordinal ? { ordinal } : {}) },
+  };
+}
+
+/** `.nth(1)` → 2, `.first()` → 1, `.last()` → -1 of a normalized locator; undefined when it names one element. */
+function ordinalOf(locator: string | undefined): number | undefined {
+  if (!locator) return undefined;
+  const nth = /\.nth\((\d+)\)\s*$/.exec(locator)?.[1];
+  if (nth !== undefined) return Number(nth) + 1;
+  if (/\.first\(\)\s*$/.test(locator)) return 1;
+  if (/\.last\(\)\s*$/.test(locator)) return -1;
+  return undefined;
+}
+
+/** The grammar's word for a role, as written in a resolved instruction. */
+const ROLE_WORDS: Record<string, string> = {
+  button: "button",
+  link: "link",
+  checkbox: "checkbox",
+  radio: "radio button",
+  switch: "switch",
+  textbox: "field",
+  searchbox: "field",
+  spinbutton: "field",
+  combobox: "dropdown",
+  listbox: "dropdown",
+  tab: "tab",
+  menuitem: "menu item",
+  menuitemcheckbox: "menu item",
+  menuitemradio: "menu item",
+  option: "option",
+  heading: "heading",
+  img: "image",
+};
+
+function toParsedAction(action: ModelAction, target: TargetSpec | undefined, placeholders: Map<string, string>): ParsedAction {
+  const value = action.value === null ? "" : unplaceholder(action.value, placeholders);
+  const t = target!;
+  switch (action.verb) {
+    case "click":
+      return { verb: "click", target: t };
+    case "double_click":
+      return { verb: "dblclick", target: t };
+    case "right_click":
+      return { verb: "rightclick", target: t };
+    case "hover":
+      return { verb: "hover", target: t };
+    case "fill":
+      return { verb: "fill", text: value, target: t, typed: true };
+    case "clear":
+      return { verb: "clear", target: t };
+    case "select":
+      return { verb: "select", option: value, target: t };
+    case "check":
+      return { verb: "check", target: t };
+    case "uncheck":
+      return { verb: "uncheck", target: t };
+    case "press":
+      return { verb: "press", key: normalizeKey(value)!, ...(target ? { target } : {}) };
+    case "scroll_to":
+      return { verb: "scroll-to", target: t };
+    case "goto":
+      return { verb: "goto", url: value };
+    case "back":
+    case "forward":
+    case "reload":
+      return { verb: action.verb };
+  }
+}
+
+/** Writes an action as the grammar instruction that does the same: `click the "Sign in" button`. */
+export function grammarText(action: ParsedAction, identity?: ElementIdentity): string {
+  const target = (t: TargetSpec) => {
+    const ordinal = t.ordinal === undefined ? "" : `${t.ordinal === -1 ? "last" : (["", "first", "second", "third", "fourth", "fifth"][t.ordinal] ?? `${t.ordinal}th`)} `;
+    const word = t.roleWord ?? (identity ? ROLE_WORDS[identity.role] : undefined);
+    if (!t.text) return `the ${ordinal}${word ?? "element"}`;
+    return `the ${ordinal}${quote(t.text)}${word ? ` ${word}` : ""}`;
+  };
+  switch (action.verb) {
+    case "goto":
+      return `go to ${quote(action.url)}`;
+    case "back":
+    case "forward":
+      return `go ${action.verb}`;
+    case "reload":
+      return "reload";
+    case "click":
+      return `click ${target(action.target)}`;
+    case "dblclick":
+      return `double-click ${target(action.target)}`;
+    case "rightclick":
+      return `right-click ${target(action.target)}`;
+    case "hover":
+      return `hover over ${target(action.target)}`;
+    case "fill":
+      return `type ${quote(action.text)} into ${target(action.target)}`;
+    case "clear":
+      return `clear ${target(action.target)}`;
+    case "select":
+      return `select ${quote(action.option)} in ${target(action.target)}`;
+    case "check":
+    case "uncheck":
+      return `${action.verb} ${target(action.target)}`;
+    case "press":
+      return action.target ? `press ${quote(action.key)} in ${target(action.target)}` : `press ${quote(action.key)}`;
+    case "scroll-to":
+      return `scroll to ${target(action.target)}`;
+    default:
+      return action.verb;
+  }
+}
+
+/** Quotes a text for an instruction, with a quote character it does not contain. */
+function quote(text: string): string {
+  if (!text.includes('"')) return `"${text}"`;
+  if (!text.includes("'")) return `'${text}'`;
+  return `“${text}”`;
+}
+
+/** Replaces each secret in a text by `[secret]`. */
+function maskSecrets(text: string, secrets: readonly string[]): string {
+  return [...secrets].sort((a, b) => b.length - a.length).reduce((t, s) => (s ? t.split(s).join("[secret]") : t), text);
+}
+
+/** Replaces each secret in an instruction by a placeholder `{{secretN}}`, remembering which is which. */
+function placeholdSecrets(text: string, secrets: readonly string[]): { text: string; placeholders: Map<string, string> } {
+  const placeholders = new Map<string, string>();
+  let out = text;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (!secret || !out.includes(secret)) continue;
+    const name = `{{secret${placeholders.size + 1}}}`;
+    placeholders.set(name, secret);
+    out = out.split(secret).join(name);
+  }
+  return { text: out, placeholders };
+}
+
+function unplaceholder(value: string, placeholders: Map<string, string>): string {
+  return value.replace(/\{\{[^{}]*\}\}/g, (p) => placeholders.get(p) ?? p);
+}
+
+function stripFence(text: string): string {
+  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
+  return fenced ? fenced[1]! : text;
+}
+
+function clip(text: string, max = 300): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+}
