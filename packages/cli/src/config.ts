@@ -24,6 +24,12 @@ export interface WfConfig {
   timeoutMs?: number;
   /** Per-request timeout of the service client, in ms. @default the runtime's */
   requestTimeoutMs?: number;
+  /**
+   * The model for free-form steps on the embedded server and `wf serve` (`gpt-4.1-mini`,
+   * `qwen2.5:7b`); the provider comes from `OPENAI_API_KEY` and `OPENAI_BASE_URL`. Env `WF_MODEL`.
+   * @default none: only the grammar runs
+   */
+  model?: string;
   /** Options of `wf serve` and of the embedded server. */
   server?: {
     /** @default "127.0.0.1" */
@@ -56,6 +62,7 @@ const ConfigSchema = z
     reporter: z.enum(REPORTERS).optional(),
     timeoutMs: z.number().int().positive().optional(),
     requestTimeoutMs: z.number().int().positive().optional(),
+    model: z.string().min(1).optional(),
     server: z
       .object({
         host: z.string().min(1).optional(),
@@ -74,6 +81,7 @@ export interface CliFlags {
   apiKey?: string | undefined;
   reporter?: string | undefined;
   timeoutMs?: number | undefined;
+  model?: string | undefined;
   host?: string | undefined;
   port?: number | undefined;
   workflowsDir?: string | undefined;
@@ -104,6 +112,8 @@ export interface ResolvedCliConfig {
   reporter: ReporterName;
   timeoutMs: number | undefined;
   requestTimeoutMs: number | undefined;
+  /** The model for free-form steps; `undefined`: none (the grammar alone). */
+  model: string | undefined;
   server: { host: string; port: number | undefined; workflowsDir: string | undefined; dataDir: string | undefined };
   /** The environment after `.env` was merged in (process variables win). */
   env: Record<string, string | undefined>;
@@ -189,6 +199,7 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     reporter: reporter as ReporterName,
     timeoutMs: flags.timeoutMs ?? file.timeoutMs ?? intFromEnv(env, "WF_TIMEOUT_MS"),
     requestTimeoutMs: file.requestTimeoutMs ?? intFromEnv(env, "WF_REQUEST_TIMEOUT_MS"),
+    model: nonEmpty(flags.model) ?? file.model ?? nonEmpty(env.WF_MODEL),
     server: {
       host: nonEmpty(flags.host) ?? file.server?.host ?? nonEmpty(env.WF_HOST) ?? "127.0.0.1",
       port: flags.port ?? file.server?.port ?? intFromEnv(env, "WF_PORT"),

@@ -131,7 +131,8 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
           if (live) clearPending();
           pending = undefined;
           const r = event.record;
-          const summary = `${r.steps.length} step${r.steps.length === 1 ? "" : "s"} in ${formatMs(r.durationMs)}`;
+          const tokens = r.usage ? `, ${formatTokens(r.usage.totalTokens)} in ${r.usage.calls} model call${r.usage.calls === 1 ? "" : "s"}` : "";
+          const summary = `${r.steps.length} step${r.steps.length === 1 ? "" : "s"} in ${formatMs(r.durationMs)}${tokens}`;
           if (r.status === "succeeded") {
             line(live ? `${c.green("✔")} ${c.bold(r.workflow)} succeeded ${c.dim(`(${summary})`)}` : `run succeeded (${summary})`);
             if (r.output !== undefined) line(typeof r.output === "string" ? r.output : JSON.stringify(r.output, null, 2));
@@ -165,11 +166,12 @@ type Colors = ReturnType<typeof createColors>;
 
 function formatStepLive(step: StepRecord, c: Colors, width: number): string {
   const mark = step.status === "succeeded" ? c.green("✔") : c.red("✖");
-  const duration = formatMs(step.durationMs);
+  const duration = formatMs(step.durationMs) + (step.usage ? ` · ${formatTokens(step.usage.totalTokens)}` : "");
   // The instruction gives way first, so the status and duration always show.
   const room = Math.max(10, width - `✔ ${step.index}. ACT  ${duration}`.length - 1);
   const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(step.type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${cut(oneLine(step.instruction), room)} ${c.dim(duration)}`;
   const lines = [head];
+  if (step.interpreter === "model" && step.resolved) lines.push(`   ${c.dim(`↳ model: ${cut(oneLine(step.resolved), Math.max(20, width - 14))}`)}`);
   if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(`   ${c.dim("→")} ${compact(step.answer, Math.max(20, width - 6))}`);
   if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code && !step.error.message.includes(`[${step.error.code}]`) ? c.dim(` [${step.error.code}]`) : ""}`);
   return lines.join("\n");
@@ -191,6 +193,8 @@ function cut(text: string, max: number): string {
 function formatStepPlain(step: StepRecord): string {
   let out = `step ${step.index} ${step.type} ${JSON.stringify(oneLine(step.instruction))} ${step.status} ${step.durationMs}ms`;
   if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) out += ` answer=${compact(step.answer, 500)}`;
+  if (step.interpreter === "model") out += ` model${step.resolved ? `=${JSON.stringify(oneLine(step.resolved))}` : ""}`;
+  if (step.usage) out += ` tokens=${step.usage.totalTokens}`;
   if (step.status === "failed" && step.error) out += ` error=${step.error.code}: ${oneLine(step.error.message)}`;
   return out;
 }
@@ -226,6 +230,11 @@ function truncate(text: string, max: number): string {
 }
 
 /** A duration for people: `850ms`, `1.2s`, `2m 5s`. */
+/** A token count for people: `812 tokens`, `12.4k tokens`. */
+export function formatTokens(tokens: number): string {
+  return `${tokens < 10_000 ? tokens : `${(tokens / 1000).toFixed(1)}k`} token${tokens === 1 ? "" : "s"}`;
+}
+
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;

@@ -37,6 +37,8 @@ export interface RunWorkflowFileOptions {
    * `WF_RUN_TIMEOUT`, and exit code 1 (a timeout is a failed run, not an interrupt).
    */
   timeoutMs?: number;
+  /** The model for free-form steps on the embedded server. @default `model` of wf.config.ts, else `WF_MODEL`, else none */
+  model?: string;
   /** Aborting it interrupts the run (the session is closed): exit code 130. */
   signal?: AbortSignal;
   /** @default process.stdout */
@@ -74,7 +76,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     env: options.env ?? process.env,
     configFile: options.loadConfigFile ?? true,
     dotenv: options.loadConfigFile ?? true,
-    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs },
+    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model },
   });
 
   const { workflow } = await loadWorkflowFile(options.file, cwd);
@@ -180,7 +182,8 @@ async function openService(config: ResolvedCliConfig): Promise<OpenService> {
       journalSync: false,
       // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
       allowFileUrls: true,
-    });
+      ...(config.model ? { model: config.model } : {}),
+    }, config.env);
   } catch (error) {
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
     throw new CliUsageError(

@@ -21,6 +21,8 @@ export interface ServeOptions {
   apiKey?: string;
   /** Let steps open `file:` URLs on this machine. @default the server's (`WF_ALLOW_FILE_URLS`, else false) */
   allowFileUrls?: boolean;
+  /** The model for free-form steps. @default `model` of wf.config.ts, else `WF_MODEL`, else none */
+  model?: string;
   /** @default process.cwd() */
   cwd?: string;
   /** @default process.env */
@@ -56,7 +58,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     env: options.env ?? process.env,
     configFile: options.loadConfigFile ?? true,
     dotenv: options.loadConfigFile ?? true,
-    flags: { host: options.host, port: options.port, workflowsDir: options.workflowsDir, dataDir: options.dataDir, apiKey: options.apiKey },
+    flags: { host: options.host, port: options.port, workflowsDir: options.workflowsDir, dataDir: options.dataDir, apiKey: options.apiKey, model: options.model },
   });
   const { startServer } = await import("@wf/server");
   let server: Awaited<ReturnType<typeof startServer>>;
@@ -69,8 +71,9 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       ...(config.server.dataDir ? { dataDir: resolve(cwd, config.server.dataDir) } : {}),
       ...(config.server.workflowsDir ? { workflowsDir: resolve(cwd, config.server.workflowsDir) } : {}),
       ...(options.allowFileUrls !== undefined ? { allowFileUrls: options.allowFileUrls } : {}),
+      ...(config.model ? { model: config.model } : {}),
       logger: false,
-    });
+    }, config.env);
   } catch (error) {
     throw new CliUsageError(
       "WF_CLI_SERVER_FAILED",
@@ -79,7 +82,9 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     );
   }
   const apiKey = server.apiKey;
-  stdout.write(`wf server listening on ${server.url}\napi key: ${apiKey}\n  WF_BASE_URL=${server.url} WF_API_KEY=${apiKey} wf run <file>\nPress Ctrl-C to stop.\n`);
+  const model = server.context.options.model;
+  const steps = model ? `steps: the grammar, then the model ${model.name} at ${model.baseUrl ?? "OpenAI"} (${model.responseFormat})` : "steps: the grammar only (no model configured: set WF_MODEL or --model)";
+  stdout.write(`wf server listening on ${server.url}\napi key: ${apiKey}\n${steps}\n  WF_BASE_URL=${server.url} WF_API_KEY=${apiKey} wf run <file>\nPress Ctrl-C to stop.\n`);
   const handle: ServeHandle = { url: server.url, apiKey, close: () => server.close() };
   if (options.signal) {
     const signal = options.signal;

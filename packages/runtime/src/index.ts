@@ -8,4 +8,4 @@ export { ServiceError } from "./errors.js";
 export type { ServiceErrorCode, ServiceErrorInit } from "./errors.js";
 export { runWorkflow } from "./run.js";
 export type { RunWorkflowOptions } from "./run.js";
-export type { RunStatus, StepRecord, RunRecord, RunEvent } from "./types.js";
+export type { RunStatus, StepRecord, RunRecord, RunEvent, RunUsage } from "./types.js";

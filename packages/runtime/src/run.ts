@@ -21,7 +21,7 @@ import {
 import { MAX_LONG_POLL_MS, type StepStatus, type WireError } from "@wf/core/protocol";
 import { sleep } from "./_retry.js";
 import type { ServiceClient } from "./client.js";
-import type { RunEvent, RunRecord, StepRecord } from "./types.js";
+import type { RunEvent, RunRecord, RunUsage, StepRecord } from "./types.js";
 
 /** Options of {@link runWorkflow}. */
 export interface RunWorkflowOptions {
@@ -158,6 +158,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     finishedAt: new Date().toISOString(),
     durationMs: Math.round(performance.now() - t0),
     steps,
+    ...(totalUsage(steps) ? { usage: totalUsage(steps) } : {}),
     ...(closeError ? { closeError } : {}),
   };
   emit({ type: "run-finished", record });
@@ -254,6 +255,7 @@ class ServiceExecutor implements Executor {
       stepId = started.stepId;
       open.record.stepId = stepId;
       const status = await this.waitForStep(stepId, timeoutMs, signal);
+      noteInterpretation(open.record, status, redact);
       if (status.status === "FAILED") {
         const wire = status.error ?? { code: "WF_STEP_FAILED", message: "The service reported the step as failed without an error." };
         throw new StepFailedError({
@@ -314,7 +316,11 @@ class ServiceExecutor implements Executor {
    * Waits until the step is SUCCEEDED or FAILED: long-polls while the service holds its answers,
    * polls with backoff (from `pollIntervalMs`, doubling to 2 s) once it answers at once.
    */
-  private async waitForStep(stepId: string, timeoutMs: number, signal: AbortSignal): Promise<Pick<StepStatus, "status" | "result" | "error">> {
+  private async waitForStep(
+    stepId: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage">> {
     const { client } = this.init;
     const deadline = performance.now() + timeoutMs + this.init.statusGraceMs;
     let interval = this.init.pollIntervalMs;
@@ -359,6 +365,45 @@ async function closeLateSession(client: ServiceClient, creating: Promise<{ workf
   }
 }
 
+
+/**
+ * Copies who ran an attempt, what it resolved to and its model usage onto the step's record;
+ * usage adds up over attempts (a retried step paid for each).
+ */
+function noteInterpretation(record: StepRecord, status: Pick<StepStatus, "interpreter" | "resolved" | "usage">, redact: <T>(value: T) => T): void {
+  if (status.interpreter) record.interpreter = status.interpreter;
+  if (status.resolved) record.resolved = redact(status.resolved);
+  if (status.usage) {
+    const before = record.usage;
+    record.usage = before
+      ? {
+          model: status.usage.model,
+          promptTokens: before.promptTokens + status.usage.promptTokens,
+          completionTokens: before.completionTokens + status.usage.completionTokens,
+          totalTokens: before.totalTokens + status.usage.totalTokens,
+          calls: before.calls + status.usage.calls,
+          durationMs: before.durationMs + status.usage.durationMs,
+        }
+      : { ...status.usage };
+  }
+}
+
+/** The model usage of a whole run: the sum over its steps; undefined when no step called a model. */
+export function totalUsage(steps: readonly StepRecord[]): RunUsage | undefined {
+  const used = steps.filter((s) => s.usage);
+  if (used.length === 0) return undefined;
+  const models = [...new Set(used.map((s) => s.usage!.model))];
+  const sum = (key: "promptTokens" | "completionTokens" | "totalTokens" | "calls" | "durationMs") => used.reduce((n, s) => n + s.usage![key], 0);
+  return {
+    models,
+    promptTokens: sum("promptTokens"),
+    completionTokens: sum("completionTokens"),
+    totalTokens: sum("totalTokens"),
+    calls: sum("calls"),
+    durationMs: Math.round(sum("durationMs")),
+    steps: used.length,
+  };
+}
 
 /** An error as the record shows it: its wf code (or `WF_WORKFLOW_ERROR` for a plain error) and message, secrets redacted. */
 function toWireError(error: unknown, redact: <T>(value: T) => T): WireError {

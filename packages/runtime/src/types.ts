@@ -2,7 +2,7 @@
  * Public types of `@wf/runtime`: the run record `runWorkflow()` returns and the events it emits
  * for reporters.
  */
-import type { WireError } from "@wf/core/protocol";
+import type { StepInterpreterKind, StepUsage, WireError } from "@wf/core/protocol";
 
 /** Outcome of a run. */
 export type RunStatus = "succeeded" | "failed" | "cancelled";
@@ -31,6 +31,26 @@ export interface StepRecord {
   answer?: unknown;
   /** Why it failed: the service's code and message, or the decoding error. */
   error?: WireError;
+  /** Who carried the step out on the service: the grammar, or the model. */
+  interpreter?: StepInterpreterKind;
+  /** ACT: the grammar instruction the service executed (for a model-resolved step, what the model chose). */
+  resolved?: string;
+  /** Tokens and time of the step's model calls, summed over its attempts; absent when it made none. */
+  usage?: StepUsage;
+}
+
+/** Model usage of a whole run: sums over its steps. */
+export interface RunUsage {
+  /** The models asked. */
+  models: string[];
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  calls: number;
+  /** Time spent waiting for the model, in ms. */
+  durationMs: number;
+  /** Steps that called the model. */
+  steps: number;
 }
 
 /** What `runWorkflow()` returns, whatever the outcome. */
@@ -49,6 +69,8 @@ export interface RunRecord {
   finishedAt: string;
   durationMs: number;
   steps: StepRecord[];
+  /** Model usage of the run, when any step called a model. */
+  usage?: RunUsage;
   /** Set when closing the session failed (the service's idle timeout then reclaims it); the run's status is unchanged. */
   closeError?: WireError;
 }

@@ -52,12 +52,13 @@ export interface RunningServer {
  * When no API key is configured, one is generated and printed to stderr.
  *
  * @param options - see {@link ServerOptions}; unset fields come from the environment, then defaults.
+ * @param env - the environment variables to read. @default process.env
  * @returns the running server, with its URL and API key.
  * @throws {@link BrowserNotFoundError} (`WF_BROWSER_NOT_FOUND`) when no browser can be found or started.
  * @example const server = await startServer({ port: 0, dataDir: tmp }); … await server.close();
  */
-export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const resolved = resolveServerOptions(options);
+export async function startServer(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
+  const resolved = resolveServerOptions(options, env);
   const browser = new BrowserHost(resolved);
   await browser.start();
   const cleanup: (() => Promise<void>)[] = [() => browser.close()];

@@ -17,9 +17,11 @@ export const runCommand = defineCommand({
       .option("reporter", { alias: "r", choices: REPORTERS, describe: "pretty: live steps for people; json: the run record at the end; ndjson: one event per line [default: pretty]" })
       .option("out", { alias: "o", type: "string", describe: "Write the run record (JSON, secrets redacted) to this file" })
       .option("timeout", { type: "number", describe: "Abort the whole run after this many ms (status cancelled, exit 1)" })
+      .option("model", { type: "string", describe: "Model for free-form steps on the embedded server, e.g. gpt-4.1-mini (else wf.config.ts model, or WF_MODEL; provider from OPENAI_API_KEY / OPENAI_BASE_URL)" })
       .example("$0 run workflows/search.ts --param query=postgres", "Run on the embedded server with one param")
       .example("$0 run flow.ts --params-file params.json --reporter json --out run.json", "Params from a file; print and save the run record")
       .example("WF_BASE_URL=http://127.0.0.1:8787 WF_API_KEY=… $0 run flow.ts", "Run on a service started with `wf serve`")
+      .example("OPENAI_API_KEY=sk-… $0 run flow.ts --model gpt-4.1-mini", "Free-form steps through a model")
       .epilog("Exit codes: 0 succeeded, 1 the workflow failed or timed out, 2 usage or configuration error, 130 interrupted (Ctrl-C; the session is closed first)."),
   handler: async (args, context) => {
     if (args.timeout !== undefined && (!Number.isInteger(args.timeout) || args.timeout <= 0)) {
@@ -43,6 +45,7 @@ export const runCommand = defineCommand({
       ...(args.reporter !== undefined ? { reporter: args.reporter as ReporterName } : {}),
       ...(args.out !== undefined ? { out: args.out } : {}),
       ...(args.timeout !== undefined ? { timeoutMs: args.timeout } : {}),
+      ...(args.model !== undefined ? { model: args.model } : {}),
     });
     return result.exitCode;
   },

@@ -13,6 +13,7 @@ export const serveCommand = defineCommand({
       .option("workflows", { type: "string", describe: "A folder of workflow files to serve as stored workflows (run by id)" })
       .option("data-dir", { type: "string", describe: "Where session and run records are kept [default: the server's, or WF_DATA_DIR]" })
       .option("api-key", { type: "string", describe: "The key clients must send [default: WF_API_KEY, else a random one]" })
+      .option("model", { type: "string", describe: "Model for free-form steps, e.g. gpt-4.1-mini or qwen2.5:7b (else wf.config.ts model, or WF_MODEL; provider from OPENAI_API_KEY / OPENAI_BASE_URL) [default: none]" })
       .option("allow-file-urls", { type: "boolean", describe: "Let steps open file: URLs on this machine (anyone with the key can then read its files) [default: WF_ALLOW_FILE_URLS, else false]" })
       .example("$0 serve --port 8787", "Serve on http://127.0.0.1:8787")
       .example("$0 serve --workflows workflows --data-dir .wf", "Serve stored workflows from a folder")
@@ -29,6 +30,7 @@ export const serveCommand = defineCommand({
       ...(args["data-dir"] !== undefined ? { dataDir: args["data-dir"] } : {}),
       ...(args["api-key"] !== undefined ? { apiKey: args["api-key"] } : {}),
       ...(args["allow-file-urls"] !== undefined ? { allowFileUrls: args["allow-file-urls"] } : {}),
+      ...(args.model !== undefined ? { model: args.model } : {}),
     });
     context.stdout.write("wf server stopped.\n");
     return EXIT.ok;
