@@ -16,6 +16,7 @@ import { toResponseFormat } from "@wf/core";
 import { ROUTES, StepStatus, routePath, type StepStatus as StepStatusType } from "@wf/core/protocol";
 import { checkStrictResponseFormat } from "../../../core/src/schema/strict-checker.test-helper.js";
 import { ACT_RESPONSE_SCHEMA, estimateTokens, parseInstructions, startServer, type RunningServer } from "../../src/index.js";
+import { createModelInterpreter, createModelProvider, normalizeStepSchemaForTests } from "./_direct.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
 import { pageOf, refFor, startModelDouble, type ModelDouble } from "../helpers/model-double.js";
 
@@ -259,5 +260,32 @@ describe("the prompt budget", () => {
     expect(estimateTokens(model.requests[0]!.body.messages.map((m) => m.content).join("\n"))).toBeLessThanOrEqual(BUDGET);
     expect(page).toContain("| item-2719 |");
     expect(page).toContain("| SKU | Count | Place |");
+  });
+});
+
+describe("the json_object fallback mode", () => {
+  it("asks for a JSON object with the schema in the prompt, validates the answer, and feeds the errors back", async () => {
+    const interpreter = createModelInterpreter({
+      provider: createModelProvider({ model: "local-model", baseUrl: model.baseUrl, responseFormat: "json_object" }),
+      perform: { uploadRoot: dataDir, findTimeoutMs: 1_000, allowFileUrls: false },
+    });
+    const context = await server.context.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${pages.url}/app.html`);
+      model.script = (_request, n) => (n === 0 ? { content: "```json\n{\"value\": [{\"product\": \"Anvil\"}]}\n```" } : { content: { value: [{ product: "Anvil", price: "$120.00", stock: 4 }] } });
+      const schema = normalizeStepSchemaForTests(z.array(Product));
+      const report = {};
+      const answer = await interpreter.ask({ page, question: "the first product", schema, timeoutMs: 15_000, signal: new AbortController().signal, secrets: [], report });
+      expect(answer).toEqual({ value: [{ product: "Anvil", price: "$120.00", stock: 4 }] });
+      expect(report).toMatchObject({ interpreter: "model", usage: { model: "local-model", calls: 2 } });
+      const [first, second] = model.requests;
+      expect(first!.body.response_format).toEqual({ type: "json_object" });
+      expect(first!.headers.authorization).toBe("Bearer wf-no-key"); // a local endpoint needs no key
+      expect(pageOf(first!)).toContain(`valid against this JSON Schema:\n${JSON.stringify(schema.schema)}`);
+      expect(second!.body.messages.at(-1)!.content).toMatch(/\/value\/0\/price/);
+    } finally {
+      await context.close();
+    }
   });
 });
