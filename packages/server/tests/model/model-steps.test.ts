@@ -45,6 +45,7 @@ beforeAll(async () => {
     modelApiKey: API_KEY,
     modelMaxPromptTokens: BUDGET,
     stepTimeoutMs: 20_000,
+    workflowsDir: fileURLToPath(new URL("../fixtures/model/workflows/", import.meta.url)),
   });
 });
 
@@ -107,6 +108,9 @@ describe("ASK through the model", () => {
     expect(page).toContain("| Rocket skates | $950.00 | 0 | yes |");
     expect(page).toMatch(/\[e\d+\] button "Log in"/);
 
+    // The OpenAPI document describes the new fields.
+    const openapi = JSON.stringify(await (await fetch(`${server.url}${ROUTES.openapi}`, { headers: { "api-key": "k" } })).json());
+    for (const field of ['"usage"', '"resolved"', '"interpreter"', '"pageReduced"', '"promptTokens"']) expect(openapi).toContain(field);
     // The status route shows the same usage.
     const res = await fetch(`${server.url}${routePath(ROUTES.stepStatus, { stepId: status.stepId })}`, { headers: { "api-key": "k" } });
     expect(StepStatus.parse(await res.json()).usage).toEqual(status.usage);
@@ -234,6 +238,27 @@ describe("ACT through the grammar, then the model", () => {
     expect(await ask(`is ${secret} accepted? what does the status say?`, undefined, { redact: [secret] })).toMatchObject({ status: "SUCCEEDED" });
     for (const request of model.requests) expect(request.raw).not.toContain(secret);
     expect(model.requests.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("stored runs", () => {
+  it("run free-form steps through the model too", async () => {
+    model.script = (request) =>
+      request.body.response_format?.json_schema?.name === "wf_act"
+        ? { content: { reason: "The Plan dropdown.", actions: [{ verb: "select", ref: refFor(request, "Plan", "combobox"), value: "Team" }] } }
+        : { content: { plan: pageOf(request).match(/combobox "Plan" = "(\w+)"/)![1]! } };
+    const res = await fetch(server.url + ROUTES.workflowRun, {
+      method: "POST",
+      headers: { "api-key": "k", "content-type": "application/json" },
+      body: JSON.stringify({ workflowId: "plan-switch", variables: { url: `${pages.url}/app.html` } }),
+    });
+    expect(res.status).toBe(200);
+    const { sessionId: runId } = (await res.json()) as { sessionId: string };
+    let status = await server.context.sessions.waitForSession(runId, { waitMs: 1 });
+    while (status.status === "RUNNING") status = await server.context.sessions.waitForSession(runId, { since: status.version, waitMs: 10_000 });
+    expect(status).toMatchObject({ status: "SUCCEEDED", output: { plan: "Team" } });
+    expect(status.steps.map((s) => s.interpreter)).toEqual(["grammar", "model", "model"]);
+    expect(status.steps[1]).toMatchObject({ resolved: 'select "Team" in the "Plan" dropdown', usage: { calls: 1 } });
   });
 });
 
