@@ -215,8 +215,10 @@ type Colors = ReturnType<typeof createColors>;
 function formatStep(step: StepStatus, c: Colors): string {
   const ok = step.status === "SUCCEEDED";
   const mark = ok ? c.green("✓") : c.red("✗");
-  const duration = step.durationMs !== null ? c.dim(` ${Math.round(step.durationMs)} ms`) : "";
+  const tokens = step.usage ? ` · ${step.usage.totalTokens} tokens` : "";
+  const duration = step.durationMs !== null ? c.dim(` ${Math.round(step.durationMs)} ms${tokens}`) : "";
   let line = `${mark} ${step.index + 1} ${step.type} ${step.step}${duration}`;
+  if (step.interpreter === "model" && step.resolved) line += `\n    ${c.dim(`↳ model: ${step.resolved}`)}`;
   if (ok && step.type === "ASK" && step.result !== undefined) line += `\n    ${c.cyan("→")} ${JSON.stringify(decodeStepAnswer(step.result))}`;
   if (!ok && step.error) line += `\n    ${c.red(`${step.error.message} [${step.error.code}]`)}`;
   return line;
