@@ -67,6 +67,11 @@ export interface ActResult {
   url: string;
   /** The element acted on (the last action's, for a chained instruction), when there was one. */
   element?: ElementIdentity;
+  /**
+   * For a step the model resolved: each action it ran, as a grammar instruction and the element it
+   * acted on (what a lock of resolved steps records to replay without the model).
+   */
+  actions?: Array<{ instruction: string; element?: ElementIdentity }>;
 }
 
 /** What an ASK gets. */

@@ -230,6 +230,11 @@ describe("ACT through the grammar, then the model", () => {
     const signed = await act(`sign in as ada@example.com with the secret word ${secret}`, { redact: [secret] });
     expect(signed).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
     expect(signed.resolved).toBe('type "ada@example.com" into the "E-mail address" field; type "[secret]" into the "Secret word" field; click the "Log in" button');
+    expect((signed.result as { actions: unknown[] }).actions).toEqual([
+      { instruction: 'type "ada@example.com" into the "E-mail address" field', element: { role: "textbox", name: "E-mail address", locator: expect.stringContaining("E-mail address") } },
+      { instruction: 'type "[secret]" into the "Secret word" field', element: { role: "textbox", name: "Secret word", locator: expect.stringContaining("Secret word") } },
+      { instruction: 'click the "Log in" button', element: { role: "button", name: "Log in", locator: "getByRole('button', { name: 'Log in' })" } },
+    ]);
     expect(pageOf(model.requests[0]!)).toContain("Instruction: sign in as ada@example.com with the secret word {{secret1}}");
     expect(await act('wait for "Signed in as ada@example.com"')).toMatchObject({ status: "SUCCEEDED" });
 

@@ -157,13 +157,13 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
           );
         }
         const done: ActionDone[] = [];
-        const resolved: string[] = [];
+        const ran: NonNullable<ActResult["actions"]> = [];
         let element: ElementIdentity | undefined;
         for (const action of plan.actions) {
           const target = action.ref ? await resolveRef(context.page, view.elements, action.ref, clock) : undefined;
           const parsed = toParsedAction(action, target?.spec, placeholders);
-          resolved.push(grammarText(parsed, target?.identity));
-          context.report.resolved = resolved.join("; ");
+          ran.push({ instruction: grammarText(parsed, target?.identity), ...(target ? { element: target.identity } : {}) });
+          context.report.resolved = ran.map((a) => a.instruction).join("; ");
           done.push(await performAction(context.page, parsed, clock, { ...options.perform, locate: async () => target!.found }));
           if (target) element = target.identity;
         }
@@ -173,6 +173,7 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
           message: `${done.map((d) => d.message).join("; ")} (the model: ${clip(plan.reason)})`,
           url: context.page.url(),
           ...(element ? { element } : {}),
+          actions: ran,
         };
       });
     },
