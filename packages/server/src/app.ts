@@ -31,6 +31,7 @@ import { registerStoredWorkflowRoutes } from "./stored/routes.js";
 /** Title of each problem code (RFC 9457 `title`). */
 const TITLES: Record<ProblemCode, string> = {
   WF_MALFORMED_JSON: "Malformed JSON",
+  WF_BAD_REQUEST: "Bad request",
   WF_UNAUTHORIZED: "Unauthorized",
   WF_SESSION_NOT_FOUND: "Session not found",
   WF_STEP_NOT_FOUND: "Step not found",
@@ -45,6 +46,7 @@ const TITLES: Record<ProblemCode, string> = {
   WF_IDEMPOTENCY_KEY_REUSED: "Idempotency key reused",
   WF_TOO_MANY_SESSIONS: "Too many sessions",
   WF_BROWSER_UNAVAILABLE: "Browser unavailable",
+  WF_STORAGE_UNAVAILABLE: "Storage unavailable",
   WF_INTERNAL: "Internal server error",
 };
 

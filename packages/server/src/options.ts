@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import type { FastifyServerOptions } from "fastify";
 import type { StepInterpreter } from "./interpreter/types.js";
+import type { JournalWrite } from "./journal.js";
 
 /** Where a system Chromium or Chrome usually lives, tried in this order when no path is given. */
 export const CHROMIUM_CANDIDATES: readonly string[] = [
@@ -67,6 +68,11 @@ export interface ServerOptions {
   interpreter?: StepInterpreter;
   /** Sync the journal to disk (`fdatasync`) before answering. @default true */
   journalSync?: boolean;
+  /**
+   * How the journal writes its bytes (one `write(2)`, resolving with the bytes written). For tests
+   * that make writes fail on purpose (a full disk). @default `handle.write(data)`
+   */
+  journalWrite?: JournalWrite;
 }
 
 /** {@link ServerOptions} with every field set (optional ones stay optional). */
@@ -98,6 +104,7 @@ export interface ResolvedServerOptions {
   uploadRoot: string;
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
+  journalWrite: JournalWrite | undefined;
 }
 
 /**
@@ -144,6 +151,7 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
+    journalWrite: options.journalWrite,
   };
 }
 

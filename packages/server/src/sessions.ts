@@ -27,8 +27,8 @@ import {
 } from "@wf/core/protocol";
 import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
-import { HttpProblem, StepExecutionError } from "./errors.js";
-import type { Journal, JournalReplay } from "./journal.js";
+import { HttpProblem, isHttpProblem, StepExecutionError } from "./errors.js";
+import { STORAGE_RETRY_AFTER_MS, type Journal, type JournalReplay } from "./journal.js";
 import type { ResolvedServerOptions } from "./options.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 
@@ -187,6 +187,8 @@ export class SessionManager {
   private readonly live = new Map<string, LiveSession>();
   private readonly idempotency = new Map<string, string>();
   private readonly stepDone = new Map<string, Promise<StepStatus>>();
+  /** Steps whose first record is being written: an identical retry waits for the write's outcome. */
+  private readonly journaling = new Map<string, Promise<void>>();
   private readonly events = new EventEmitter();
   private reserved = 0;
   private stopping = false;
@@ -203,9 +205,12 @@ export class SessionManager {
   /**
    * Rebuilds sessions and steps from the journal. Steps that were `QUEUED`/`RUNNING` and sessions
    * that were open become `FAILED` with code `WF_SERVER_RESTARTED`; then the journal is compacted
-   * to one line per record (so it holds those changes too).
+   * to one line per record (so it holds those changes too). Unreadable lines are first copied to
+   * `journal.corrupt-<time>.ndjson` beside the journal (see {@link Journal.quarantine}).
+   *
+   * @returns where the unreadable lines were kept, if there were any.
    */
-  async restore(replay: JournalReplay): Promise<void> {
+  async restore(replay: JournalReplay): Promise<{ quarantinePath?: string }> {
     for (const event of replay.events) {
       if (event.type === "session") {
         const record = event.record as unknown as SessionRecord;
@@ -248,6 +253,7 @@ export class SessionManager {
     }
     // Other record types (e.g. the stored-workflow routes') are kept as they were.
     const others = replay.events.filter((e) => e.type !== "session" && e.type !== "step");
+    const quarantinePath = await this.deps.journal.quarantine(replay.corruptLines);
     if (changed || replay.events.length > this.sessions.size + this.steps.size + others.length) {
       await this.deps.journal.rewrite([
         ...[...this.sessions.values()].map((record) => ({ type: "session", record: { ...record } })),
@@ -255,6 +261,7 @@ export class SessionManager {
         ...others,
       ]);
     }
+    return quarantinePath !== undefined ? { quarantinePath } : {};
   }
 
   /** Number of sessions holding a browser context. */
@@ -276,14 +283,16 @@ export class SessionManager {
         retryAfterMs: TOO_MANY_SESSIONS_RETRY_AFTER_MS,
       });
     }
+    // The slot stays reserved until the session is on disk and registered, or given back.
     this.reserved += 1;
     let context: BrowserContext;
     let page: Page;
     try {
       context = await this.deps.browser.newContext(options.proxy ? { proxy: toProxySettings(options.proxy) } : {});
       page = await context.newPage();
-    } finally {
+    } catch (error) {
       this.reserved -= 1;
+      throw error;
     }
     const now = new Date().toISOString();
     const session: SessionRecord = {
@@ -302,6 +311,16 @@ export class SessionManager {
       proxied: options.proxy !== undefined,
       stepIds: [],
     };
+    // Nothing is registered before the session is on disk: a failed write (a full disk, 503
+    // WF_STORAGE_UNAVAILABLE) frees the browser context and leaves no trace.
+    try {
+      await this.deps.journal.append({ type: "session", record: { ...session } });
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
+    } finally {
+      this.reserved -= 1;
+    }
     this.sessions.set(session.sessionId, session);
     const live: LiveSession = { context, page, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
     this.live.set(session.sessionId, live);
@@ -313,7 +332,6 @@ export class SessionManager {
         error: { code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." },
       }).catch(() => undefined);
     });
-    await this.deps.journal.append({ type: "session", record: { ...session } });
     this.armIdleTimer(session, live);
     this.emit(session);
     return session;
@@ -334,6 +352,9 @@ export class SessionManager {
       const existingId = this.idempotency.get(idempotencyId(sessionId, options.idempotencyKey));
       const existing = existingId ? this.steps.get(existingId) : undefined;
       if (existing) {
+        // A retry that arrives while the first request is still being written gets its outcome:
+        // the same ids once written, the same 503 if the write failed.
+        await this.journaling.get(existing.stepId);
         if (existing.requestHash !== requestHash) {
           throw new HttpProblem(
             "WF_IDEMPOTENCY_KEY_REUSED",
@@ -389,11 +410,13 @@ export class SessionManager {
     live.pending += 1;
     this.disarmIdleTimer(live);
     const journaled = this.deps.journal.append({ type: "step", record: { ...step } });
+    this.journaling.set(step.stepId, journaled);
     const done = new Promise<StepStatus>((resolve) => {
       const finished = () => resolve(this.toStepStatus(step));
       live.tail = live.tail
         .then(async () => {
-          await journaled.catch(() => undefined);
+          // A step that never reached the disk was answered 503 and never runs.
+          if (!(await journaled.then(() => true, () => false))) return;
           await this.execute(session, live, step, input, options.signal, finished);
         })
         // The queue must survive anything one step does.
@@ -403,8 +426,47 @@ export class SessionManager {
     this.stepDone.set(step.stepId, done);
     void done.then(() => this.stepDone.delete(step.stepId));
     this.bump(session);
-    await journaled.finally(() => this.emit(session, step.stepId));
+    try {
+      await journaled;
+    } catch (error) {
+      this.unregisterStep(session, live, step);
+      throw error;
+    } finally {
+      this.journaling.delete(step.stepId);
+      this.emit(session, step.stepId);
+    }
     return { stepId: step.stepId, jobTaskId: step.jobTaskId, created: true, done };
+  }
+
+  /** Undoes the registration of a step whose record could not be written. */
+  private unregisterStep(session: SessionRecord, live: LiveSession, step: StepRecord): void {
+    this.steps.delete(step.stepId);
+    this.stepDone.delete(step.stepId);
+    session.stepIds = session.stepIds.filter((id) => id !== step.stepId);
+    if (step.idempotencyKey !== null) {
+      const key = idempotencyId(step.sessionId, step.idempotencyKey);
+      if (this.idempotency.get(key) === step.stepId) this.idempotency.delete(key);
+    }
+    live.pending -= 1;
+    if (live.pending === 0) this.armIdleTimer(session, live);
+  }
+
+  /**
+   * Appends events, retrying while the journal reports the disk unavailable (every
+   * {@link STORAGE_RETRY_AFTER_MS}), until written or `giveUp()` says the outcome no longer
+   * matters (the server stops, the session ended).
+   * @throws the last write error when it gave up.
+   */
+  private async appendPersistently(events: () => Array<{ type: string; record: Record<string, unknown> }>, giveUp: () => boolean): Promise<void> {
+    for (;;) {
+      try {
+        await Promise.all(events().map((event) => this.deps.journal.append(event)));
+        return;
+      } catch (error) {
+        if (giveUp() || !isHttpProblem(error) || error.code !== "WF_STORAGE_UNAVAILABLE") throw error;
+        await delay(STORAGE_RETRY_AFTER_MS);
+      }
+    }
   }
 
   /**
@@ -449,7 +511,15 @@ export class SessionManager {
       this.live.delete(sessionId);
     }
     this.bump(session);
-    await this.deps.journal.append({ type: "session", record: { ...session } }).finally(() => this.emit(session));
+    try {
+      await this.deps.journal.append({ type: "session", record: { ...session } });
+    } catch (error) {
+      // The browser context is gone either way; the end is written as soon as the disk takes it.
+      void this.appendPersistently(() => [{ type: "session", record: { ...session } }], () => this.stopping).catch(() => undefined);
+      throw error;
+    } finally {
+      this.emit(session);
+    }
     return this.toSessionStatus(session);
   }
 
@@ -673,21 +743,28 @@ export class SessionManager {
 
   private async finishStep(session: SessionRecord, step: StepRecord, outcome: { result?: unknown; error?: WireError; endedAt?: string }): Promise<void> {
     const now = outcome.endedAt ?? new Date().toISOString();
-    step.finishedAt = now;
-    step.durationMs = step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null;
-    if (outcome.error) {
-      step.status = "FAILED";
-      step.error = outcome.error;
-    } else {
-      step.status = "SUCCEEDED";
-      step.result = outcome.result;
+    const finished: StepRecord = {
+      ...step,
+      finishedAt: now,
+      durationMs: step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null,
+      ...(outcome.error ? { status: "FAILED" as const, error: outcome.error } : { status: "SUCCEEDED" as const, result: outcome.result }),
+    };
+    // One group commit for both lines, on disk before anyone waiting hears of the outcome: the
+    // record in memory (what status answers read) changes only once the disk holds it. A full
+    // disk holds the session's queue here until space returns.
+    try {
+      await this.appendPersistently(
+        () => [
+          { type: "step", record: { ...finished } },
+          ...(session.status === "RUNNING" ? [{ type: "session", record: { ...session, version: session.version + 1, updatedAt: now } }] : []),
+        ],
+        () => this.stopping || session.status !== "RUNNING",
+      );
+    } finally {
+      Object.assign(step, finished);
+      this.bump(session);
+      this.emit(session, step.stepId);
     }
-    this.bump(session);
-    // One group commit for both lines, on disk before anyone waiting hears of the outcome.
-    await Promise.all([
-      this.deps.journal.append({ type: "step", record: { ...step } }),
-      session.status === "RUNNING" ? this.deps.journal.append({ type: "session", record: { ...session } }) : undefined,
-    ]).finally(() => this.emit(session, step.stepId));
   }
 
   private touch(session: SessionRecord, stepId?: string): void {

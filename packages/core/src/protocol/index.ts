@@ -308,6 +308,7 @@ export type FieldError = z.infer<typeof FieldError>;
 /** Stable `code`s of the service's problem details, with their HTTP status. */
 export const PROBLEM_CODES = {
   WF_MALFORMED_JSON: 400,
+  WF_BAD_REQUEST: 400,
   WF_UNAUTHORIZED: 401,
   WF_SESSION_NOT_FOUND: 404,
   WF_STEP_NOT_FOUND: 404,
@@ -322,6 +323,7 @@ export const PROBLEM_CODES = {
   WF_IDEMPOTENCY_KEY_REUSED: 422,
   WF_TOO_MANY_SESSIONS: 429,
   WF_BROWSER_UNAVAILABLE: 503,
+  WF_STORAGE_UNAVAILABLE: 503,
   WF_INTERNAL: 500,
 } as const;
 export type ProblemCode = keyof typeof PROBLEM_CODES;
