@@ -13,6 +13,7 @@ import { openJournal, type JournalReplay } from "./journal.js";
 import { OpenApiRegistry } from "./openapi.js";
 import { resolveServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
+import { loadServerSecret } from "./secret.js";
 import { createDeterministicInterpreter } from "./interpreter/index.js";
 
 export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
@@ -24,6 +25,7 @@ export { Journal, openJournal, parseJournal, JOURNAL_FILE } from "./journal.js";
 export type { JournalEvent, JournalReplay, CorruptLine, JournalOptions, JournalWrite } from "./journal.js";
 export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError } from "./errors.js";
 export { VIEW_ROUTES } from "./debugger.js";
+export { loadServerSecret, SECRET_FILE } from "./secret.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
 
 /** The server's version, from its package.json. */
@@ -65,7 +67,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const { journal, replay } = await openJournal(resolved.dataDir, { sync: resolved.journalSync, ...(resolved.journalWrite ? { write: resolved.journalWrite } : {}) });
     cleanup.unshift(() => journal.close());
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
-    const sessions = new SessionManager({ options: resolved, browser, journal, interpreter, publicUrl: () => publicUrl });
+    const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
+    const sessions = new SessionManager({ options: resolved, browser, journal, interpreter, publicUrl: () => publicUrl, secret });
     const restored = await sessions.restore(replay);
     const context: ServerContext = {
       options: resolved,

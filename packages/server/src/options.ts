@@ -69,6 +69,11 @@ export interface ServerOptions {
   /** Sync the journal to disk (`fdatasync`) before answering. @default true */
   journalSync?: boolean;
   /**
+   * Secret key of the request digests that idempotency compares (HMAC-SHA-256). Env
+   * `WF_REQUEST_HASH_SECRET`. @default generated once into `<dataDir>/secret.key` (mode 0600)
+   */
+  requestHashSecret?: string;
+  /**
    * How the journal writes its bytes (one `write(2)`, resolving with the bytes written). For tests
    * that make writes fail on purpose (a full disk). @default `handle.write(data)`
    */
@@ -104,6 +109,7 @@ export interface ResolvedServerOptions {
   uploadRoot: string;
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
+  requestHashSecret: string | undefined;
   journalWrite: JournalWrite | undefined;
 }
 
@@ -151,6 +157,7 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
+    requestHashSecret: options.requestHashSecret ?? nonEmpty(env.WF_REQUEST_HASH_SECRET),
     journalWrite: options.journalWrite,
   };
 }

@@ -4,7 +4,7 @@
  * timeouts, the idle timeout, idempotency keys, screenshots, change notifications for long-polls
  * and live pages, and the journal records that let a restart lose nothing finished.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -30,6 +30,7 @@ import type { BrowserHost } from "./browser.js";
 import { HttpProblem, isHttpProblem, StepExecutionError } from "./errors.js";
 import { STORAGE_RETRY_AFTER_MS, type Journal, type JournalReplay } from "./journal.js";
 import type { ResolvedServerOptions } from "./options.js";
+import { REQUEST_HASH_PREFIX } from "./secret.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
@@ -123,11 +124,16 @@ export interface StepRecord {
     schema?: Record<string, unknown>;
     currentPageURL?: string;
     currentDomBytes?: number;
-    currentDomSha256?: string;
+    /** HMAC-SHA-256 of `currentDom` with the server's secret (see `secret.ts`). */
+    currentDomHmac?: string;
     timeoutMs?: number;
   };
   idempotencyKey: string | null;
-  /** SHA-256 of the canonical request body, to tell a reused idempotency key from a retry. */
+  /**
+   * `hmac-sha256:<hex>`: HMAC-SHA-256 of the canonical request body with the server's secret, to
+   * tell a reused idempotency key from a retry. Never a bare digest: the body may carry secrets.
+   * Empty for records of older servers (their bare SHA-256 is dropped at start).
+   */
   requestHash: string;
   /** True when a screenshot was taken after the step. */
   screenshot: boolean;
@@ -175,6 +181,8 @@ export interface SessionManagerDeps {
   interpreter: StepInterpreter;
   /** The base URL of links handed out (`viewUrl`, `debuggerUrl`), known once the server listens. */
   publicUrl: () => string;
+  /** Key of the request digests (idempotency); see `loadServerSecret`. @default random per process (digests then don't survive a restart) */
+  secret?: Buffer;
 }
 
 /**
@@ -193,8 +201,11 @@ export class SessionManager {
   private reserved = 0;
   private stopping = false;
 
+  private readonly secret: Buffer;
+
   constructor(private readonly deps: SessionManagerDeps) {
     this.events.setMaxListeners(0);
+    this.secret = deps.secret ?? randomBytes(32);
   }
 
   /** Folder of the screenshots taken after steps. */
@@ -229,6 +240,16 @@ export class SessionManager {
     const now = new Date().toISOString();
     let changed = replay.skippedLines.length > 0;
     for (const step of this.steps.values()) {
+      // Bare SHA-256 digests of older servers could give away a secret of the body: dropped.
+      if (typeof step.requestHash === "string" && step.requestHash !== "" && !step.requestHash.startsWith(REQUEST_HASH_PREFIX)) {
+        step.requestHash = "";
+        changed = true;
+      }
+      const legacyDom = step.request as { currentDomSha256?: string } | undefined;
+      if (legacyDom?.currentDomSha256 !== undefined) {
+        delete legacyDom.currentDomSha256;
+        changed = true;
+      }
       if (step.idempotencyKey) this.idempotency.set(idempotencyId(step.sessionId, step.idempotencyKey), step.stepId);
       if (step.status === "QUEUED" || step.status === "RUNNING") {
         step.error = {
@@ -347,7 +368,7 @@ export class SessionManager {
    */
   async submitStep(sessionId: string, input: StepInput, options: SubmitStepOptions = {}): Promise<SubmittedStep> {
     const session = this.requireSession(sessionId);
-    const requestHash = hashRequest(input);
+    const requestHash = this.hashRequest(input);
     if (options.idempotencyKey !== undefined) {
       const existingId = this.idempotency.get(idempotencyId(sessionId, options.idempotencyKey));
       const existing = existingId ? this.steps.get(existingId) : undefined;
@@ -355,7 +376,8 @@ export class SessionManager {
         // A retry that arrives while the first request is still being written gets its outcome:
         // the same ids once written, the same 503 if the write failed.
         await this.journaling.get(existing.stepId);
-        if (existing.requestHash !== requestHash) {
+        // An empty hash (a record from before keyed digests) can't tell: the retry gets the first step.
+        if (existing.requestHash !== "" && existing.requestHash !== requestHash) {
           throw new HttpProblem(
             "WF_IDEMPOTENCY_KEY_REUSED",
             `The idempotency key "${options.idempotencyKey}" was already used in this session for a different step (${existing.stepId}). Use a new key for a new step.`,
@@ -395,7 +417,7 @@ export class SessionManager {
         ...(input.schema !== undefined ? { schema: input.schema } : {}),
         ...(input.currentPageURL !== undefined ? { currentPageURL: input.currentPageURL } : {}),
         ...(input.currentDom !== undefined
-          ? { currentDomBytes: Buffer.byteLength(input.currentDom), currentDomSha256: createHash("sha256").update(input.currentDom).digest("hex") }
+          ? { currentDomBytes: Buffer.byteLength(input.currentDom), currentDomHmac: createHmac("sha256", this.secret).update(input.currentDom).digest("hex") }
           : {}),
         ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
       },
@@ -608,6 +630,11 @@ export class SessionManager {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /** Keyed digest of the step request with keys sorted, so the same body digests the same however it was written. */
+  private hashRequest(input: StepInput): string {
+    return REQUEST_HASH_PREFIX + createHmac("sha256", this.secret).update(canonicalJson({ ...input })).digest("hex");
+  }
 
   private requireSession(sessionId: string): SessionRecord {
     const session = this.sessions.get(sessionId);
@@ -895,15 +922,11 @@ function reportFields(report: StepReport): Pick<StepRecord, "interpreter" | "res
   };
 }
 
-/** SHA-256 of the step request with keys sorted, so the same body hashes the same however it was written. */
 /** The secret values of a step, longest first so a secret containing another is replaced whole. */
 function secretsOf(input: StepInput): string[] {
   return input.redact && input.redact.length > 0 ? [...input.redact].sort((a, b) => b.length - a.length) : [];
 }
 
-function hashRequest(input: StepInput): string {
-  return createHash("sha256").update(canonicalJson({ ...input })).digest("hex");
-}
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
