@@ -3,6 +3,8 @@
  * details, the health, OpenAPI and step-mode routes, the debugger page, and the stored-workflow
  * routes of `stored/routes.ts`.
  */
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
@@ -38,6 +40,8 @@ const TITLES: Record<ProblemCode, string> = {
   WF_WORKFLOW_NOT_FOUND: "Workflow not found",
   WF_ROUTE_NOT_FOUND: "Route not found",
   WF_METHOD_NOT_ALLOWED: "Method not allowed",
+  WF_REQUEST_TIMEOUT: "Request timeout",
+  WF_HEADERS_TOO_LARGE: "Request headers too large",
   WF_SESSION_CLOSED: "Session closed",
   WF_SESSION_FINISHED: "Session finished",
   WF_BODY_TOO_LARGE: "Body too large",
@@ -109,6 +113,42 @@ export function sendProblem(reply: FastifyReply, error: unknown, instance?: stri
   return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 
+/**
+ * Answers an error of Node's HTTP parser (an unknown method, a timeout, headers too large, bytes
+ * that aren't HTTP) with problem details on the raw socket, then closes it.
+ */
+function writeClientError(error: Error & { code?: string }, socket: Socket, requestTimeoutMs: number): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  let code: ProblemCode;
+  let detail: string;
+  switch (error.code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      code = "WF_REQUEST_TIMEOUT";
+      detail = `The request did not arrive whole within ${requestTimeoutMs} ms (requestTimeoutMs), so the connection is closed. Send the request at once.`;
+      break;
+    case "HPE_HEADER_OVERFLOW":
+      code = "WF_HEADERS_TOO_LARGE";
+      detail = "The request headers are larger than the server accepts (16 KiB). Send fewer or shorter headers.";
+      break;
+    case "HPE_INVALID_METHOD":
+      code = "WF_METHOD_NOT_ALLOWED";
+      detail = "The HTTP method is not one this server knows. Use GET or POST as the OpenAPI document says.";
+      break;
+    default:
+      code = "WF_BAD_REQUEST";
+      detail = `The request is not valid HTTP/1.1 (${error.code ?? error.message}).`;
+  }
+  const status = PROBLEM_CODES[code];
+  const body = JSON.stringify({ type: "about:blank", title: TITLES[code], status, detail, code } satisfies ProblemDetails);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
 /** The path of a request without its query (for `instance`). */
 function pathOf(request: FastifyRequest): string {
   return request.url.split("?")[0] ?? request.url;
@@ -141,6 +181,22 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     bodyLimit: options.bodyLimitBytes,
     forceCloseConnections: true,
     return503OnClosing: true,
+    // Slow clients are cut off: the whole request within requestTimeoutMs (408), no silent
+    // connection past connectionTimeoutMs. Node checks the request timeout every
+    // connectionsCheckingInterval, so that follows the timeout (default 30 s would let a short
+    // timeout run long).
+    requestTimeout: options.requestTimeoutMs,
+    connectionTimeout: options.connectionTimeoutMs,
+    // An idle keep-alive connection is silent too; 72 s (Fastify's default, above common load
+    // balancers' 60 s) unless the connection timeout is shorter.
+    keepAliveTimeout: options.connectionTimeoutMs > 0 ? Math.min(72_000, options.connectionTimeoutMs) : 72_000,
+    http: {
+      ...(options.requestTimeoutMs > 0
+        ? { connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(options.requestTimeoutMs / 4))), headersTimeout: Math.min(60_000, options.requestTimeoutMs) }
+        : {}),
+    },
+    // Errors Node's HTTP parser raises before Fastify sees a request get problem details too.
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => writeClientError(error, socket, options.requestTimeoutMs),
     // Errors raised before routing (a URL that doesn't decode) get problem details too.
     frameworkErrors: (error, request, reply) => {
       void sendProblem(reply, new HttpProblem("WF_ROUTE_NOT_FOUND", `The URL is not valid (${error.message}). Percent-encode the path.`), pathOf(request));

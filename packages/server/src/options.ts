@@ -46,6 +46,19 @@ export interface ServerOptions {
   stepTimeoutMs?: number;
   /** Largest request body, in bytes; more is a 413. Env `WF_BODY_LIMIT_BYTES`. @default 1_048_576 (1 MiB) */
   bodyLimitBytes?: number;
+  /**
+   * Longest a client may take to send a whole request (headers and body), in ms; past it the
+   * server answers 408 `WF_REQUEST_TIMEOUT` and closes the connection. Env `WF_REQUEST_TIMEOUT_MS`;
+   * `0` turns it off. @default 30_000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Longest a connection may stay silent (no byte either way), in ms; then it is closed. Keep it
+   * above 30,000 (long-polls wait that long without a byte; the debugger's event stream sends a
+   * keep-alive every 15 s). An idle keep-alive connection is closed after the shorter of this and
+   * 72 s. Env `WF_CONNECTION_TIMEOUT_MS`; `0` turns it off. @default 75_000
+   */
+  connectionTimeoutMs?: number;
   /** Base URL of the links the server hands out (`debuggerUrl`, `viewUrl`). Env `WF_PUBLIC_URL`. @default `http://<host>:<port>` */
   publicUrl?: string;
   /** Fastify's logger option (`true`, pino options, or `false`). @default false */
@@ -98,6 +111,8 @@ export interface ResolvedServerOptions {
   idleTimeoutMs: number;
   stepTimeoutMs: number;
   bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  connectionTimeoutMs: number;
   /** Undefined until the port is known; see `ServerContext.publicUrl`. */
   publicUrl: string | undefined;
   logger: FastifyServerOptions["logger"];
@@ -148,6 +163,8 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     idleTimeoutMs: options.idleTimeoutMs ?? envNumber(env, "WF_IDLE_TIMEOUT_MS") ?? 300_000,
     stepTimeoutMs: options.stepTimeoutMs ?? envNumber(env, "WF_STEP_TIMEOUT_MS") ?? 30_000,
     bodyLimitBytes: options.bodyLimitBytes ?? envNumber(env, "WF_BODY_LIMIT_BYTES") ?? 1024 * 1024,
+    requestTimeoutMs: options.requestTimeoutMs ?? envNumber(env, "WF_REQUEST_TIMEOUT_MS") ?? 30_000,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? envNumber(env, "WF_CONNECTION_TIMEOUT_MS") ?? 75_000,
     publicUrl: (options.publicUrl ?? nonEmpty(env.WF_PUBLIC_URL))?.replace(/\/+$/, ""),
     logger: options.logger ?? false,
     workflowsDir: options.workflowsDir ?? nonEmpty(env.WF_WORKFLOWS_DIR),
