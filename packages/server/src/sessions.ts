@@ -353,6 +353,17 @@ export class SessionManager {
         error: { code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." },
       }).catch(() => undefined);
     });
+    // A crashed renderer makes every later step fail: the session ends FAILED at once and frees its
+    // slot, rather than stay RUNNING until the idle timeout.
+    const onCrash = (crashed: Page) => {
+      if (this.live.get(session.sessionId) !== live || crashed !== live.page || session.status !== "RUNNING" || this.stopping) return;
+      void this.finishSession(session.sessionId, {
+        status: "FAILED",
+        error: { code: "WF_PAGE_CRASHED", message: `The session's page crashed (its renderer process died) at ${crashed.url() || "about:blank"}. Create a new session.` },
+      }).catch(() => undefined);
+    };
+    page.on("crash", onCrash);
+    context.on("page", (opened) => opened.on("crash", onCrash));
     this.armIdleTimer(session, live);
     this.emit(session);
     return session;
