@@ -67,8 +67,12 @@ const CODE_BY_STATUS: Record<number, ProblemCode> = {
   503: "WF_BROWSER_UNAVAILABLE",
 };
 
-/** Turns anything thrown in a route into problem details. Unknown errors become a 500 `WF_INTERNAL`. */
-export function toProblem(error: unknown, instance?: string): { body: ProblemDetails; retryAfterMs?: number } {
+/**
+ * Turns anything thrown in a route into problem details. Unknown errors become a 500 `WF_INTERNAL`
+ * whose detail says where the cause is: in the log under `requestId` when `logged`, else how to
+ * turn the logger on.
+ */
+export function toProblem(error: unknown, instance?: string, logged?: { requestId: string }): { body: ProblemDetails; retryAfterMs?: number } {
   if (isHttpProblem(error)) {
     const body: ProblemDetails = {
       type: "about:blank",
@@ -85,7 +89,9 @@ export function toProblem(error: unknown, instance?: string): { body: ProblemDet
   }
   const fastifyError = error as Partial<FastifyError> & Error;
   let code: ProblemCode = "WF_INTERNAL";
-  let detail = "The server failed on this request. It is logged; retry, and report it if it keeps happening.";
+  let detail = logged
+    ? `The server failed on this request; the cause is in its log under request id ${logged.requestId}. Retry, and report it with that id if it keeps happening.`
+    : "The server failed on this request. Its logger is off, so the cause was not recorded: start it with WF_LOG_LEVEL=error (wf serve logs by default). Retry, and report it if it keeps happening.";
   switch (fastifyError.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       code = "WF_BODY_TOO_LARGE";
@@ -107,8 +113,8 @@ export function toProblem(error: unknown, instance?: string): { body: ProblemDet
 }
 
 /** Sends problem details (with `Retry-After` in seconds when known). */
-export function sendProblem(reply: FastifyReply, error: unknown, instance?: string): FastifyReply {
-  const { body, retryAfterMs } = toProblem(error, instance);
+export function sendProblem(reply: FastifyReply, error: unknown, instance?: string, logged?: { requestId: string }): FastifyReply {
+  const { body, retryAfterMs } = toProblem(error, instance, logged);
   if (retryAfterMs !== undefined) void reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
   return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
@@ -215,10 +221,12 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     }
   });
 
+  // 5xx answers are logged with their stack (pino's `err` serializer), under the request id the answer names.
+  const logsErrors = Boolean(options.logger) && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("error") === true;
   app.setErrorHandler((error, request, reply) => {
     const { body } = toProblem(error);
-    if (body.status >= 500) request.log.error({ err: error }, "request failed");
-    return sendProblem(reply, error, pathOf(request));
+    if (body.status >= 500) request.log.error({ err: error, code: body.code }, `request failed: ${request.method} ${pathOf(request)} answered ${body.status}`);
+    return sendProblem(reply, error, pathOf(request), logsErrors ? { requestId: String(request.id) } : undefined);
   });
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new HttpProblem("WF_ROUTE_NOT_FOUND", `No route ${request.method} ${pathOf(request)}. See ${ROUTES.openapi} for the routes.`), pathOf(request)),

@@ -9,6 +9,7 @@ import { resolve as resolvePath } from "node:path";
 import type { FastifyServerOptions } from "fastify";
 import type { StepInterpreter } from "./interpreter/types.js";
 import type { JournalWrite } from "./journal.js";
+import { resolveLogger } from "./logging.js";
 
 /** Where a system Chromium or Chrome usually lives, tried in this order when no path is given. */
 export const CHROMIUM_CANDIDATES: readonly string[] = [
@@ -61,7 +62,12 @@ export interface ServerOptions {
   connectionTimeoutMs?: number;
   /** Base URL of the links the server hands out (`debuggerUrl`, `viewUrl`). Env `WF_PUBLIC_URL`. @default `http://<host>:<port>` */
   publicUrl?: string;
-  /** Fastify's logger option (`true`, pino options, or `false`). @default false */
+  /**
+   * Fastify's logger option (`true`, pino options, or `false`). Request logs never show session
+   * tokens (`?token=`) or API keys (see `logging.ts`); 5xx answers are logged with their stack.
+   * Env `WF_LOG_LEVEL` (`fatal`…`trace`, `silent`) turns it on at that level when unset here.
+   * @default false (`wf serve` and `pnpm --filter @wf/server start`: `info`)
+   */
   logger?: FastifyServerOptions["logger"];
   /** Folder of stored workflows (issue 5). Env `WF_WORKFLOWS_DIR`. @default undefined (none served) */
   workflowsDir?: string;
@@ -166,7 +172,7 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     requestTimeoutMs: options.requestTimeoutMs ?? envNumber(env, "WF_REQUEST_TIMEOUT_MS") ?? 30_000,
     connectionTimeoutMs: options.connectionTimeoutMs ?? envNumber(env, "WF_CONNECTION_TIMEOUT_MS") ?? 75_000,
     publicUrl: (options.publicUrl ?? nonEmpty(env.WF_PUBLIC_URL))?.replace(/\/+$/, ""),
-    logger: options.logger ?? false,
+    logger: resolveLogger(options.logger, env),
     workflowsDir: options.workflowsDir ?? nonEmpty(env.WF_WORKFLOWS_DIR),
     importModule: options.importModule,
     proxyUrl: options.proxyUrl ?? nonEmpty(env.WF_PROXY_URL),
