@@ -5,6 +5,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
+import helmet from "@fastify/helmet";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
@@ -115,6 +116,8 @@ export function toProblem(error: unknown, instance?: string, logged?: { requestI
 /** Sends problem details (with `Retry-After` in seconds when known). */
 export function sendProblem(reply: FastifyReply, error: unknown, instance?: string, logged?: { requestId: string }): FastifyReply {
   const { body, retryAfterMs } = toProblem(error, instance, logged);
+  // Also set by helmet, but some answers (URLs that don't decode) come before its hook.
+  void reply.header("x-content-type-options", "nosniff").header("x-frame-options", "DENY");
   if (retryAfterMs !== undefined) void reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
   return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
@@ -207,6 +210,14 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     frameworkErrors: (error, request, reply) => {
       void sendProblem(reply, new HttpProblem("WF_ROUTE_NOT_FOUND", `The URL is not valid (${error.message}). Percent-encode the path.`), pathOf(request));
     },
+  });
+
+  // Security headers on every answer: no MIME sniffing, no framing (the debugger page is the only
+  // HTML and sets its own CSP, with `frame-ancestors 'none'`), nothing else loads for the JSON API.
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    frameguard: { action: "deny" },
   });
 
   // Only JSON bodies. Everything else is a 415; an empty JSON body reads as no body.
