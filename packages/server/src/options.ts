@@ -81,6 +81,15 @@ export interface ServerOptions {
    * files are the user's own). Env `WF_ALLOW_FILE_URLS` (`1`/`true`). @default false
    */
   allowFileUrls?: boolean;
+  /**
+   * Refuse every request of a session's browser to loopback, private, link-local and other
+   * non-public addresses (the server's own port, a cloud metadata service, the office network):
+   * navigations, redirect hops, links, frames, subresources and WebSockets, checked on the
+   * resolved addresses. Hosts that don't resolve from the server are refused too. Off by default
+   * (`wf run` opens the user's own local pages). Env `WF_BLOCK_PRIVATE_NETWORKS` (`1`/`true`).
+   * @default false
+   */
+  blockPrivateNetworks?: boolean;
   /** Folder that `upload "file" to "field"` resolves paths under; paths outside are refused. Env `WF_UPLOAD_ROOT`. @default the working directory */
   uploadRoot?: string;
   /** The step interpreter. @default createDeterministicInterpreter({ uploadRoot, allowFileUrls }) */
@@ -126,6 +135,7 @@ export interface ResolvedServerOptions {
   importModule: ((path: string) => Promise<unknown>) | undefined;
   proxyUrl: string | undefined;
   allowFileUrls: boolean;
+  blockPrivateNetworks: boolean;
   /** Absolute path. */
   uploadRoot: string;
   interpreter: StepInterpreter | undefined;
@@ -177,6 +187,7 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     importModule: options.importModule,
     proxyUrl: options.proxyUrl ?? nonEmpty(env.WF_PROXY_URL),
     allowFileUrls: options.allowFileUrls ?? envFlag(env, "WF_ALLOW_FILE_URLS") ?? false,
+    blockPrivateNetworks: options.blockPrivateNetworks ?? envFlag(env, "WF_BLOCK_PRIVATE_NETWORKS") ?? false,
     uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,

@@ -31,6 +31,7 @@ import { HttpProblem, isHttpProblem, StepExecutionError } from "./errors.js";
 import { STORAGE_RETRY_AFTER_MS, type Journal, type JournalReplay } from "./journal.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
+import { blockPrivateNetworkRequests } from "./network-guard.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
@@ -309,7 +310,16 @@ export class SessionManager {
     let context: BrowserContext;
     let page: Page;
     try {
-      context = await this.deps.browser.newContext(options.proxy ? { proxy: toProxySettings(options.proxy) } : {});
+      const guarded = this.deps.options.blockPrivateNetworks;
+      context = await this.deps.browser.newContext({
+        ...(options.proxy ? { proxy: toProxySettings(options.proxy) } : {}),
+        // A service worker's requests would bypass the guard's route.
+        ...(guarded ? { serviceWorkers: "block" as const } : {}),
+      });
+      if (guarded) await blockPrivateNetworkRequests(context).catch(async (error: unknown) => {
+        await context.close().catch(() => undefined);
+        throw error;
+      });
       page = await context.newPage();
     } catch (error) {
       this.reserved -= 1;
