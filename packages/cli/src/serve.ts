@@ -31,6 +31,14 @@ export interface ServeOptions {
   loadConfigFile?: boolean;
   /** Where the URL and key are printed. @default process.stdout */
   stdout?: OutputStream;
+  /**
+   * Log level of the server's log (pino JSON lines: requests, and every 5xx with its stack):
+   * `fatal`, `error`, `warn`, `info`, `debug`, `trace`, or `silent` for none.
+   * @default `WF_LOG_LEVEL`, else "info"
+   */
+  logLevel?: string;
+  /** Where the server's log goes. @default process.stderr */
+  logStream?: OutputStream;
   /** The server stops when this aborts (Ctrl-C in `wf serve`). Without one, {@link serve} resolves once the server is up. */
   signal?: AbortSignal;
 }
@@ -61,6 +69,10 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     flags: { host: options.host, port: options.port, workflowsDir: options.workflowsDir, dataDir: options.dataDir, apiKey: options.apiKey, model: options.model },
   });
   const { startServer } = await import("@wf/server");
+  const level = (options.logLevel ?? nonEmpty(config.env.WF_LOG_LEVEL) ?? "info").toLowerCase();
+  if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(level)) {
+    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `The log level "${level}" (WF_LOG_LEVEL) is not one of fatal, error, warn, info, debug, trace, silent.`);
+  }
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -72,7 +84,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       ...(config.server.workflowsDir ? { workflowsDir: resolve(cwd, config.server.workflowsDir) } : {}),
       ...(options.allowFileUrls !== undefined ? { allowFileUrls: options.allowFileUrls } : {}),
       ...(config.model ? { model: config.model } : {}),
-      logger: false,
+      logger: { level, stream: options.logStream ?? process.stderr },
     }, config.env);
   } catch (error) {
     throw new CliUsageError(
@@ -92,4 +104,8 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     await server.close();
   }
   return handle;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
 }

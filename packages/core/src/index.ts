@@ -10,7 +10,7 @@ export type { Executor, StepRequest, StepOutcome, StepOptions, Logger } from "./
 export { untilAborted } from "./abort.js";
 export { secret, isSecret, secretParamNames, secretValues, redactParams, redactText, redactValue, REDACTED } from "./secret.js";
 export { toResponseFormat, toStrictJsonSchema, decodeAnswer, isWrapped, WRAPPER_KEY } from "./schema/translate.js";
-export { RESPONSE_FORMAT_NAME_PATTERN } from "./schema/limits.js";
+export { RESPONSE_FORMAT_NAME_PATTERN, MAX_NESTING_DEPTH } from "./schema/limits.js";
 export { parseParamsFromStrings, paramsJsonSchema } from "./params.js";
 export type { AnySchema, InferSchema } from "./schema/types.js";
 export {

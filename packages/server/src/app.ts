@@ -3,6 +3,9 @@
  * details, the health, OpenAPI and step-mode routes, the debugger page, and the stored-workflow
  * routes of `stored/routes.ts`.
  */
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import helmet from "@fastify/helmet";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { z } from "zod";
 import {
@@ -31,12 +34,15 @@ import { registerStoredWorkflowRoutes } from "./stored/routes.js";
 /** Title of each problem code (RFC 9457 `title`). */
 const TITLES: Record<ProblemCode, string> = {
   WF_MALFORMED_JSON: "Malformed JSON",
+  WF_BAD_REQUEST: "Bad request",
   WF_UNAUTHORIZED: "Unauthorized",
   WF_SESSION_NOT_FOUND: "Session not found",
   WF_STEP_NOT_FOUND: "Step not found",
   WF_WORKFLOW_NOT_FOUND: "Workflow not found",
   WF_ROUTE_NOT_FOUND: "Route not found",
   WF_METHOD_NOT_ALLOWED: "Method not allowed",
+  WF_REQUEST_TIMEOUT: "Request timeout",
+  WF_HEADERS_TOO_LARGE: "Request headers too large",
   WF_SESSION_CLOSED: "Session closed",
   WF_SESSION_FINISHED: "Session finished",
   WF_BODY_TOO_LARGE: "Body too large",
@@ -45,6 +51,7 @@ const TITLES: Record<ProblemCode, string> = {
   WF_IDEMPOTENCY_KEY_REUSED: "Idempotency key reused",
   WF_TOO_MANY_SESSIONS: "Too many sessions",
   WF_BROWSER_UNAVAILABLE: "Browser unavailable",
+  WF_STORAGE_UNAVAILABLE: "Storage unavailable",
   WF_INTERNAL: "Internal server error",
 };
 
@@ -61,8 +68,12 @@ const CODE_BY_STATUS: Record<number, ProblemCode> = {
   503: "WF_BROWSER_UNAVAILABLE",
 };
 
-/** Turns anything thrown in a route into problem details. Unknown errors become a 500 `WF_INTERNAL`. */
-export function toProblem(error: unknown, instance?: string): { body: ProblemDetails; retryAfterMs?: number } {
+/**
+ * Turns anything thrown in a route into problem details. Unknown errors become a 500 `WF_INTERNAL`
+ * whose detail says where the cause is: in the log under `requestId` when `logged`, else how to
+ * turn the logger on.
+ */
+export function toProblem(error: unknown, instance?: string, logged?: { requestId: string }): { body: ProblemDetails; retryAfterMs?: number } {
   if (isHttpProblem(error)) {
     const body: ProblemDetails = {
       type: "about:blank",
@@ -79,7 +90,9 @@ export function toProblem(error: unknown, instance?: string): { body: ProblemDet
   }
   const fastifyError = error as Partial<FastifyError> & Error;
   let code: ProblemCode = "WF_INTERNAL";
-  let detail = "The server failed on this request. It is logged; retry, and report it if it keeps happening.";
+  let detail = logged
+    ? `The server failed on this request; the cause is in its log under request id ${logged.requestId}. Retry, and report it with that id if it keeps happening.`
+    : "The server failed on this request. Its logger is off, so the cause was not recorded: start it with WF_LOG_LEVEL=error (wf serve logs by default). Retry, and report it if it keeps happening.";
   switch (fastifyError.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       code = "WF_BODY_TOO_LARGE";
@@ -101,10 +114,48 @@ export function toProblem(error: unknown, instance?: string): { body: ProblemDet
 }
 
 /** Sends problem details (with `Retry-After` in seconds when known). */
-export function sendProblem(reply: FastifyReply, error: unknown, instance?: string): FastifyReply {
-  const { body, retryAfterMs } = toProblem(error, instance);
+export function sendProblem(reply: FastifyReply, error: unknown, instance?: string, logged?: { requestId: string }): FastifyReply {
+  const { body, retryAfterMs } = toProblem(error, instance, logged);
+  // Also set by helmet, but some answers (URLs that don't decode) come before its hook.
+  void reply.header("x-content-type-options", "nosniff").header("x-frame-options", "DENY");
   if (retryAfterMs !== undefined) void reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
   return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
+}
+
+/**
+ * Answers an error of Node's HTTP parser (an unknown method, a timeout, headers too large, bytes
+ * that aren't HTTP) with problem details on the raw socket, then closes it.
+ */
+function writeClientError(error: Error & { code?: string }, socket: Socket, requestTimeoutMs: number): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  let code: ProblemCode;
+  let detail: string;
+  switch (error.code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      code = "WF_REQUEST_TIMEOUT";
+      detail = `The request did not arrive whole within ${requestTimeoutMs} ms (requestTimeoutMs), so the connection is closed. Send the request at once.`;
+      break;
+    case "HPE_HEADER_OVERFLOW":
+      code = "WF_HEADERS_TOO_LARGE";
+      detail = "The request headers are larger than the server accepts (16 KiB). Send fewer or shorter headers.";
+      break;
+    case "HPE_INVALID_METHOD":
+      code = "WF_METHOD_NOT_ALLOWED";
+      detail = "The HTTP method is not one this server knows. Use GET or POST as the OpenAPI document says.";
+      break;
+    default:
+      code = "WF_BAD_REQUEST";
+      detail = `The request is not valid HTTP/1.1 (${error.code ?? error.message}).`;
+  }
+  const status = PROBLEM_CODES[code];
+  const body = JSON.stringify({ type: "about:blank", title: TITLES[code], status, detail, code } satisfies ProblemDetails);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** The path of a request without its query (for `instance`). */
@@ -139,10 +190,34 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     bodyLimit: options.bodyLimitBytes,
     forceCloseConnections: true,
     return503OnClosing: true,
+    // Slow clients are cut off: the whole request within requestTimeoutMs (408), no silent
+    // connection past connectionTimeoutMs. Node checks the request timeout every
+    // connectionsCheckingInterval, so that follows the timeout (default 30 s would let a short
+    // timeout run long).
+    requestTimeout: options.requestTimeoutMs,
+    connectionTimeout: options.connectionTimeoutMs,
+    // An idle keep-alive connection is silent too; 72 s (Fastify's default, above common load
+    // balancers' 60 s) unless the connection timeout is shorter.
+    keepAliveTimeout: options.connectionTimeoutMs > 0 ? Math.min(72_000, options.connectionTimeoutMs) : 72_000,
+    http: {
+      ...(options.requestTimeoutMs > 0
+        ? { connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(options.requestTimeoutMs / 4))), headersTimeout: Math.min(60_000, options.requestTimeoutMs) }
+        : {}),
+    },
+    // Errors Node's HTTP parser raises before Fastify sees a request get problem details too.
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => writeClientError(error, socket, options.requestTimeoutMs),
     // Errors raised before routing (a URL that doesn't decode) get problem details too.
     frameworkErrors: (error, request, reply) => {
       void sendProblem(reply, new HttpProblem("WF_ROUTE_NOT_FOUND", `The URL is not valid (${error.message}). Percent-encode the path.`), pathOf(request));
     },
+  });
+
+  // Security headers on every answer: no MIME sniffing, no framing (the debugger page is the only
+  // HTML and sets its own CSP, with `frame-ancestors 'none'`), nothing else loads for the JSON API.
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    frameguard: { action: "deny" },
   });
 
   // Only JSON bodies. Everything else is a 415; an empty JSON body reads as no body.
@@ -157,10 +232,12 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     }
   });
 
+  // 5xx answers are logged with their stack (pino's `err` serializer), under the request id the answer names.
+  const logsErrors = Boolean(options.logger) && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("error") === true;
   app.setErrorHandler((error, request, reply) => {
     const { body } = toProblem(error);
-    if (body.status >= 500) request.log.error({ err: error }, "request failed");
-    return sendProblem(reply, error, pathOf(request));
+    if (body.status >= 500) request.log.error({ err: error, code: body.code }, `request failed: ${request.method} ${pathOf(request)} answered ${body.status}`);
+    return sendProblem(reply, error, pathOf(request), logsErrors ? { requestId: String(request.id) } : undefined);
   });
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new HttpProblem("WF_ROUTE_NOT_FOUND", `No route ${request.method} ${pathOf(request)}. See ${ROUTES.openapi} for the routes.`), pathOf(request)),

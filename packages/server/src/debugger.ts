@@ -5,13 +5,16 @@
  * and its screenshots authenticate with the session's token (`?token=`), since a browser can't
  * send the API key header.
  */
+import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ROUTES, SessionStatus } from "@wf/core/protocol";
 import type { ServerContext } from "./context.js";
+import { requestApiKey } from "./auth.js";
 import { HttpProblem } from "./errors.js";
+import type { SessionRecord } from "./sessions.js";
 
 /** Routes of the debugger page beside `ROUTES.sessionView` (OpenAPI-style paths). */
 export const VIEW_ROUTES = {
@@ -27,6 +30,9 @@ export interface DebuggerUpdate {
   screenshots: string[];
 }
 
+/** Stands for a session that doesn't exist when checking a token: no token matches its random one. */
+const UNKNOWN_SESSION = { token: randomBytes(24).toString("base64url") } as SessionRecord;
+
 /** Interval of the keep-alive comments of the event stream, in ms. */
 const KEEP_ALIVE_MS = 15_000;
 
@@ -36,9 +42,15 @@ const TokenQuery = z.object({ token: z.string().optional() });
 export async function registerDebuggerRoutes(app: FastifyInstance, context: ServerContext): Promise<void> {
   const { sessions } = context;
   const fastifyPath = (route: string) => route.replace(/\{(\w+)\}/g, ":$1");
-  const requireSession = (id: string) => {
+  // The token (or an API key) is checked before anything says whether the session exists, so
+  // the page can't be used to probe for session ids: an unknown id without a key is a 401 too.
+  const requireSession = (request: FastifyRequest, id: string) => {
     const session = sessions.getSession(id);
-    if (!session) throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${id}.`);
+    if (!session) {
+      if (!context.auth.isValidApiKey(requestApiKey(request))) context.auth.checkSessionToken(request, UNKNOWN_SESSION);
+      throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${id}.`);
+    }
+    context.auth.checkSessionToken(request, session);
     return session;
   };
   const update = (id: string): DebuggerUpdate => {
@@ -58,13 +70,12 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     tags: ["sessions"],
   });
   app.get<{ Params: { id: string } }>(fastifyPath(ROUTES.sessionView), async (request, reply) => {
-    const session = requireSession(request.params.id);
-    context.auth.checkSessionToken(request, session);
+    const session = requireSession(request, request.params.id);
     const token = z.string().parse((request.query as { token?: string }).token ?? "");
     return reply
       .type("text/html; charset=utf-8")
       .header("cache-control", "no-store")
-      .header("content-security-policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'")
+      .header("content-security-policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; frame-ancestors 'none'")
       .send(renderPage(session.sessionId, token));
   });
 
@@ -81,11 +92,11 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     tags: ["sessions"],
   });
   app.get<{ Params: { id: string } }>(fastifyPath(VIEW_ROUTES.events), async (request, reply) => {
-    const session = requireSession(request.params.id);
-    context.auth.checkSessionToken(request, session);
+    const session = requireSession(request, request.params.id);
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+    // Hijacked: the headers set so far (helmet's) are written here by hand.
+    res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
     let lastVersion = -1;
     const send = () => {
       if (res.writableEnded || session.version === lastVersion) return;
@@ -115,8 +126,7 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     tags: ["sessions"],
   });
   app.get<{ Params: { id: string; stepId: string } }>(fastifyPath(VIEW_ROUTES.screenshot), async (request, reply) => {
-    const session = requireSession(request.params.id);
-    context.auth.checkSessionToken(request, session);
+    const session = requireSession(request, request.params.id);
     const step = sessions.getStep(request.params.stepId);
     const path = step && step.sessionId === session.sessionId ? sessions.screenshotPath(step.stepId) : undefined;
     if (!path) throw new HttpProblem("WF_STEP_NOT_FOUND", `Session ${session.sessionId} has no screenshot for step ${request.params.stepId}.`);

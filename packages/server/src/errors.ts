@@ -65,7 +65,8 @@ export class BrowserNotFoundError extends WfError {
  * `WF_SESSION_CLOSED` (the session closed under a queued or running step),
  * `WF_SESSION_IDLE_TIMEOUT` (the idle timeout closed the session), `WF_SERVER_RESTARTED` (the
  * server stopped while the step ran or the session was open), `WF_BROWSER_CLOSED` (the session's
- * browser context closed on its own: a crash or a lost remote browser), `WF_ANSWER_INVALID` (an ASK's
+ * browser context closed on its own: a crash or a lost remote browser), `WF_PAGE_CRASHED` (the
+ * session's page crashed; the session ends with it), `WF_ANSWER_INVALID` (an ASK's
  * answer did not match the step's schema), `WF_STEP_FAILED` (anything else the browser threw).
  */
 export class StepExecutionError extends WfError {

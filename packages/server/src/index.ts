@@ -9,10 +9,11 @@ import { buildApp, createParse } from "./app.js";
 import { createAuth } from "./auth.js";
 import { BrowserHost } from "./browser.js";
 import type { ServerContext } from "./context.js";
-import { openJournal } from "./journal.js";
+import { openJournal, type JournalReplay } from "./journal.js";
 import { OpenApiRegistry } from "./openapi.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
+import { loadServerSecret } from "./secret.js";
 import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider, type StepInterpreter } from "./interpreter/index.js";
 
 export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
@@ -21,9 +22,10 @@ export type { ServerContext, ServerAuth } from "./context.js";
 export { SessionManager } from "./sessions.js";
 export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions.js";
 export { Journal, openJournal, parseJournal, JOURNAL_FILE } from "./journal.js";
-export type { JournalEvent, JournalReplay } from "./journal.js";
+export type { JournalEvent, JournalReplay, CorruptLine, JournalOptions, JournalWrite } from "./journal.js";
 export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError } from "./errors.js";
 export { VIEW_ROUTES } from "./debugger.js";
+export { loadServerSecret, SECRET_FILE } from "./secret.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
 export { parseInstructions, ACT_RESPONSE_SCHEMA, estimateTokens, renderPageView, readPageView, grammarText } from "./interpreter/index.js";
 
@@ -64,11 +66,12 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
   const cleanup: (() => Promise<void>)[] = [() => browser.close()];
   try {
     const interpreter = resolved.interpreter ?? createInterpreter(resolved);
-    const { journal, replay } = await openJournal(resolved.dataDir, { sync: resolved.journalSync });
+    const { journal, replay } = await openJournal(resolved.dataDir, { sync: resolved.journalSync, ...(resolved.journalWrite ? { write: resolved.journalWrite } : {}) });
     cleanup.unshift(() => journal.close());
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
-    const sessions = new SessionManager({ options: resolved, browser, journal, interpreter, publicUrl: () => publicUrl });
-    await sessions.restore(replay);
+    const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
+    const sessions = new SessionManager({ options: resolved, browser, journal, interpreter, publicUrl: () => publicUrl, secret });
+    const restored = await sessions.restore(replay);
     const context: ServerContext = {
       options: resolved,
       publicUrl: () => publicUrl,
@@ -86,7 +89,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       version: SERVER_VERSION,
     };
     const app = await buildApp(context);
-    if (replay.skippedLines.length > 0) app.log.warn({ lines: replay.skippedLines }, "journal: skipped unreadable lines (a torn write)");
+    reportCorruptLines(app, Boolean(resolved.logger), journal.path, replay, restored.quarantinePath);
     await app.listen({ host: resolved.host, port: resolved.port });
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : resolved.port;
@@ -113,6 +116,21 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
   } catch (error) {
     for (const step of cleanup) await step().catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * Warns about journal lines replay could not read, naming each line and the ids it still shows.
+ * A torn last line is the expected trace of a crash mid-write; a line in the middle is corruption.
+ * Goes to the logger when there is one, else to stderr, so it is never silent.
+ */
+function reportCorruptLines(app: FastifyInstance, logging: boolean, journalPath: string, replay: JournalReplay, quarantinePath: string | undefined): void {
+  for (const corrupt of replay.corruptLines) {
+    const what = corrupt.last ? "a torn last line (a write cut short by a crash)" : "a corrupted line";
+    const ids = corrupt.ids.length > 0 ? corrupt.ids.join(", ") : "no readable id";
+    const message = `journal ${journalPath}: line ${corrupt.line} is ${what} and was not replayed (${ids}); it is kept in ${quarantinePath ?? "(not kept)"}`;
+    if (logging) app.log.warn({ line: corrupt.line, ids: corrupt.ids, quarantinePath }, message);
+    else process.stderr.write(`wf server: ${message}\n`);
   }
 }
 

@@ -3,11 +3,15 @@
  * (`<dataDir>/journal.ndjson`). Each line is one event: the whole record of a session or a step
  * after a change, so replaying keeps the last line per id. Writes are grouped: every
  * {@link Journal.append} waits until its line is written (and `fdatasync`ed when `sync` is on),
- * so an HTTP answer sent after it never reports what the disk doesn't hold. A torn last line (a
- * crash mid-write) is skipped on replay and never merges with the next line.
+ * so an HTTP answer sent after it never reports what the disk doesn't hold. A write that fails
+ * (a full disk) rejects with the 503 problem `WF_STORAGE_UNAVAILABLE` and its partial bytes are
+ * truncated away, so the next append starts on a fresh line; later appends work again once space
+ * returns. Unreadable lines are reported on replay and kept in a `journal.corrupt-<time>.ndjson`
+ * file beside the journal rather than dropped.
  */
-import { open, mkdir, readFile, rename, type FileHandle } from "node:fs/promises";
+import { open, mkdir, readFile, rename, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import { HttpProblem } from "./errors.js";
 
 /** One journal line. `record` is a session or step record as the session manager keeps it. */
 export type JournalEvent =
@@ -18,8 +22,50 @@ export type JournalEvent =
 /** What {@link Journal.replay} read. */
 export interface JournalReplay {
   events: JournalEvent[];
-  /** Lines that could not be parsed (a torn last line), with their 1-based line numbers. */
+  /** Lines that could not be parsed (a torn or corrupted line), with their 1-based line numbers. */
   skippedLines: number[];
+  /** The unreadable lines themselves: number, text, and the ids that could still be read from it. */
+  corruptLines: CorruptLine[];
+}
+
+/** A journal line that could not be read back. */
+export interface CorruptLine {
+  /** 1-based line number in the journal. */
+  line: number;
+  /** The line as it was on disk. */
+  text: string;
+  /** `sessionId`/`stepId`/`runId` values found in the text (`"stepId":"ab12…"`), to say which records it touched. */
+  ids: string[];
+  /** True for the last line of the file (a write cut short by a crash), false for one in the middle (corruption). */
+  last: boolean;
+}
+
+/**
+ * Writes bytes at the end of the journal: one `write(2)`, resolving with how many bytes it wrote
+ * (fewer than asked is allowed; the journal writes the rest). The default is `handle.write(data)`;
+ * tests pass one that fails on purpose (a full disk).
+ */
+export type JournalWrite = (handle: FileHandle, data: Uint8Array) => Promise<number>;
+
+/** Options of {@link openJournal}. */
+export interface JournalOptions {
+  /** `fdatasync` after each group of writes. @default true */
+  sync?: boolean;
+  /** How bytes are written. @default `handle.write(data)` */
+  write?: JournalWrite;
+}
+
+/** How long a client is asked to wait after a failed journal write, in ms. */
+export const STORAGE_RETRY_AFTER_MS = 5_000;
+
+/** The 503 problem of a journal write that failed; `cause` is the file-system error. */
+export function storageUnavailable(path: string, cause: unknown): HttpProblem {
+  const reason = (cause as NodeJS.ErrnoException)?.code ?? (cause as Error)?.message ?? String(cause);
+  return new HttpProblem(
+    "WF_STORAGE_UNAVAILABLE",
+    `The server could not record this change in its journal (${path}: ${reason}), so nothing was done. Free disk space on the server, then retry.`,
+    { retryAfterMs: STORAGE_RETRY_AFTER_MS, cause },
+  );
 }
 
 /** The journal file name inside the data directory. */
@@ -31,19 +77,28 @@ export class Journal {
   readonly path: string;
   private handle: FileHandle;
   private readonly sync: boolean;
+  private readonly write: JournalWrite;
+  /** Bytes of whole lines in the file: where the next append starts. */
+  private size: number;
+  /** True when a failed write may have left bytes after `size` that could not be truncated yet. */
+  private torn = false;
   private pending: { line: string; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
   private closed = false;
 
   /** @internal use {@link openJournal}. */
-  constructor(path: string, handle: FileHandle, sync: boolean) {
+  constructor(path: string, handle: FileHandle, size: number, options: JournalOptions = {}) {
     this.path = path;
     this.handle = handle;
-    this.sync = sync;
+    this.size = size;
+    this.sync = options.sync ?? true;
+    this.write = options.write ?? (async (h, data) => (await h.write(data)).bytesWritten);
   }
 
   /**
    * Appends one event; resolves once it is on disk (written, and synced when `sync` is on).
+   * @throws {@link HttpProblem} `WF_STORAGE_UNAVAILABLE` (503) when the write failed (e.g. a full
+   *   disk); the file then holds none of the event's bytes.
    * @throws {@link Error} after {@link Journal.close}.
    */
   append(event: Omit<JournalEvent, "at"> & { at?: string }): Promise<void> {
@@ -59,15 +114,47 @@ export class Journal {
     while (this.pending.length > 0) {
       const batch = this.pending;
       this.pending = [];
+      const data = Buffer.from(batch.map((b) => b.line).join(""), "utf8");
       try {
-        await this.handle.write(batch.map((b) => b.line).join(""));
+        if (this.torn) await this.repair();
+        for (let done = 0; done < data.length; ) {
+          const written = await this.write(this.handle, data.subarray(done));
+          if (!(written > 0)) throw Object.assign(new Error("the write made no progress"), { code: "EIO" });
+          done += written;
+        }
         if (this.sync) await this.handle.datasync();
+        this.size += data.length;
         for (const b of batch) b.resolve();
       } catch (error) {
-        for (const b of batch) b.reject(error);
+        // Whatever part of the batch reached the file is cut off, so no half line stays for the
+        // next batch to append onto; if even that fails, the next flush tries again first.
+        this.torn = true;
+        await this.repair().catch(() => undefined);
+        const problem = storageUnavailable(this.path, error);
+        for (const b of batch) b.reject(problem);
       }
     }
     this.flushing = undefined;
+  }
+
+  /** Truncates the file to its last whole line. */
+  private async repair(): Promise<void> {
+    await this.handle.truncate(this.size);
+    if (this.sync) await this.handle.datasync();
+    this.torn = false;
+  }
+
+  /**
+   * Copies unreadable lines to `journal.corrupt-<time>.ndjson` beside the journal (before a
+   * compaction drops them from the journal itself), so they can be inspected or repaired by hand.
+   * @returns the path written, or undefined when there were no lines.
+   */
+  async quarantine(lines: readonly CorruptLine[]): Promise<string | undefined> {
+    if (lines.length === 0) return undefined;
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const path = this.path.replace(/\.ndjson$/, "") + `.corrupt-${stamp}.ndjson`;
+    await writeFile(path, lines.map((l) => l.text + "\n").join(""), { mode: 0o600, flag: "wx" });
+    return path;
   }
 
   /**
@@ -89,6 +176,8 @@ export class Journal {
     await this.handle.close();
     await rename(tmp, this.path);
     this.handle = await open(this.path, "a");
+    this.size = (await this.handle.stat()).size;
+    this.torn = false;
   }
 
   /** Waits for pending writes, then closes the file. Idempotent. */
@@ -106,9 +195,9 @@ export class Journal {
  * line of its own.
  *
  * @param dataDir - the server's data directory.
- * @param options.sync - `fdatasync` after each group of writes. @default true
+ * @param options - see {@link JournalOptions}.
  */
-export async function openJournal(dataDir: string, options: { sync?: boolean } = {}): Promise<{ journal: Journal; replay: JournalReplay }> {
+export async function openJournal(dataDir: string, options: JournalOptions = {}): Promise<{ journal: Journal; replay: JournalReplay }> {
   await mkdir(dataDir, { recursive: true });
   const path = join(dataDir, JOURNAL_FILE);
   let text = "";
@@ -120,23 +209,34 @@ export async function openJournal(dataDir: string, options: { sync?: boolean } =
   const replay = parseJournal(text);
   const handle = await open(path, "a");
   if (text.length > 0 && !text.endsWith("\n")) await handle.write("\n");
-  return { journal: new Journal(path, handle, options.sync ?? true), replay };
+  const { size } = await handle.stat();
+  return { journal: new Journal(path, handle, size, options), replay };
 }
 
-/** Parses journal text; unparsable lines (a torn write) are reported in `skippedLines`, not thrown. */
+/** Parses journal text; unreadable lines are reported in `skippedLines` and `corruptLines`, not thrown. */
 export function parseJournal(text: string): JournalReplay {
   const events: JournalEvent[] = [];
-  const skippedLines: number[] = [];
+  const corruptLines: CorruptLine[] = [];
   const lines = text.split("\n");
+  let lastNonEmpty = lines.length - 1;
+  while (lastNonEmpty >= 0 && lines[lastNonEmpty]!.trim() === "") lastNonEmpty -= 1;
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
+    let event: JournalEvent | undefined;
     try {
-      const event = JSON.parse(line) as JournalEvent;
-      if (event && typeof event === "object" && typeof event.type === "string" && event.record && typeof event.record === "object") events.push(event);
-      else skippedLines.push(i + 1);
+      event = JSON.parse(line) as JournalEvent;
     } catch {
-      skippedLines.push(i + 1);
+      event = undefined;
     }
+    if (event && typeof event === "object" && typeof event.type === "string" && event.record && typeof event.record === "object") events.push(event);
+    else corruptLines.push({ line: i + 1, text: line, ids: idsIn(line), last: i === lastNonEmpty });
   });
-  return { events, skippedLines };
+  return { events, skippedLines: corruptLines.map((l) => l.line), corruptLines };
+}
+
+/** The record ids a (broken) line still shows, e.g. `stepId=ab12`. */
+function idsIn(line: string): string[] {
+  const ids = new Set<string>();
+  for (const match of line.matchAll(/"(sessionId|stepId|runId)"\s*:\s*"([^"\\]{1,200})"/g)) ids.add(`${match[1]}=${match[2]}`);
+  return [...ids];
 }

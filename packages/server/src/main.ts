@@ -5,9 +5,11 @@
  */
 import { isWfError } from "@wf/core";
 import { startServer } from "./index.js";
+import { resolveLogger } from "./logging.js";
 
 async function main(): Promise<void> {
-  const server = await startServer({ logger: process.env.WF_LOG === "1" || process.env.WF_LOG === "true" });
+  // Logs at `info` unless WF_LOG_LEVEL says otherwise (`silent` turns it off).
+  const server = await startServer({ logger: resolveLogger(undefined, { WF_LOG_LEVEL: "info", ...process.env }) });
   process.stderr.write(`wf server listening on ${server.url} (health: ${server.url}/apis/request/health)\n`);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

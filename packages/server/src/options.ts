@@ -8,6 +8,8 @@ import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import type { FastifyServerOptions } from "fastify";
 import type { StepInterpreter } from "./interpreter/types.js";
+import type { JournalWrite } from "./journal.js";
+import { resolveLogger } from "./logging.js";
 
 /** Where a system Chromium or Chrome usually lives, tried in this order when no path is given. */
 export const CHROMIUM_CANDIDATES: readonly string[] = [
@@ -45,9 +47,27 @@ export interface ServerOptions {
   stepTimeoutMs?: number;
   /** Largest request body, in bytes; more is a 413. Env `WF_BODY_LIMIT_BYTES`. @default 1_048_576 (1 MiB) */
   bodyLimitBytes?: number;
+  /**
+   * Longest a client may take to send a whole request (headers and body), in ms; past it the
+   * server answers 408 `WF_REQUEST_TIMEOUT` and closes the connection. Env `WF_REQUEST_TIMEOUT_MS`;
+   * `0` turns it off. @default 30_000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Longest a connection may stay silent (no byte either way), in ms; then it is closed. Keep it
+   * above 30,000 (long-polls wait that long without a byte; the debugger's event stream sends a
+   * keep-alive every 15 s). An idle keep-alive connection is closed after the shorter of this and
+   * 72 s. Env `WF_CONNECTION_TIMEOUT_MS`; `0` turns it off. @default 75_000
+   */
+  connectionTimeoutMs?: number;
   /** Base URL of the links the server hands out (`debuggerUrl`, `viewUrl`). Env `WF_PUBLIC_URL`. @default `http://<host>:<port>` */
   publicUrl?: string;
-  /** Fastify's logger option (`true`, pino options, or `false`). @default false */
+  /**
+   * Fastify's logger option (`true`, pino options, or `false`). Request logs never show session
+   * tokens (`?token=`) or API keys (see `logging.ts`); 5xx answers are logged with their stack.
+   * Env `WF_LOG_LEVEL` (`fatal`…`trace`, `silent`) turns it on at that level when unset here.
+   * @default false (`wf serve` and `pnpm --filter @wf/server start`: `info`)
+   */
   logger?: FastifyServerOptions["logger"];
   /** Folder of stored workflows (issue 5). Env `WF_WORKFLOWS_DIR`. @default undefined (none served) */
   workflowsDir?: string;
@@ -61,6 +81,15 @@ export interface ServerOptions {
    * files are the user's own). Env `WF_ALLOW_FILE_URLS` (`1`/`true`). @default false
    */
   allowFileUrls?: boolean;
+  /**
+   * Refuse every request of a session's browser to loopback, private, link-local and other
+   * non-public addresses (the server's own port, a cloud metadata service, the office network):
+   * navigations, redirect hops, links, frames, subresources and WebSockets, checked on the
+   * resolved addresses. Hosts that don't resolve from the server are refused too. Off by default
+   * (`wf run` opens the user's own local pages). Env `WF_BLOCK_PRIVATE_NETWORKS` (`1`/`true`).
+   * @default false
+   */
+  blockPrivateNetworks?: boolean;
   /** Folder that `upload "file" to "field"` resolves paths under; paths outside are refused. Env `WF_UPLOAD_ROOT`. @default the working directory */
   uploadRoot?: string;
   /**
@@ -87,6 +116,16 @@ export interface ServerOptions {
   interpreter?: StepInterpreter;
   /** Sync the journal to disk (`fdatasync`) before answering. @default true */
   journalSync?: boolean;
+  /**
+   * Secret key of the request digests that idempotency compares (HMAC-SHA-256). Env
+   * `WF_REQUEST_HASH_SECRET`. @default generated once into `<dataDir>/secret.key` (mode 0600)
+   */
+  requestHashSecret?: string;
+  /**
+   * How the journal writes its bytes (one `write(2)`, resolving with the bytes written). For tests
+   * that make writes fail on purpose (a full disk). @default `handle.write(data)`
+   */
+  journalWrite?: JournalWrite;
 }
 
 /** {@link ServerOptions} with every field set (optional ones stay optional). */
@@ -107,6 +146,8 @@ export interface ResolvedServerOptions {
   idleTimeoutMs: number;
   stepTimeoutMs: number;
   bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  connectionTimeoutMs: number;
   /** Undefined until the port is known; see `ServerContext.publicUrl`. */
   publicUrl: string | undefined;
   logger: FastifyServerOptions["logger"];
@@ -114,12 +155,15 @@ export interface ResolvedServerOptions {
   importModule: ((path: string) => Promise<unknown>) | undefined;
   proxyUrl: string | undefined;
   allowFileUrls: boolean;
+  blockPrivateNetworks: boolean;
   /** Absolute path. */
   uploadRoot: string;
   /** The model configuration, or undefined when no model is configured. */
   model: ResolvedModelOptions | undefined;
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
+  requestHashSecret: string | undefined;
+  journalWrite: JournalWrite | undefined;
 }
 
 /** The model settings of {@link ResolvedServerOptions}. */
@@ -167,16 +211,21 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     idleTimeoutMs: options.idleTimeoutMs ?? envNumber(env, "WF_IDLE_TIMEOUT_MS") ?? 300_000,
     stepTimeoutMs: options.stepTimeoutMs ?? envNumber(env, "WF_STEP_TIMEOUT_MS") ?? 30_000,
     bodyLimitBytes: options.bodyLimitBytes ?? envNumber(env, "WF_BODY_LIMIT_BYTES") ?? 1024 * 1024,
+    requestTimeoutMs: options.requestTimeoutMs ?? envNumber(env, "WF_REQUEST_TIMEOUT_MS") ?? 30_000,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? envNumber(env, "WF_CONNECTION_TIMEOUT_MS") ?? 75_000,
     publicUrl: (options.publicUrl ?? nonEmpty(env.WF_PUBLIC_URL))?.replace(/\/+$/, ""),
-    logger: options.logger ?? false,
+    logger: resolveLogger(options.logger, env),
     workflowsDir: options.workflowsDir ?? nonEmpty(env.WF_WORKFLOWS_DIR),
     importModule: options.importModule,
     proxyUrl: options.proxyUrl ?? nonEmpty(env.WF_PROXY_URL),
     allowFileUrls: options.allowFileUrls ?? envFlag(env, "WF_ALLOW_FILE_URLS") ?? false,
+    blockPrivateNetworks: options.blockPrivateNetworks ?? envFlag(env, "WF_BLOCK_PRIVATE_NETWORKS") ?? false,
     uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
     model: resolveModel(options, env),
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
+    requestHashSecret: options.requestHashSecret ?? nonEmpty(env.WF_REQUEST_HASH_SECRET),
+    journalWrite: options.journalWrite,
   };
 }
 

@@ -4,7 +4,7 @@
  * timeouts, the idle timeout, idempotency keys, screenshots, change notifications for long-polls
  * and live pages, and the journal records that let a restart lose nothing finished.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -25,9 +25,11 @@ import {
 } from "@wf/core/protocol";
 import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
-import { HttpProblem, StepExecutionError } from "./errors.js";
-import type { Journal, JournalReplay } from "./journal.js";
+import { HttpProblem, isHttpProblem, StepExecutionError } from "./errors.js";
+import { STORAGE_RETRY_AFTER_MS, type Journal, type JournalReplay } from "./journal.js";
 import type { ResolvedServerOptions } from "./options.js";
+import { REQUEST_HASH_PREFIX } from "./secret.js";
+import { blockPrivateNetworkRequests } from "./network-guard.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 import { answerErrors } from "./interpreter/_answer-check.js";
 
@@ -122,11 +124,16 @@ export interface StepRecord {
     schema?: Record<string, unknown>;
     currentPageURL?: string;
     currentDomBytes?: number;
-    currentDomSha256?: string;
+    /** HMAC-SHA-256 of `currentDom` with the server's secret (see `secret.ts`). */
+    currentDomHmac?: string;
     timeoutMs?: number;
   };
   idempotencyKey: string | null;
-  /** SHA-256 of the canonical request body, to tell a reused idempotency key from a retry. */
+  /**
+   * `hmac-sha256:<hex>`: HMAC-SHA-256 of the canonical request body with the server's secret, to
+   * tell a reused idempotency key from a retry. Never a bare digest: the body may carry secrets.
+   * Empty for records of older servers (their bare SHA-256 is dropped at start).
+   */
   requestHash: string;
   /** True when a screenshot was taken after the step. */
   screenshot: boolean;
@@ -174,6 +181,8 @@ export interface SessionManagerDeps {
   interpreter: StepInterpreter;
   /** The base URL of links handed out (`viewUrl`, `debuggerUrl`), known once the server listens. */
   publicUrl: () => string;
+  /** Key of the request digests (idempotency); see `loadServerSecret`. @default random per process (digests then don't survive a restart) */
+  secret?: Buffer;
 }
 
 /**
@@ -186,12 +195,17 @@ export class SessionManager {
   private readonly live = new Map<string, LiveSession>();
   private readonly idempotency = new Map<string, string>();
   private readonly stepDone = new Map<string, Promise<StepStatus>>();
+  /** Steps whose first record is being written: an identical retry waits for the write's outcome. */
+  private readonly journaling = new Map<string, Promise<void>>();
   private readonly events = new EventEmitter();
   private reserved = 0;
   private stopping = false;
 
+  private readonly secret: Buffer;
+
   constructor(private readonly deps: SessionManagerDeps) {
     this.events.setMaxListeners(0);
+    this.secret = deps.secret ?? randomBytes(32);
   }
 
   /** Folder of the screenshots taken after steps. */
@@ -202,9 +216,12 @@ export class SessionManager {
   /**
    * Rebuilds sessions and steps from the journal. Steps that were `QUEUED`/`RUNNING` and sessions
    * that were open become `FAILED` with code `WF_SERVER_RESTARTED`; then the journal is compacted
-   * to one line per record (so it holds those changes too).
+   * to one line per record (so it holds those changes too). Unreadable lines are first copied to
+   * `journal.corrupt-<time>.ndjson` beside the journal (see {@link Journal.quarantine}).
+   *
+   * @returns where the unreadable lines were kept, if there were any.
    */
-  async restore(replay: JournalReplay): Promise<void> {
+  async restore(replay: JournalReplay): Promise<{ quarantinePath?: string }> {
     for (const event of replay.events) {
       if (event.type === "session") {
         const record = event.record as unknown as SessionRecord;
@@ -223,6 +240,16 @@ export class SessionManager {
     const now = new Date().toISOString();
     let changed = replay.skippedLines.length > 0;
     for (const step of this.steps.values()) {
+      // Bare SHA-256 digests of older servers could give away a secret of the body: dropped.
+      if (typeof step.requestHash === "string" && step.requestHash !== "" && !step.requestHash.startsWith(REQUEST_HASH_PREFIX)) {
+        step.requestHash = "";
+        changed = true;
+      }
+      const legacyDom = step.request as { currentDomSha256?: string } | undefined;
+      if (legacyDom?.currentDomSha256 !== undefined) {
+        delete legacyDom.currentDomSha256;
+        changed = true;
+      }
       if (step.idempotencyKey) this.idempotency.set(idempotencyId(step.sessionId, step.idempotencyKey), step.stepId);
       if (step.status === "QUEUED" || step.status === "RUNNING") {
         step.error = {
@@ -247,6 +274,7 @@ export class SessionManager {
     }
     // Other record types (e.g. the stored-workflow routes') are kept as they were.
     const others = replay.events.filter((e) => e.type !== "session" && e.type !== "step");
+    const quarantinePath = await this.deps.journal.quarantine(replay.corruptLines);
     if (changed || replay.events.length > this.sessions.size + this.steps.size + others.length) {
       await this.deps.journal.rewrite([
         ...[...this.sessions.values()].map((record) => ({ type: "session", record: { ...record } })),
@@ -254,6 +282,7 @@ export class SessionManager {
         ...others,
       ]);
     }
+    return quarantinePath !== undefined ? { quarantinePath } : {};
   }
 
   /** Number of sessions holding a browser context. */
@@ -275,14 +304,25 @@ export class SessionManager {
         retryAfterMs: TOO_MANY_SESSIONS_RETRY_AFTER_MS,
       });
     }
+    // The slot stays reserved until the session is on disk and registered, or given back.
     this.reserved += 1;
     let context: BrowserContext;
     let page: Page;
     try {
-      context = await this.deps.browser.newContext(options.proxy ? { proxy: toProxySettings(options.proxy) } : {});
+      const guarded = this.deps.options.blockPrivateNetworks;
+      context = await this.deps.browser.newContext({
+        ...(options.proxy ? { proxy: toProxySettings(options.proxy) } : {}),
+        // A service worker's requests would bypass the guard's route.
+        ...(guarded ? { serviceWorkers: "block" as const } : {}),
+      });
+      if (guarded) await blockPrivateNetworkRequests(context).catch(async (error: unknown) => {
+        await context.close().catch(() => undefined);
+        throw error;
+      });
       page = await context.newPage();
-    } finally {
+    } catch (error) {
       this.reserved -= 1;
+      throw error;
     }
     const now = new Date().toISOString();
     const session: SessionRecord = {
@@ -301,6 +341,16 @@ export class SessionManager {
       proxied: options.proxy !== undefined,
       stepIds: [],
     };
+    // Nothing is registered before the session is on disk: a failed write (a full disk, 503
+    // WF_STORAGE_UNAVAILABLE) frees the browser context and leaves no trace.
+    try {
+      await this.deps.journal.append({ type: "session", record: { ...session } });
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
+    } finally {
+      this.reserved -= 1;
+    }
     this.sessions.set(session.sessionId, session);
     const live: LiveSession = { context, page, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
     this.live.set(session.sessionId, live);
@@ -312,7 +362,17 @@ export class SessionManager {
         error: { code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." },
       }).catch(() => undefined);
     });
-    await this.deps.journal.append({ type: "session", record: { ...session } });
+    // A crashed renderer makes every later step fail: the session ends FAILED at once and frees its
+    // slot, rather than stay RUNNING until the idle timeout.
+    const onCrash = (crashed: Page) => {
+      if (this.live.get(session.sessionId) !== live || crashed !== live.page || session.status !== "RUNNING" || this.stopping) return;
+      void this.finishSession(session.sessionId, {
+        status: "FAILED",
+        error: { code: "WF_PAGE_CRASHED", message: `The session's page crashed (its renderer process died) at ${crashed.url() || "about:blank"}. Create a new session.` },
+      }).catch(() => undefined);
+    };
+    page.on("crash", onCrash);
+    context.on("page", (opened) => opened.on("crash", onCrash));
     this.armIdleTimer(session, live);
     this.emit(session);
     return session;
@@ -328,12 +388,16 @@ export class SessionManager {
    */
   async submitStep(sessionId: string, input: StepInput, options: SubmitStepOptions = {}): Promise<SubmittedStep> {
     const session = this.requireSession(sessionId);
-    const requestHash = hashRequest(input);
+    const requestHash = this.hashRequest(input);
     if (options.idempotencyKey !== undefined) {
       const existingId = this.idempotency.get(idempotencyId(sessionId, options.idempotencyKey));
       const existing = existingId ? this.steps.get(existingId) : undefined;
       if (existing) {
-        if (existing.requestHash !== requestHash) {
+        // A retry that arrives while the first request is still being written gets its outcome:
+        // the same ids once written, the same 503 if the write failed.
+        await this.journaling.get(existing.stepId);
+        // An empty hash (a record from before keyed digests) can't tell: the retry gets the first step.
+        if (existing.requestHash !== "" && existing.requestHash !== requestHash) {
           throw new HttpProblem(
             "WF_IDEMPOTENCY_KEY_REUSED",
             `The idempotency key "${options.idempotencyKey}" was already used in this session for a different step (${existing.stepId}). Use a new key for a new step.`,
@@ -373,7 +437,7 @@ export class SessionManager {
         ...(input.schema !== undefined ? { schema: input.schema } : {}),
         ...(input.currentPageURL !== undefined ? { currentPageURL: input.currentPageURL } : {}),
         ...(input.currentDom !== undefined
-          ? { currentDomBytes: Buffer.byteLength(input.currentDom), currentDomSha256: createHash("sha256").update(input.currentDom).digest("hex") }
+          ? { currentDomBytes: Buffer.byteLength(input.currentDom), currentDomHmac: createHmac("sha256", this.secret).update(input.currentDom).digest("hex") }
           : {}),
         ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
       },
@@ -388,11 +452,13 @@ export class SessionManager {
     live.pending += 1;
     this.disarmIdleTimer(live);
     const journaled = this.deps.journal.append({ type: "step", record: { ...step } });
+    this.journaling.set(step.stepId, journaled);
     const done = new Promise<StepStatus>((resolve) => {
       const finished = () => resolve(this.toStepStatus(step));
       live.tail = live.tail
         .then(async () => {
-          await journaled.catch(() => undefined);
+          // A step that never reached the disk was answered 503 and never runs.
+          if (!(await journaled.then(() => true, () => false))) return;
           await this.execute(session, live, step, input, options.signal, finished);
         })
         // The queue must survive anything one step does.
@@ -402,8 +468,47 @@ export class SessionManager {
     this.stepDone.set(step.stepId, done);
     void done.then(() => this.stepDone.delete(step.stepId));
     this.bump(session);
-    await journaled.finally(() => this.emit(session, step.stepId));
+    try {
+      await journaled;
+    } catch (error) {
+      this.unregisterStep(session, live, step);
+      throw error;
+    } finally {
+      this.journaling.delete(step.stepId);
+      this.emit(session, step.stepId);
+    }
     return { stepId: step.stepId, jobTaskId: step.jobTaskId, created: true, done };
+  }
+
+  /** Undoes the registration of a step whose record could not be written. */
+  private unregisterStep(session: SessionRecord, live: LiveSession, step: StepRecord): void {
+    this.steps.delete(step.stepId);
+    this.stepDone.delete(step.stepId);
+    session.stepIds = session.stepIds.filter((id) => id !== step.stepId);
+    if (step.idempotencyKey !== null) {
+      const key = idempotencyId(step.sessionId, step.idempotencyKey);
+      if (this.idempotency.get(key) === step.stepId) this.idempotency.delete(key);
+    }
+    live.pending -= 1;
+    if (live.pending === 0) this.armIdleTimer(session, live);
+  }
+
+  /**
+   * Appends events, retrying while the journal reports the disk unavailable (every
+   * {@link STORAGE_RETRY_AFTER_MS}), until written or `giveUp()` says the outcome no longer
+   * matters (the server stops, the session ended).
+   * @throws the last write error when it gave up.
+   */
+  private async appendPersistently(events: () => Array<{ type: string; record: Record<string, unknown> }>, giveUp: () => boolean): Promise<void> {
+    for (;;) {
+      try {
+        await Promise.all(events().map((event) => this.deps.journal.append(event)));
+        return;
+      } catch (error) {
+        if (giveUp() || !isHttpProblem(error) || error.code !== "WF_STORAGE_UNAVAILABLE") throw error;
+        await delay(STORAGE_RETRY_AFTER_MS);
+      }
+    }
   }
 
   /**
@@ -448,7 +553,15 @@ export class SessionManager {
       this.live.delete(sessionId);
     }
     this.bump(session);
-    await this.deps.journal.append({ type: "session", record: { ...session } }).finally(() => this.emit(session));
+    try {
+      await this.deps.journal.append({ type: "session", record: { ...session } });
+    } catch (error) {
+      // The browser context is gone either way; the end is written as soon as the disk takes it.
+      void this.appendPersistently(() => [{ type: "session", record: { ...session } }], () => this.stopping).catch(() => undefined);
+      throw error;
+    } finally {
+      this.emit(session);
+    }
     return this.toSessionStatus(session);
   }
 
@@ -537,6 +650,11 @@ export class SessionManager {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /** Keyed digest of the step request with keys sorted, so the same body digests the same however it was written. */
+  private hashRequest(input: StepInput): string {
+    return REQUEST_HASH_PREFIX + createHmac("sha256", this.secret).update(canonicalJson({ ...input })).digest("hex");
+  }
 
   private requireSession(sessionId: string): SessionRecord {
     const session = this.sessions.get(sessionId);
@@ -672,21 +790,28 @@ export class SessionManager {
 
   private async finishStep(session: SessionRecord, step: StepRecord, outcome: { result?: unknown; error?: WireError; endedAt?: string }): Promise<void> {
     const now = outcome.endedAt ?? new Date().toISOString();
-    step.finishedAt = now;
-    step.durationMs = step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null;
-    if (outcome.error) {
-      step.status = "FAILED";
-      step.error = outcome.error;
-    } else {
-      step.status = "SUCCEEDED";
-      step.result = outcome.result;
+    const finished: StepRecord = {
+      ...step,
+      finishedAt: now,
+      durationMs: step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null,
+      ...(outcome.error ? { status: "FAILED" as const, error: outcome.error } : { status: "SUCCEEDED" as const, result: outcome.result }),
+    };
+    // One group commit for both lines, on disk before anyone waiting hears of the outcome: the
+    // record in memory (what status answers read) changes only once the disk holds it. A full
+    // disk holds the session's queue here until space returns.
+    try {
+      await this.appendPersistently(
+        () => [
+          { type: "step", record: { ...finished } },
+          ...(session.status === "RUNNING" ? [{ type: "session", record: { ...session, version: session.version + 1, updatedAt: now } }] : []),
+        ],
+        () => this.stopping || session.status !== "RUNNING",
+      );
+    } finally {
+      Object.assign(step, finished);
+      this.bump(session);
+      this.emit(session, step.stepId);
     }
-    this.bump(session);
-    // One group commit for both lines, on disk before anyone waiting hears of the outcome.
-    await Promise.all([
-      this.deps.journal.append({ type: "step", record: { ...step } }),
-      session.status === "RUNNING" ? this.deps.journal.append({ type: "session", record: { ...session } }) : undefined,
-    ]).finally(() => this.emit(session, step.stepId));
   }
 
   private touch(session: SessionRecord, stepId?: string): void {
@@ -817,15 +942,11 @@ function reportFields(report: StepReport): Pick<StepRecord, "interpreter" | "res
   };
 }
 
-/** SHA-256 of the step request with keys sorted, so the same body hashes the same however it was written. */
 /** The secret values of a step, longest first so a secret containing another is replaced whole. */
 function secretsOf(input: StepInput): string[] {
   return input.redact && input.redact.length > 0 ? [...input.redact].sort((a, b) => b.length - a.length) : [];
 }
 
-function hashRequest(input: StepInput): string {
-  return createHash("sha256").update(canonicalJson({ ...input })).digest("hex");
-}
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;

@@ -110,9 +110,45 @@ export type ResponseFormat = z.infer<typeof ResponseFormat>;
  * `schema` of a step run. The spec calls it "a schema in the OpenAI-compatible structured-output
  * form"; the server accepts the whole response format, its inner `json_schema` object
  * (`{ name, strict, schema }`), or a bare JSON Schema. `{}` or absent means no structured answer.
- * Normalise with {@link normalizeStepSchema}.
+ * Normalise with {@link normalizeStepSchema}. At most {@link MAX_STEP_SCHEMA_DEPTH} JSON levels deep.
  */
-export const StepSchema = z.record(z.string(), z.unknown());
+export const StepSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  const depth = jsonDepth(schema, MAX_STEP_SCHEMA_DEPTH + 1);
+  if (depth > MAX_STEP_SCHEMA_DEPTH) {
+    ctx.addIssue({
+      code: "custom",
+      message:
+        `is nested more than ${MAX_STEP_SCHEMA_DEPTH} JSON levels deep; a structured-output schema can't be: OpenAI's strict mode ` +
+        `allows 10 levels of objects and arrays. Flatten the schema.`,
+    });
+  }
+});
+
+/**
+ * Deepest JSON nesting a step's `schema` may have (objects and arrays, the root = 1). OpenAI's
+ * strict structured outputs allow 10 levels of objects and arrays (`MAX_NESTING_DEPTH` of the
+ * schema translator); each takes at most about 4 JSON levels (`properties`, a name, `anyOf`, a
+ * branch), plus the response-format wrapper and `$defs`, so 64 holds every schema that can be
+ * used while it keeps a deeper body (a fuzzed 2,000-level one) from reaching recursive code.
+ */
+export const MAX_STEP_SCHEMA_DEPTH = 64;
+
+/**
+ * Nesting depth of a JSON value (a scalar is 0, `{}` or `[]` is 1), without recursion; stops
+ * counting at `stopAt`.
+ */
+export function jsonDepth(value: unknown, stopAt = Number.POSITIVE_INFINITY): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest >= stopAt) return deepest;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 
 /** Body of `POST /workflow/step/run/{id}` (spec §4.3 and the public samples). */
 export const RunStepRequest = z
@@ -308,20 +344,24 @@ export type FieldError = z.infer<typeof FieldError>;
 /** Stable `code`s of the service's problem details, with their HTTP status. */
 export const PROBLEM_CODES = {
   WF_MALFORMED_JSON: 400,
+  WF_BAD_REQUEST: 400,
   WF_UNAUTHORIZED: 401,
   WF_SESSION_NOT_FOUND: 404,
   WF_STEP_NOT_FOUND: 404,
   WF_WORKFLOW_NOT_FOUND: 404,
   WF_ROUTE_NOT_FOUND: 404,
   WF_METHOD_NOT_ALLOWED: 405,
+  WF_REQUEST_TIMEOUT: 408,
   WF_SESSION_CLOSED: 409,
   WF_SESSION_FINISHED: 409,
   WF_BODY_TOO_LARGE: 413,
   WF_UNSUPPORTED_MEDIA_TYPE: 415,
+  WF_HEADERS_TOO_LARGE: 431,
   WF_VALIDATION_FAILED: 422,
   WF_IDEMPOTENCY_KEY_REUSED: 422,
   WF_TOO_MANY_SESSIONS: 429,
   WF_BROWSER_UNAVAILABLE: 503,
+  WF_STORAGE_UNAVAILABLE: 503,
   WF_INTERNAL: 500,
 } as const;
 export type ProblemCode = keyof typeof PROBLEM_CODES;

@@ -1,0 +1,113 @@
+/**
+ * Regression (issue 11): a full disk lost acknowledged records. A failed journal write left
+ * partial bytes that the next batch appended onto, and `createSession`/`submitStep` registered the
+ * session or step before the write and never undid it: 500s for steps that still ran, leaked
+ * session slots, and a session created (200) once space was back was 404 after a restart.
+ *
+ * The full disk is a journal write that fails on purpose (`journalWrite`): while `diskFull` is
+ * set it writes part of the bytes, then fails with ENOSPC, like write(2) on a filling disk. This
+ * is the file system being faulty, outside the project; everything else (the server, HTTP,
+ * Chromium) is real. A tmpfs would need root and a mount, which CI machines don't give.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROBLEM_CONTENT_TYPE, ROUTES, routePath } from "@wf/core/protocol";
+import { JOURNAL_FILE, parseJournal, startServer, type JournalWrite, type RunningServer } from "../../src/index.js";
+import { apiClient } from "../helpers/api.js";
+import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
+
+const KEY = "test-key-full-disk";
+let pages: StaticServer;
+let dataDir: string;
+let diskFull = false;
+
+const write: JournalWrite = async (handle, data) => {
+  if (!diskFull) return (await handle.write(data)).bytesWritten;
+  if (data.length < 8) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28 });
+  return (await handle.write(data.subarray(0, Math.floor(data.length / 2)))).bytesWritten;
+};
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "wf-full-disk-"));
+  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server/", import.meta.url)));
+});
+
+afterAll(async () => {
+  await pages?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("a full disk", () => {
+  it("answers 503 WF_STORAGE_UNAVAILABLE with nothing half-registered, leaves whole lines, and recovers when space returns", async () => {
+    let server: RunningServer | undefined = await startServer({ port: 0, apiKeys: [KEY], dataDir, maxSessions: 2, journalSync: true, journalWrite: write });
+    let createdAfter: string;
+    let sessionId: string;
+    let retriedStepId: string;
+    try {
+      const api = apiClient(server.url, KEY);
+      const browser = await server.context.browser.start();
+      const session = await api.create();
+      sessionId = session.workflowId;
+      const first = await api.runOk(sessionId, { step: `go to "${pages.url}/index.html"`, type: "ACT" });
+      expect((await api.finished(first.stepId)).status).toBe("SUCCEEDED");
+
+      diskFull = true;
+      // More creates than there are slots: each is a 503, none leaks a slot or a browser context.
+      for (let i = 0; i < 3; i++) {
+        const res = await api.call("POST", ROUTES.stepCreate, {});
+        expect(res.status).toBe(503);
+        expect(res.headers.get("content-type")).toContain(PROBLEM_CONTENT_TYPE);
+        expect(res.json).toMatchObject({ code: "WF_STORAGE_UNAVAILABLE", status: 503 });
+        expect(res.json.detail).toMatch(/disk space/);
+        expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      }
+      expect(server.context.sessions.openSessionCount).toBe(1);
+      expect(browser.contexts()).toHaveLength(1);
+
+      // A step that can't be recorded is a 503 and does not run (the page stays where it was).
+      const step = { step: `go to "${pages.url}/form.html"`, type: "ACT" };
+      const refused = await api.run(sessionId, step, { "idempotency-key": "to-form" });
+      expect(refused.status).toBe(503);
+      expect(refused.json.code).toBe("WF_STORAGE_UNAVAILABLE");
+      const during = await api.session(sessionId);
+      expect(during.steps.map((s) => s.stepId)).toEqual([first.stepId]);
+      expect(during.currentUrl).toBe(`${pages.url}/index.html`);
+      expect(browser.contexts()[0]!.pages()[0]!.url()).toBe(`${pages.url}/index.html`);
+
+      // Space returns: the same request (same idempotency key) now runs, once; creates work again.
+      diskFull = false;
+      const retried = await api.runOk(sessionId, step, { "idempotency-key": "to-form" });
+      retriedStepId = retried.stepId;
+      expect(await api.finished(retried.stepId)).toMatchObject({ status: "SUCCEEDED", index: 1, pageUrl: `${pages.url}/form.html` });
+      createdAfter = (await api.create()).workflowId;
+      expect(server.context.sessions.openSessionCount).toBe(2);
+    } finally {
+      diskFull = false;
+      await server.close();
+    }
+
+    // The journal holds whole lines only: the failed batches left no bytes behind.
+    const replay = parseJournal(await readFile(join(dataDir, JOURNAL_FILE), "utf8"));
+    expect(replay.corruptLines).toEqual([]);
+
+    // After a restart, what was acknowledged is there, and what was refused is not.
+    server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: true });
+    try {
+      const api = apiClient(server.url, KEY);
+      const after = await api.session(createdAfter);
+      expect(after.error?.code).toBe("WF_SERVER_RESTARTED");
+      const before = await api.session(sessionId);
+      expect(before.steps.map((s) => [s.stepId, s.status])).toEqual([
+        [expect.any(String), "SUCCEEDED"],
+        [retriedStepId, "SUCCEEDED"],
+      ]);
+      const again = await api.call("POST", routePath(ROUTES.stepRun, { id: sessionId }), { step: "reload", type: "ACT" });
+      expect(again.status).toBe(409);
+    } finally {
+      await server.close();
+    }
+  });
+});
