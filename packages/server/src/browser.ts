@@ -3,6 +3,7 @@
  * over CDP to one that runs elsewhere (`browserEndpoint`). Relaunches (or reconnects) on demand
  * after the browser went away, so one crash doesn't take the service down for good.
  */
+import { existsSync } from "node:fs";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import { BrowserNotFoundError, HttpProblem } from "./errors.js";
 import type { ResolvedServerOptions } from "./options.js";
@@ -17,6 +18,25 @@ export const CHROMIUM_ARGS: readonly string[] = [
   "--no-first-run",
   "--disable-quic",
 ];
+
+/**
+ * Where Playwright's own Chromium lives once `wf install-browser` (`playwright install chromium`)
+ * downloaded it: under `PLAYWRIGHT_BROWSERS_PATH`, else `~/.cache/ms-playwright`. The path is
+ * returned whether or not the browser is there; `undefined` on a platform Playwright has no build for.
+ */
+export function playwrightChromiumPath(): string | undefined {
+  try {
+    return chromium.executablePath() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when Playwright's own Chromium has been downloaded (see {@link playwrightChromiumPath}). */
+export function hasPlaywrightChromium(): boolean {
+  const path = playwrightChromiumPath();
+  return path !== undefined && existsSync(path);
+}
 
 /** Wait the client is told to leave before retrying when the browser is unavailable, in ms. */
 const BROWSER_RETRY_AFTER_MS = 5_000;
