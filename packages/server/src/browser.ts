@@ -3,7 +3,6 @@
  * over CDP to one that runs elsewhere (`browserEndpoint`). Relaunches (or reconnects) on demand
  * after the browser went away, so one crash doesn't take the service down for good.
  */
-import { existsSync } from "node:fs";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import { BrowserNotFoundError, HttpProblem } from "./errors.js";
 import type { ResolvedServerOptions } from "./options.js";
@@ -30,12 +29,6 @@ export function playwrightChromiumPath(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** True when Playwright's own Chromium has been downloaded (see {@link playwrightChromiumPath}). */
-export function hasPlaywrightChromium(): boolean {
-  const path = playwrightChromiumPath();
-  return path !== undefined && existsSync(path);
 }
 
 /** Wait the client is told to leave before retrying when the browser is unavailable, in ms. */
