@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Launcher of the `wf` command: registers tsx so the CLI (and the user's workflow files) run as
-// TypeScript without a build step, then hands over to src/bin.ts.
+// Launcher of the `wf` command: registers tsx so the user's workflow files (and, in this
+// repository, the CLI itself) run as TypeScript without a build step, then hands over to the CLI:
+// src/bin.ts in the repository, dist/bin.js in the installed package (which ships no src/).
+import { existsSync } from "node:fs";
 import { register } from "tsx/esm/api";
 
 // Start-up time: once tsx's hooks are registered, every module (plain JavaScript in node_modules
@@ -16,4 +18,5 @@ if (SERVICE_COMMANDS.has(process.argv[2])) preload.push("undici");
 await Promise.all(preload.map((specifier) => import(specifier).catch(() => {})));
 
 register();
-await import("../src/bin.ts");
+const source = new URL("../src/bin.ts", import.meta.url);
+await import(existsSync(source) ? source.href : new URL("../dist/bin.js", import.meta.url).href);

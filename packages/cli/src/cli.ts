@@ -7,6 +7,7 @@ import yargs from "yargs";
 import { isWfError } from "@wf/core";
 import { checkCommand } from "./commands/check.js";
 import { initCommand } from "./commands/init.js";
+import { installBrowserCommand } from "./commands/install-browser.js";
 import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
@@ -24,6 +25,7 @@ export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   planCommand,
   checkCommand,
   initCommand,
+  installBrowserCommand,
 ];
 
 /** The version `wf --version` prints: `@wf/cli`'s. */
@@ -64,6 +66,7 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
     .example("$0 check workflows/*.ts", "Type-check and lint workflow files")
     .example("$0 serve --port 8787", "Run the service for other clients")
     .example("$0 init my-workflows", "Start a new project")
+    .example("$0 install-browser", "Install a Chromium for the embedded server")
     .epilog("Configuration: flags > wf.config.ts (defineConfig) > environment (WF_BASE_URL, WF_API_KEY, …; .env is read) > defaults.\nExit codes: 0 ok, 1 workflow failed or findings, 2 usage or configuration error, 130 interrupted.")
     .exitProcess(false)
     .fail(false);

@@ -1,7 +1,7 @@
 /**
  * `@wf/cli`: the `wf` command and its programmatic API. Each command has a function tests and
  * scripts can call directly: `runWorkflowFile` (wf run), `serve`, `planWorkflowFile` (wf plan),
- * `checkWorkflowFiles` (wf check), `initProject` (wf init).
+ * `checkWorkflowFiles` (wf check), `initProject` (wf init), `installBrowser` (wf install-browser).
  */
 export { defineConfig, resolveCliConfig, REPORTERS } from "./config.js";
 export type { WfConfig, ReporterName, CliFlags, ResolveCliConfigOptions, ResolvedCliConfig } from "./config.js";
@@ -13,6 +13,8 @@ export { planWorkflowFile, checkWorkflowFiles, formatPlan, formatFindings } from
 export type { PlannedStep, PlannedModule, Finding, PlanResult, PlanOptions, CheckResult } from "./plan.js";
 export { initProject } from "./init.js";
 export type { InitProjectOptions, InitProjectResult } from "./init.js";
+export { installBrowser, APT_PACKAGES } from "./install-browser.js";
+export type { InstallBrowserOptions, InstallBrowserResult } from "./install-browser.js";
 export { loadWorkflowFile } from "./load-workflow.js";
 export { parseParamFlags, readParamsFile, buildParams } from "./params.js";
 export { createReporter, formatMs } from "./reporters.js";

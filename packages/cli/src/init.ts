@@ -24,8 +24,10 @@ export interface InitProjectResult {
 }
 
 /**
- * Writes `package.json` (deps `@wf/core`, `@wf/cli`, `zod`), `tsconfig.json`,
- * `workflows/example.ts`, `.env.example` and `wf.config.ts`. Writes nothing if any of them exists.
+ * Writes `package.json` (dependencies `@wf/core`, `@wf/cli`, `zod`; dev dependencies `typescript`,
+ * `@types/node`), `tsconfig.json`, `.gitignore`, `wf.config.ts`, `.env.example`,
+ * `workflows/example.ts` and the page it reads, `pages/example.html`. Writes nothing if any of
+ * them exists.
  *
  * @throws {@link CliUsageError} `WF_CLI_FILE_EXISTS` naming every file that already exists.
  */
@@ -52,6 +54,9 @@ export async function initProject(options: InitProjectOptions = {}): Promise<Ini
   return { dir, files: Object.keys(files) };
 }
 
+/** The versions a new project starts from: this release of wf, and what its files need to type-check. */
+const VERSIONS = { wf: "^0.1.0", zod: "^4.1.12", typescript: "~5.9.3", typesNode: "^20.19.0" } as const;
+
 function templates(name: string): Record<string, string> {
   return {
     "package.json":
@@ -61,8 +66,14 @@ function templates(name: string): Record<string, string> {
           private: true,
           type: "module",
           engines: { node: ">=20.19" },
-          scripts: { start: "wf run workflows/example.ts", check: "wf check workflows/*.ts", plan: "wf plan workflows/example.ts" },
-          dependencies: { "@wf/core": "^0.1.0", "@wf/cli": "^0.1.0", zod: "^4.1.12" },
+          scripts: {
+            start: "wf run workflows/example.ts",
+            check: "wf check workflows/*.ts",
+            plan: "wf plan workflows/example.ts",
+            typecheck: "tsc --noEmit",
+          },
+          dependencies: { "@wf/cli": VERSIONS.wf, "@wf/core": VERSIONS.wf, zod: VERSIONS.zod },
+          devDependencies: { "@types/node": VERSIONS.typesNode, typescript: VERSIONS.typescript },
         },
         null,
         2,
@@ -72,6 +83,7 @@ function templates(name: string): Record<string, string> {
         {
           compilerOptions: {
             target: "ES2022",
+            lib: ["ES2023"],
             module: "NodeNext",
             moduleResolution: "NodeNext",
             strict: true,
@@ -84,10 +96,17 @@ function templates(name: string): Record<string, string> {
         null,
         2,
       ) + "\n",
+    ".gitignore": `node_modules/
+# Secrets: copy .env.example to .env and keep it out of git.
+.env
+# Records of the wf server (sessions, screenshots) and run reports.
+.wf/
+wf-report/
+`,
     "wf.config.ts": `import { defineConfig } from "@wf/cli";
 
 // Settings of the wf command. Flags override them; they override environment variables.
-// Leave baseUrl unset to run on the embedded server (a local Chromium).
+// Leave baseUrl unset to run on the embedded server (a local Chromium: \`npx wf install-browser\`).
 export default defineConfig({
   // baseUrl: "http://127.0.0.1:8787",
   reporter: "pretty",
@@ -98,26 +117,61 @@ export default defineConfig({
 # The wf service to run steps on; unset runs an embedded server with a local Chromium.
 # WF_BASE_URL=http://127.0.0.1:8787
 # WF_API_KEY=
+# A Chromium of your own (else wf looks in the usual places; \`npx wf install-browser\` installs one).
+# WF_CHROMIUM_PATH=/usr/bin/chromium
 `,
-    "workflows/example.ts": `import { act, ask, workflow } from "@wf/core";
+    "pages/example.html": `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>Plans and prices</title>
+  </head>
+  <body>
+    <h1>Plans and prices</h1>
+    <p>A page the example workflow reads, shipped with the project so it runs offline.</p>
+    <table>
+      <caption>Plans</caption>
+      <thead>
+        <tr><th>Plan</th><th>Price</th><th>Seats</th></tr>
+      </thead>
+      <tbody>
+        <tr><td>Starter</td><td>9</td><td>1</td></tr>
+        <tr><td>Team</td><td>49</td><td>10</td></tr>
+        <tr><td>Business</td><td>199</td><td>50</td></tr>
+      </tbody>
+    </table>
+  </body>
+</html>
+`,
+    "workflows/example.ts": `import { pathToFileURL } from "node:url";
+import { act, ask, workflow } from "@wf/core";
 import { z } from "zod";
 
+/** One row of the page's table of plans: each field is a column, read into its type. */
+const Plan = z.object({ plan: z.string(), price: z.number(), seats: z.number().int() });
+
 /**
- * Opens a page and reads its title and links.
- * Run: npx wf run workflows/example.ts --param url=https://example.com
+ * Reads the heading and the table of plans of a page: by default pages/example.html, which comes
+ * with the project, so it runs offline (a relative path is read from the folder you run wf in).
+ *
+ *   npx wf run workflows/example.ts
+ *   npx wf run workflows/example.ts --param url=https://example.com/pricing
  */
 export default workflow(
   {
     name: "example",
-    description: "Reads the title and the links of a page.",
-    params: z.object({ url: z.string().url().default("https://example.com") }),
-    output: z.object({ title: z.string(), links: z.array(z.object({ text: z.string(), href: z.string() })) }),
+    description: "Reads the heading and the table of plans of a page.",
+    params: z.object({
+      url: z.string().default("pages/example.html").describe("the page to read: a URL, or a file's path"),
+    }),
+    output: z.object({ title: z.string(), plans: z.array(Plan).min(1) }),
   },
   async ({ params }) => {
-    await act(\`go to \${params.url}\`);
-    const title = await ask("the title of the page");
-    const links = await ask("the links on the page", z.array(z.object({ text: z.string(), href: z.string() })));
-    return { title, links };
+    const url = URL.canParse(params.url) ? params.url : pathToFileURL(params.url).href;
+    await act(\`go to \${url}\`);
+    const title = await ask("the main heading");
+    const plans = await ask("the table of plans", z.array(Plan));
+    return { title, plans };
   },
 );
 `,

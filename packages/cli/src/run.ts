@@ -188,7 +188,7 @@ async function openService(config: ResolvedCliConfig): Promise<OpenService> {
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
     throw new CliUsageError(
       "WF_CLI_SERVER_FAILED",
-      `Could not start the embedded wf server: ${(error as Error).message}\nCheck that Chromium is installed (/usr/bin/chromium), or run against a service with --base-url / WF_BASE_URL.`,
+      `Could not start the embedded wf server: ${(error as Error).message}\nInstall a Chromium with \`wf install-browser\`, or run against a service with --base-url / WF_BASE_URL.`,
       { cause: error },
     );
   }

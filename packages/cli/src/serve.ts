@@ -89,7 +89,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
   } catch (error) {
     throw new CliUsageError(
       "WF_CLI_SERVER_FAILED",
-      `Could not start the wf server on ${config.server.host}:${config.server.port ?? "(default port)"}: ${(error as Error).message}\nPick another --port, or check that Chromium is installed.`,
+      `Could not start the wf server on ${config.server.host}:${config.server.port ?? "(default port)"}: ${(error as Error).message}\nPick another --port, or install a Chromium with \`wf install-browser\`.`,
       { cause: error },
     );
   }

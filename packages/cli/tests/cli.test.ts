@@ -26,7 +26,7 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
   it("--help lists the commands with examples; each command's help has examples", async () => {
     const top = await runWf(["--help"]);
     expect(top.code).toBe(0);
-    for (const command of ["wf run <file>", "wf serve", "wf plan <file>", "wf check <files..>", "wf init [dir]", "Examples:", "Exit codes"]) expect(top.stdout).toContain(command);
+    for (const command of ["wf run <file>", "wf serve", "wf plan <file>", "wf check <files..>", "wf init [dir]", "wf install-browser", "Examples:", "Exit codes"]) expect(top.stdout).toContain(command);
     const run = await runWf(["run", "--help"]);
     expect(run.code).toBe(0);
     for (const flag of ["--param", "--params-file", "--base-url", "--api-key", "--reporter", "--out", "--timeout", "Examples:"]) expect(run.stdout).toContain(flag);
@@ -100,6 +100,7 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
     const first = await runWf(["init", "proj"], { cwd: dir });
     expect(first.code).toBe(0);
     expect(first.stdout).toContain("wf.config.ts");
+    expect(first.stdout).toMatch(/Next:\n  cd proj\n  npm install\n  npx wf install-browser .*\n  npx wf run workflows\/example\.ts\n/);
     expectUsageError(await runWf(["init", "proj"], { cwd: dir }), "would overwrite", "Nothing was written");
   });
 });

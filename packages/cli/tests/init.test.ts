@@ -12,11 +12,14 @@ describe("initProject", () => {
 
   it("writes a ready project whose config loads and whose example workflow type-checks", async () => {
     const result = await initProject({ dir: "my-flows", cwd: dir });
-    expect(result.files.sort()).toEqual([".env.example", "package.json", "tsconfig.json", "wf.config.ts", "workflows/example.ts"]);
+    expect(result.files.sort()).toEqual([".env.example", ".gitignore", "package.json", "pages/example.html", "tsconfig.json", "wf.config.ts", "workflows/example.ts"]);
     const project = join(dir, "my-flows");
     const pkg = JSON.parse(await readFile(join(project, "package.json"), "utf8"));
     expect(pkg.name).toBe("my-flows");
     expect(Object.keys(pkg.dependencies).sort()).toEqual(["@wf/cli", "@wf/core", "zod"]);
+    // What the files need to type-check as written (`types: ["node"]`, node:async_hooks in @wf/core).
+    expect(Object.keys(pkg.devDependencies).sort()).toEqual(["@types/node", "typescript"]);
+    expect((await readFile(join(project, ".gitignore"), "utf8")).split("\n")).toEqual(expect.arrayContaining([".env", ".wf/", "node_modules/", "wf-report/"]));
     expect(await readFile(join(project, "wf.config.ts"), "utf8")).toContain("defineConfig(");
 
     // What `npm install` would do: link the three dependencies.

@@ -18,6 +18,19 @@ export const CHROMIUM_ARGS: readonly string[] = [
   "--disable-quic",
 ];
 
+/**
+ * Where Playwright's own Chromium lives once `wf install-browser` (`playwright install chromium`)
+ * downloaded it: under `PLAYWRIGHT_BROWSERS_PATH`, else `~/.cache/ms-playwright`. The path is
+ * returned whether or not the browser is there; `undefined` on a platform Playwright has no build for.
+ */
+export function playwrightChromiumPath(): string | undefined {
+  try {
+    return chromium.executablePath() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Wait the client is told to leave before retrying when the browser is unavailable, in ms. */
 const BROWSER_RETRY_AFTER_MS = 5_000;
 

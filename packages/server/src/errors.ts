@@ -51,7 +51,7 @@ export class BrowserNotFoundError extends WfError {
     super(
       "WF_BROWSER_NOT_FOUND",
       `No Chromium browser found${detail ? ` (${detail})` : ""}. Tried: ${tried.join(", ") || "(nothing)"}. ` +
-        `Install one (\`apt-get install chromium\` on Debian/Ubuntu, or Google Chrome), ` +
+        `Install one with \`wf install-browser\` (\`npx wf install-browser\` in a project; it runs \`playwright install chromium\`, else \`apt-get install chromium\` on Debian/Ubuntu), ` +
         `or set WF_CHROMIUM_PATH to its executable, or set WF_BROWSER_ENDPOINT to the CDP address of a browser that runs elsewhere.`,
       options,
     );

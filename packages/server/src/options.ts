@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import type { FastifyServerOptions } from "fastify";
+import { playwrightChromiumPath } from "./browser.js";
 import type { StepInterpreter } from "./interpreter/types.js";
 import type { JournalWrite } from "./journal.js";
 import { resolveLogger } from "./logging.js";
@@ -35,7 +36,7 @@ export interface ServerOptions {
   apiKeys?: string[];
   /** Folder of the journal and screenshots. Env `WF_DATA_DIR`. @default ".wf" */
   dataDir?: string;
-  /** Chromium executable. Env `WF_CHROMIUM_PATH`; else the first of {@link CHROMIUM_CANDIDATES} that exists. */
+  /** Chromium executable. Env `WF_CHROMIUM_PATH`; else the first of {@link CHROMIUM_CANDIDATES} that exists, else Playwright's own Chromium (`wf install-browser`). */
   chromiumPath?: string;
   /** CDP endpoint of a browser that runs elsewhere (`connectOverCDP` instead of launching). Env `WF_BROWSER_ENDPOINT`. */
   browserEndpoint?: string;
@@ -195,7 +196,8 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
 
   const browserEndpoint = options.browserEndpoint ?? nonEmpty(env.WF_BROWSER_ENDPOINT);
   const explicitChromium = options.chromiumPath ?? nonEmpty(env.WF_CHROMIUM_PATH);
-  const chromiumCandidates = explicitChromium ? [explicitChromium] : [...CHROMIUM_CANDIDATES];
+  // Last: Playwright's own Chromium, where `wf install-browser` puts it when it can download it.
+  const chromiumCandidates = explicitChromium ? [explicitChromium] : [...CHROMIUM_CANDIDATES, ...[playwrightChromiumPath()].filter((p) => p !== undefined)];
   const chromiumPath = browserEndpoint ? undefined : chromiumCandidates.find((p) => existsSync(p));
 
   return {

@@ -77,6 +77,7 @@ describe("options", () => {
     const error = await startServer({ port: 0, apiKeys: [KEY], dataDir, chromiumPath: "/nonexistent/chromium" }).catch((e: unknown) => e);
     expect(isWfError(error)).toBe(true);
     expect((error as { code: string }).code).toBe("WF_BROWSER_NOT_FOUND");
+    expect((error as Error).message).toContain("wf install-browser");
     expect((error as Error).message).toContain("apt-get install chromium");
     expect((error as Error).message).toContain("WF_CHROMIUM_PATH");
     expect((error as Error).message).toContain("WF_BROWSER_ENDPOINT");

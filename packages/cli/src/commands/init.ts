@@ -5,7 +5,7 @@ import { defineCommand } from "./_types.js";
 
 export const initCommand = defineCommand({
   command: "init [dir]",
-  describe: "Write a ready project: package.json, tsconfig, wf.config.ts, .env.example, an example workflow",
+  describe: "Write a ready project: package.json, tsconfig, .gitignore, wf.config.ts, .env.example, an example workflow and the page it reads",
   builder: (yargs) =>
     yargs
       .positional("dir", { type: "string", default: ".", describe: "The project folder (created if missing)" })
@@ -18,7 +18,10 @@ export const initCommand = defineCommand({
     context.stdout.write(
       `Created a wf project in ${where}:\n${result.files.map((f) => `  ${f}`).join("\n")}\nNext:\n` +
         (where === "." ? "" : `  cd ${where}\n`) +
-        `  npm install\n  npx wf run workflows/example.ts\n`,
+        `  npm install\n` +
+        `  npx wf install-browser        # a Chromium for the embedded server, if this machine has none\n` +
+        `  npx wf run workflows/example.ts\n` +
+        `  npx tsc --noEmit && npx wf check workflows/*.ts\n`,
     );
     return EXIT.ok;
   },

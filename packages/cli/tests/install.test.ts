@@ -1,0 +1,108 @@
+/**
+ * How a user meets wf: the packages packed as tarballs, a project made by `wf init` in a folder
+ * outside this workspace, installed with plain `npm install` (no workspace, no overrides; the
+ * npm registry serves the third-party dependencies), type-checked with `tsc --noEmit`, checked
+ * with `npx wf check` and run with `npx wf run` on the page the scaffold ships (a file: URL, offline).
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT, WF_BIN } from "./_helpers.js";
+
+/** What a command did; never throws on a non-zero exit. */
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a user's shell: none of pnpm's `npm_*` settings, none of wf's `WF_*`. */
+function userEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_|WF_)/i.test(key)));
+}
+
+function exec(command: string, args: string[], cwd: string, timeoutMs = 600_000): Promise<Ran> {
+  return new Promise((done) => {
+    execFile(command, args, { cwd, env: userEnv(), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+      done({ code, stdout: String(stdout), stderr: String(stderr) + (error && typeof error.code !== "number" ? `\n${error.message}` : "") });
+    });
+  });
+}
+
+/** Fails with the command's output, so a CI log says what went wrong. */
+function expectOk(ran: Ran, what: string): void {
+  if (ran.code !== 0) throw new Error(`${what} exited ${ran.code}\n--- stdout\n${ran.stdout}\n--- stderr\n${ran.stderr}`);
+}
+
+const PACKED = ["core", "cli"] as const;
+
+describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a project outside the workspace", () => {
+  let dir: string;
+  let project: string;
+  const tarballs: Record<(typeof PACKED)[number], string> = { core: "", cli: "" };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "wf-install-"));
+    // `pnpm pack` runs each package's prepack (the tsdown build) and applies its publishConfig.
+    for (const name of PACKED) {
+      const ran = await exec("pnpm", ["pack", "--pack-destination", dir], join(ROOT, "packages", name));
+      expectOk(ran, `pnpm pack (@wf/${name})`);
+      tarballs[name] = join(dir, `wf-${name}-0.1.0.tgz`);
+      expect(existsSync(tarballs[name])).toBe(true);
+    }
+    project = join(dir, "my-flows");
+    expectOk(await exec(process.execPath, [WF_BIN, "init", project], dir), "wf init");
+    expectOk(await exec("npm", ["install", "--no-audit", "--no-fund", tarballs.core, tarballs.cli], project), "npm install");
+  }, 900_000);
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("ships only what a user needs: the build, the launcher, the manifest and the README", async () => {
+    for (const name of PACKED) {
+      const ran = await exec("tar", ["tzf", tarballs[name]], dir);
+      expectOk(ran, "tar");
+      const files = ran.stdout.trim().split("\n");
+      expect(files.filter((f) => !/^package\/(dist\/.+\.(js|d\.ts)|bin\/wf\.js|package\.json|README\.md)$/.test(f))).toEqual([]);
+      expect(files).toContain("package/dist/index.d.ts");
+    }
+    const cli = JSON.parse(await readFile(join(project, "node_modules", "@wf", "cli", "package.json"), "utf8"));
+    expect(cli.exports["."]).toEqual({ types: "./dist/index.d.ts", import: "./dist/index.js" });
+    expect(cli.dependencies["@wf/core"]).toBe("^0.1.0");
+    expect(Object.keys(cli.dependencies).filter((d: string) => d.startsWith("@wf/"))).toEqual(["@wf/core"]);
+  });
+
+  it("installs @wf/core and @wf/cli alone: the CLI carries the runtime and the server", async () => {
+    expect((await readdir(join(project, "node_modules", "@wf"))).sort()).toEqual(["cli", "core"]);
+    const ran = await exec(process.execPath, ["--input-type=module", "-e", 'const core = await import("@wf/core"); const cli = await import("@wf/cli"); console.log(typeof core.workflow, typeof cli.runWorkflowFile)'], project);
+    expectOk(ran, "importing the packages");
+    expect(ran.stdout.trim()).toBe("function function");
+  });
+
+  it("the scaffold type-checks as written (tsc --noEmit) and passes wf check", async () => {
+    expectOk(await exec("npx", ["--no-install", "tsc", "--noEmit"], project), "tsc --noEmit");
+    const check = await exec("npx", ["--no-install", "wf", "check", "workflows/example.ts"], project);
+    expectOk(check, "wf check");
+    expect(check.stdout).toContain("1 file checked, 0 findings");
+  }, 300_000);
+
+  it("npx wf run runs the example on the page it ships and returns the typed rows", async () => {
+    const ran = await exec("npx", ["--no-install", "wf", "run", "workflows/example.ts", "--reporter", "json", "--out", "run.json"], project);
+    expectOk(ran, "wf run");
+    const record = JSON.parse(await readFile(join(project, "run.json"), "utf8"));
+    expect(record.status).toBe("succeeded");
+    expect(record.output).toEqual({
+      title: "Plans and prices",
+      plans: [
+        { plan: "Starter", price: 9, seats: 1 },
+        { plan: "Team", price: 49, seats: 10 },
+        { plan: "Business", price: 199, seats: 50 },
+      ],
+    });
+  }, 300_000);
+});
