@@ -93,6 +93,8 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
   });
   app.get<{ Params: { id: string } }>(fastifyPath(VIEW_ROUTES.events), async (request, reply) => {
     const session = requireSession(request, request.params.id);
+    // A HEAD gets the stream's headers and ends (a stream that never ends would hold it forever).
+    if (request.method === "HEAD") return reply.type("text/event-stream; charset=utf-8").header("cache-control", "no-store").send();
     reply.hijack();
     const res = reply.raw;
     // Hijacked: the headers set so far (helmet's) are written here by hand.

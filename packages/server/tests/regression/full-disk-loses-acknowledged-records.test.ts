@@ -23,9 +23,12 @@ const KEY = "test-key-full-disk";
 let pages: StaticServer;
 let dataDir: string;
 let diskFull = false;
+/** Called with the text of every write attempt made while the disk is full. */
+let onRefused: (text: string) => void = () => undefined;
 
 const write: JournalWrite = async (handle, data) => {
   if (!diskFull) return (await handle.write(data)).bytesWritten;
+  onRefused(Buffer.from(data).toString("utf8"));
   if (data.length < 8) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28 });
   return (await handle.write(data.subarray(0, Math.floor(data.length / 2)))).bytesWritten;
 };
@@ -106,6 +109,42 @@ describe("a full disk", () => {
       ]);
       const again = await api.call("POST", routePath(ROUTES.stepRun, { id: sessionId }), { step: "reload", type: "ACT" });
       expect(again.status).toBe(409);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a step that ends while the disk is full is shown finished only once its end is written", async () => {
+    let server: RunningServer = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: true, journalWrite: write });
+    let sessionId: string;
+    let stepId = "";
+    try {
+      const api = apiClient(server.url, KEY);
+      sessionId = (await api.create()).workflowId;
+      await api.finished((await api.runOk(sessionId, { step: `go to "${pages.url}/index.html"`, type: "ACT" })).stepId);
+      // The step is recorded, then the disk fills while it runs.
+      const endRefused = new Promise<void>((resolve) => {
+        onRefused = (text) => {
+          if (text.split("\n").some((line) => line.includes(`"stepId":"${stepId}"`) && line.includes('"status":"SUCCEEDED"'))) resolve();
+        };
+      });
+      const submitted = await api.runOk(sessionId, { step: "wait 1 second", type: "ACT" });
+      stepId = submitted.stepId;
+      diskFull = true;
+      await endRefused;
+      const during = await api.call("GET", routePath(ROUTES.stepStatus, { stepId }));
+      expect(during.json.status).toBe("RUNNING");
+      diskFull = false;
+      expect(await api.finished(stepId)).toMatchObject({ status: "SUCCEEDED" });
+    } finally {
+      diskFull = false;
+      onRefused = () => undefined;
+      await server.close();
+    }
+    server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: true });
+    try {
+      const step = await apiClient(server.url, KEY).call("GET", routePath(ROUTES.stepStatus, { stepId }));
+      expect(step.json).toMatchObject({ status: "SUCCEEDED", sessionId });
     } finally {
       await server.close();
     }
