@@ -26,7 +26,8 @@ describe("wf install-browser", () => {
       expect(stdout.text()).toMatch(new RegExp(`^Chromium is already installed: ${SYSTEM_CHROMIUM} \\(Chromium \\d+.*\\)\\. Nothing to do\\.\\n$`));
       expect(stderr.text()).toBe("");
     }
-  });
+    // Loads the server and starts Chromium twice (`--version`): slow on a loaded machine.
+  }, 180_000);
 
   it("--dry-run names the Playwright download and the system fallback, and runs nothing", async () => {
     const missing = join(dir, "no-such", "chrome");
