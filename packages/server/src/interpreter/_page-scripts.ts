@@ -117,9 +117,10 @@ export interface PageData {
   /** Labelled values: label + field, `dt`/`dd`, `th`/`td` rows, `Key: value` lines, `aria-label`. */
   pairs: Array<{ key: string; value: string; checked?: boolean; source: string }>;
   /** Tables with their header texts (colspans expanded) and body rows. */
-  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][] }>;
+  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][]; section?: string[] }>;
   /** Repeated sibling items (list items, cards), each as keyed fields. */
-  groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: Array<{ keys: string[]; value: string; weight: number }> }> }>;
+  groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: Array<{ keys: string[]; value: string; weight: number }> }>; section?: string[] }>;
+  /* `section`: the headings the table or list lies under, outermost first (an h1, then the h2 under it…). */
   /** Text of `main` / `[role=main]` / `article`, else of `body`; whitespace collapsed, at most 20,000 characters. */
   mainText: string;
 }
@@ -155,6 +156,19 @@ export const extractPage = new Function(
       node = node.parentElement;
     }
     return "";
+  }
+  // The headings an element lies under, outermost first: each heading owns what follows it up to
+  // the next heading of the same or a higher level.
+  function headingPath(el) {
+    var all = Array.prototype.slice.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"));
+    var stack = [];
+    for (var i = 0; i < all.length; i++) {
+      if (!(all[i].compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+      var lv = /^H[1-6]$/.test(all[i].tagName) ? Number(all[i].tagName[1]) : Number(all[i].getAttribute("aria-level") || 2);
+      while (stack.length && stack[stack.length - 1].level >= lv) stack.pop();
+      stack.push({ level: lv, text: text(all[i]) });
+    }
+    return stack.map(function (h) { return h.text; });
   }
   function nearestHeading(el) {
     var all = Array.prototype.slice.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"));
@@ -219,7 +233,7 @@ export const extractPage = new Function(
         { keys: ["definition", "description", "value", "meaning", "text", "details"], value: definition, weight: 0.9 }
       ] });
     });
-    if (items.length) data.groups.push({ context: clean(dl.getAttribute("aria-label") || "") || precedingContext(dl) || nearestHeading(dl), tag: "dl", items: items });
+    if (items.length) data.groups.push({ context: clean(dl.getAttribute("aria-label") || "") || precedingContext(dl) || nearestHeading(dl), tag: "dl", items: items, section: headingPath(dl) });
   });
 
   // Tables: header tables, and key/value rows.
@@ -254,7 +268,7 @@ export const extractPage = new Function(
     if (!caption && table.getAttribute("aria-labelledby")) { var lb = document.getElementById(table.getAttribute("aria-labelledby")); if (lb) caption = text(lb); }
     if (!caption && table.closest("figure")) { var fc = table.closest("figure").querySelector("figcaption"); if (fc) caption = text(fc); }
     if (!caption) caption = precedingContext(table);
-    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix });
+    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table) });
   });
 
   // "Key: value" lines in leaf blocks.
@@ -332,7 +346,7 @@ export const extractPage = new Function(
       groupCount++;
       var items = members.slice(0, MAX_ITEMS).map(function (m) { return { text: text(m), fields: itemFields(m) }; });
       var context = clean(parent.getAttribute("aria-label") || "") || precedingContext(parent) || nearestHeading(parent);
-      data.groups.push({ context: context, tag: members[0].tagName.toLowerCase(), items: items });
+      data.groups.push({ context: context, tag: members[0].tagName.toLowerCase(), items: items, section: headingPath(members[0]) });
     });
   });
 
