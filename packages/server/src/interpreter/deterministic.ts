@@ -274,7 +274,18 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
         }
         // A custom dropdown (an ARIA combobox or button): open it, then click the option.
         await el.locator.click({ timeout: clock.left() });
-        const option = await find({ text: action.option, roles: ["option", "menuitem", "menuitemradio", "treeitem"], roleWord: "option", quoted: true }, "click");
+        const optionRoles = ["option", "menuitem", "menuitemradio", "treeitem"];
+        const option = await find({ text: action.option, roles: optionRoles, roleWord: "option", quoted: true }, "click").catch(async (error: unknown) => {
+          if (!(error instanceof InterpreterError) || error.code !== "WF_ELEMENT_NOT_FOUND") throw error;
+          // Name what the dropdown offers, not the page's closest buttons.
+          const shown = await visibleOptions(page, optionRoles);
+          throw new InterpreterError(
+            "WF_ELEMENT_NOT_FOUND",
+            `${el.description} has no option ${JSON.stringify(action.option)}. ` +
+              (shown.length ? `Options: ${shown.slice(0, 12).map((o) => JSON.stringify(o)).join(", ")}.` : "It showed no options once opened."),
+            { target: action.option, candidates: shown.map((name) => ({ role: "option", name })) },
+          );
+        });
         await option.locator.click({ timeout: clock.left() });
         await settle();
         return { action: "select", target: el.description, element: identity(el), message: `Selected ${option.description} in ${el.description}` };
@@ -337,6 +348,18 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
       return { action: "upload", target: el.description, element: identity(el), message: `Uploaded ${path.basename(file)} to ${el.description}` };
     }
   }
+}
+
+/** The accessible names of the visible elements with one of `roles` (a custom dropdown's options once open). */
+async function visibleOptions(page: Page, roles: string[]): Promise<string[]> {
+  const names = new Set<string>();
+  for (const role of roles) {
+    const loc = page.getByRole(role as Parameters<Page["getByRole"]>[0]);
+    for (const text of await loc.evaluateAll((els) => els.filter((e) => (e as HTMLElement).offsetParent !== null || e.getClientRects().length > 0).map((e) => (e.textContent ?? "").replace(/\s+/g, " ").trim()))) {
+      if (text) names.add(text);
+    }
+  }
+  return [...names];
 }
 
 function identity(el: FoundElement): ElementIdentity {

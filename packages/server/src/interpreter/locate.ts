@@ -266,30 +266,100 @@ export async function closestCandidates(page: Page, text: string, limit = 5): Pr
 }
 
 /**
+ * How long the page must show no DOM change (with its load done and no request in flight) before
+ * a target that is not there is reported as not found, in ms.
+ */
+export const QUIET_MS = 500;
+
+/** Counts the requests the page starts while a target is looked for, and how many are still in flight. */
+function watchRequests(page: Page): { inflight(): number; dispose(): void } {
+  const open = new Set<unknown>();
+  const start = (r: unknown) => open.add(r);
+  const end = (r: unknown) => open.delete(r);
+  page.on("request", start);
+  page.on("requestfinished", end);
+  page.on("requestfailed", end);
+  return {
+    inflight: () => open.size,
+    dispose: () => {
+      page.off("request", start);
+      page.off("requestfinished", end);
+      page.off("requestfailed", end);
+    },
+  };
+}
+
+/**
+ * True when the page is loaded and stable: `load` done, network idle (Playwright's `networkidle`
+ * for the document, and no request started since we began looking still in flight), and no DOM
+ * change for `quietMs` (a MutationObserver the first call installs in the document).
+ */
+async function isSettled(page: Page, quietMs: number, inflight: number): Promise<boolean> {
+  if (inflight > 0) return false;
+  let state: { ready: string; quietMs: number };
+  try {
+    state = await page.evaluate(() => {
+      const w = window as unknown as { __wfQuiet?: { last: number } };
+      if (!w.__wfQuiet) {
+        const quiet = { last: performance.now() };
+        w.__wfQuiet = quiet;
+        new MutationObserver(() => {
+          quiet.last = performance.now();
+        }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      }
+      return { ready: document.readyState, quietMs: performance.now() - w.__wfQuiet.last };
+    });
+  } catch {
+    return false; // navigating
+  }
+  if (state.ready !== "complete" || state.quietMs < quietMs) return false;
+  return page
+    .waitForLoadState("networkidle", { timeout: 1 })
+    .then(() => true)
+    .catch(() => false);
+}
+
+/**
  * Finds the one element `target` names, waiting up to `waitMs` for it to appear (polling, not
- * busy-looping: 100 ms, then 250 ms, then every 500 ms).
+ * busy-looping: 100 ms, 250 ms, then every 250 ms), and no longer than the page takes to be loaded
+ * and stable: once its load is done, the network idle and the DOM unchanged for `quietMs`, a
+ * target still not there is not found.
  *
  * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` with the closest candidates, or
  *   `WF_ELEMENT_AMBIGUOUS` with the equally good matches.
  */
-export async function locateTarget(page: Page, target: TargetSpec, purpose: TargetPurpose, waitMs: number, signal?: AbortSignal): Promise<FoundElement> {
+export async function locateTarget(
+  page: Page,
+  target: TargetSpec,
+  purpose: TargetPurpose,
+  waitMs: number,
+  signal?: AbortSignal,
+  quietMs: number = QUIET_MS,
+): Promise<FoundElement> {
   const deadline = Date.now() + Math.max(0, waitMs);
   const pauses = [100, 250];
   let last: { hidden?: Attempt } = {};
-  for (;;) {
-    let result: FoundElement | { hidden?: Attempt };
-    try {
-      result = await tryOnce(page, target, purpose);
-    } catch (error) {
-      // The page navigated while we looked (a click before this step started a load): look again.
-      if (!isNavigationRace(error)) throw error;
-      result = {};
+  const network = watchRequests(page);
+  try {
+    for (;;) {
+      let result: FoundElement | { hidden?: Attempt };
+      try {
+        result = await tryOnce(page, target, purpose);
+      } catch (error) {
+        // The page navigated while we looked (a click before this step started a load): look again.
+        if (!isNavigationRace(error)) throw error;
+        result = {};
+      }
+      if ("locator" in result) return result;
+      last = result;
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted) break;
+      // A loaded page that has stopped changing will not show the target by waiting longer.
+      if (await isSettled(page, quietMs, network.inflight())) break;
+      await page.waitForTimeout(Math.min(left, pauses.shift() ?? 250));
     }
-    if ("locator" in result) return result;
-    last = result;
-    const left = deadline - Date.now();
-    if (left <= 0 || signal?.aborted) break;
-    await page.waitForTimeout(Math.min(left, pauses.shift() ?? 500));
+  } finally {
+    network.dispose();
   }
   if (last.hidden) {
     // File inputs are often hidden behind a styled label; setting files on them works.
