@@ -171,8 +171,19 @@ export type ActionDone = Omit<ActResult, "url">;
  */
 export async function performAction(page: Page, action: ParsedAction, clock: StepClock, options: PerformOptions): Promise<ActionDone> {
   const waitMs = () => Math.min(options.findTimeoutMs, clock.left());
-  const find = (target: TargetSpec, purpose: TargetPurpose) =>
-    options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal);
+  const notes: string[] = [];
+  const find = async (target: TargetSpec, purpose: TargetPurpose) => {
+    const el = await (options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal));
+    if (el.note) notes.push(el.note);
+    return el;
+  };
+  const done = await perform(page, action, clock, options, find);
+  return notes.length ? { ...done, message: `${done.message} (${notes.join("; ")})` } : done;
+}
+
+type Find = (target: TargetSpec, purpose: TargetPurpose) => Promise<FoundElement>;
+
+async function perform(page: Page, action: ParsedAction, clock: StepClock, options: PerformOptions, find: Find): Promise<ActionDone> {
   const settle = () => page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
 
   switch (action.verb) {

@@ -7,8 +7,22 @@
  */
 import { InterpreterError } from "./errors.js";
 
+/**
+ * A place the target is looked for in: `in the "Billing" section`, `inside the dialog`, `in the
+ * "status" row`. `text` `""` is any of that kind (`inside the dialog`: the open one).
+ */
+export interface ScopeSpec {
+  kind: "section" | "dialog" | "row" | "list" | "table" | "form" | "card" | "region";
+  text: string;
+}
+
 /** What an instruction names as the element to act on. */
 export interface TargetSpec {
+  /**
+   * Where to look, innermost first (`the "[...]" expander in the "status" row of the "Order"
+   * schema` → row "status", then table "Order"); absent: the whole page.
+   */
+  scopes?: ScopeSpec[];
   /** The text that names the element (accessible name, label, placeholder, text, title or alt). `""` with a role: any element of that role. */
   text: string;
   /** Roles the instruction hints at (`the "Save" button` → `["button"]`), ARIA role names. */
@@ -342,7 +356,7 @@ const ROLE_WORDS: ReadonlyArray<[RegExp, string[]]> = [
   [/check\s*box(?:es)?|tick\s*box(?:es)?/i, ["checkbox", "switch"]],
   [/text\s*(?:box|field|area|input)|textarea|search\s*(?:box|field|input)|input\s*(?:box|field)?|fields?|inputs?/i, ["textbox", "searchbox", "combobox", "spinbutton"]],
   [/drop\s*-?\s*downs?|select(?:\s*box)?|combo\s*box(?:es)?|list\s*box(?:es)?|pickers?/i, ["combobox", "listbox"]],
-  [/buttons?|btn/i, ["button"]],
+  [/buttons?|btn|expanders?|disclosures?|chevrons?|carets?/i, ["button"]],
   [/links?|hyperlinks?/i, ["link"]],
   [/tabs?/i, ["tab"]],
   [/menu\s*items?|menu\s*entr(?:y|ies)/i, ["menuitem", "menuitemcheckbox", "menuitemradio"]],
@@ -364,7 +378,8 @@ const ORDINALS: Record<string, number> = {
  * `link "Docs"`, `"Remember me" checkbox`, or unquoted `Sign in`.
  */
 export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
-  let rest = phrase.trim().replace(/^(?:on|at|onto|into|in|to)\s+/i, "").replace(/^(?:the|a|an)\s+/i, "");
+  const scoped = splitScopes(phrase.trim(), quotes);
+  let rest = scoped.rest.replace(/^(?:on|at|onto|into|in|to)\s+/i, "").replace(/^(?:the|a|an)\s+/i, "");
   let ordinal: number | undefined;
   const ord = rest.match(/^(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|(\d+)(?:st|nd|rd|th))\s+/i);
   if (ord) {
@@ -410,6 +425,7 @@ export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
       .trim();
   }
   const spec: TargetSpec = { text: text.trim(), quoted: Boolean(quoted) };
+  if (scoped.scopes.length) spec.scopes = scoped.scopes;
   if (ordinal !== undefined) spec.ordinal = ordinal;
   if (roleText) {
     for (const [re, roles] of ROLE_WORDS) {
@@ -425,9 +441,47 @@ export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
   return spec;
 }
 
+/** Scope words as written, and the kind they stand for. */
+const SCOPE_KINDS: ReadonlyArray<[RegExp, ScopeSpec["kind"]]> = [
+  [/^(?:section|chapter|part|heading|schema|tab\s*panel)$/i, "section"],
+  [/^(?:dialog|modal|popup|pop-up|dialog box|modal dialog)$/i, "dialog"],
+  [/^(?:row|line|entry|record)$/i, "row"],
+  [/^(?:list)$/i, "list"],
+  [/^(?:table|grid)$/i, "table"],
+  [/^(?:form)$/i, "form"],
+  [/^(?:card|tile|item|list item|entry)$/i, "card"],
+  [/^(?:region|panel|pane|area|box|group|block|widget)$/i, "region"],
+];
+const SCOPE_WORD = "section|chapter|part|heading|schema|tab\\s*panel|dialog box|modal dialog|dialog|modal|popup|pop-up|row|line|entry|record|list item|list|table|grid|form|card|tile|item|region|panel|pane|area|box|group|block|widget";
+
+/**
+ * Cuts the places off the end of a target phrase, outermost last: `"Edit" in the "Billing" section`
+ * → `"Edit"` + section "Billing"; `the "[...]" expander in the "status" row of the "Order" schema`
+ * → row "status", then section "Order". Unquoted names work (`in the Billing section`); a bare
+ * `inside the dialog` names the open dialog.
+ */
+function splitScopes(phrase: string, quotes: string[]): { rest: string; scopes: ScopeSpec[] } {
+  const scopes: ScopeSpec[] = [];
+  let rest = phrase;
+  const re = new RegExp(`^(.*?\\S)\\s+(?:in|inside|within|under|of|on|from)\\s+(?:the\\s+|a\\s+|an\\s+)?(?:«(\\d+)»\\s*|([\\w'’.-]+(?:\\s+[\\w'’.-]+){0,4}?)\\s+)?(${SCOPE_WORD})$`, "i");
+  for (;;) {
+    const m = re.exec(rest);
+    if (!m) break;
+    const word = m[4]!.replace(/\s+/g, " ");
+    const kind = SCOPE_KINDS.find(([k]) => k.test(word))?.[1];
+    if (!kind) break;
+    const text = m[2] !== undefined ? (quotes[Number(m[2])] ?? "") : (m[3] ?? "").trim();
+    // `the "Edit" button in the form` keeps meaning the form; `on the page` is not a scope (filler).
+    scopes.unshift({ kind, text: text.replace(/^(?:the|a|an)\s+/i, "") });
+    rest = m[1]!;
+  }
+  // Innermost first, as the phrase lists them (`in the row of the table`).
+  return { rest, scopes };
+}
+
 /** Words around a target that say nothing about it: `below`, `on the page`, `to continue`… */
 const FILLER =
-  /\s*(?:\b(?:below|above|here|again|now|once|please)|\b(?:on|in|at|from|of) (?:the |this )?(?:page|form|dialog|modal|menu|top|bottom|header|footer|sidebar|toolbar|screen|left|right)|\bto (?:continue|proceed|submit|confirm|sign in|log in))\s*$/i;
+  /\s*(?:\b(?:below|above|here|again|now|once|please)|\b(?:on|in|at|from|of) (?:the |this )?(?:page|menu|top|bottom|header|footer|sidebar|toolbar|screen|left|right)|\bto (?:continue|proceed|submit|confirm|sign in|log in))\s*$/i;
 
 /** Named keys as people write them, and Playwright's names. */
 const KEY_ALIASES: Record<string, string> = {

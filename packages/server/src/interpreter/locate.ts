@@ -7,8 +7,8 @@
  */
 import type { Locator, Page } from "playwright-core";
 import { InterpreterError, type ElementCandidate } from "./errors.js";
-import type { TargetSpec } from "./grammar.js";
-import { describeElements, type ElementInfo } from "./_page-scripts.js";
+import type { ScopeSpec, TargetSpec } from "./grammar.js";
+import { describeElements, inScopes, type ElementInfo } from "./_page-scripts.js";
 import { similarity } from "./_text.js";
 
 /**
@@ -28,6 +28,11 @@ export interface FoundElement {
   /** Its ARIA role and accessible name, as the page computes them. */
   role: string;
   name: string;
+  /**
+   * A remark for the step's message, e.g. that the element has identical twins and the first in
+   * document order was used. Optional: a `locate` that returns none is fine.
+   */
+  note?: string;
 }
 
 type AriaRole = Parameters<Page["getByRole"]>[0];
@@ -60,8 +65,12 @@ const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
   key: ["role", "label", "placeholder", "title", "attribute", "text"],
 };
 
-type Tier = "exact" | "whole" | "substring";
-const TIERS: Tier[] = ["exact", "whole", "substring"];
+/**
+ * Matching tiers, tried in order: exact text; whole text with case, whitespace, dashes and quotes
+ * folded; the unique start of a link's name (click, hover); a folded substring (fields only).
+ */
+type Tier = "exact" | "whole" | "prefix" | "substring";
+const TIERS: Tier[] = ["exact", "whole", "prefix", "substring"];
 
 /** Roles listed as candidates when nothing matches (not `option`: a select's options are noise there). */
 const CANDIDATE_ROLES = new Set<string>([...INTERACTIVE.filter((r) => r !== "option"), "heading", "img"]);
@@ -72,14 +81,41 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** Dashes (hyphen, non-breaking hyphen, figure, en, em dash, minus) fold to one another below the exact tier. */
+const DASHES = "\\-\u2010\u2011\u2012\u2013\u2014\u2015\u2212";
+const DASH_CHARS = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212";
+/** Straight and curly quotes, guillemets, backtick. */
+const QUOTES = "\"'\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb`\u00b4";
+
+/**
+ * The text as a pattern blind to case, runs of whitespace, which dash and which quote: `json - JSON`
+ * matches "json — JSON", `"Smart" quotes` matches “Smart” quotes.
+ */
+export function loosePattern(text: string): string {
+  let out = "";
+  for (const ch of text.trim()) {
+    if (/\s/.test(ch)) {
+      if (!out.endsWith("\\s+")) out += "\\s+";
+    } else if (DASH_CHARS.includes(ch)) out += `[${DASHES}]`;
+    else if (QUOTES.includes(ch)) out += `[${QUOTES}]`;
+    else out += escapeRegExp(ch);
+  }
+  return out;
+}
+
 function textArg(text: string, tier: Tier): { value: string | RegExp; exact: boolean } {
   if (tier === "exact") return { value: text, exact: true };
+  const body = loosePattern(text);
   if (tier === "whole") {
     // Case-insensitive, and blind to a section number before ("8.1.3. ", "K. ", "IV. ") and an arrow or punctuation after ("Next →").
-    const body = escapeRegExp(text.trim()).replace(/\s+/g, "\\s+");
     return { value: new RegExp(`^\\s*(?:(?:[A-Z]|[IVXLC]+)\\.\\s+|\\d+(?:\\.\\d+)*\\.?\\s+)?${body}\\s*[→»›>…:.!?*]*\\s*$`, "i"), exact: false };
   }
-  return { value: text, exact: false };
+  if (tier === "prefix") {
+    // The start of a name up to a separator (a dash, colon, parenthesis, bar, bullet): `json` for
+    // "json — JSON encoder and decoder", not "jsonschema", and `Sign in` not for "Sign in with SSO".
+    return { value: new RegExp(`^\\s*${body}(?=\\s*[${DASHES}:,;(/|·•])`, "i"), exact: false };
+  }
+  return { value: new RegExp(body, "i"), exact: false };
 }
 
 function cssString(s: string): string {
@@ -131,8 +167,14 @@ function describe(info: ElementInfo): string {
   return `${info.role} ${JSON.stringify(info.name)}`;
 }
 
-function found(locator: Locator, info: ElementInfo): FoundElement {
-  return { locator, description: describe(info), href: info.href, role: info.role, name: info.name };
+function found(locator: Locator, info: ElementInfo, target?: TargetSpec, note?: string): FoundElement {
+  const where = target?.scopes?.length ? ` ${scopePhrase(target.scopes)}` : "";
+  return { locator, description: describe(info) + where, href: info.href, role: info.role, name: info.name, ...(note ? { note } : {}) };
+}
+
+/** `in the "status" row of the "Order" section`: scopes as a person writes them, innermost first. */
+export function scopePhrase(scopes: ScopeSpec[]): string {
+  return scopes.map((sc, i) => `${i === 0 ? "in" : "of"} the ${sc.text ? `${JSON.stringify(sc.text)} ` : ""}${sc.kind}`).join(" ");
 }
 
 function ordinalWord(n: number): string {
@@ -142,12 +184,21 @@ function ordinalWord(n: number): string {
 function targetLabel(target: TargetSpec): string {
   const ord = target.ordinal !== undefined ? `${ordinalWord(target.ordinal)} ` : "";
   const quoted = target.text ? JSON.stringify(target.text) : "";
-  return [ord + quoted, target.roleWord ?? ""].filter(Boolean).join(" ").trim() || "(any)";
+  const where = target.scopes?.length ? scopePhrase(target.scopes) : "";
+  return [ord + quoted, target.roleWord ?? "", where].filter(Boolean).join(" ").trim() || "(any)";
 }
 
 interface Attempt {
   locator: Locator;
   infos: ElementInfo[];
+}
+
+/** Describes a locator's elements; with scopes, those outside them are marked `outOfScope`. */
+async function describeAll(loc: Locator, target: TargetSpec): Promise<ElementInfo[]> {
+  const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
+  if (!target.scopes?.length || infos.length === 0) return infos;
+  const flags = await loc.evaluateAll(inScopes, target.scopes);
+  return infos.map((info, i) => (flags[i] ? info : { ...info, outOfScope: true }));
 }
 
 async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): Promise<FoundElement | { hidden?: Attempt }> {
@@ -158,7 +209,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
   if (!target.text) {
     // `click the last link`: any element of the hinted role.
     const loc = roles.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b));
-    const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
+    const infos = await describeAll(loc, target);
     const picked = pick(loc, infos, target);
     if (picked) return picked;
     return {};
@@ -166,14 +217,21 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
 
   // Substrings only name fields (`"Email"` for "Email address"): a click on a substring could
   // hit the wrong element (`"Sign in"` must not click "Sign in with SSO").
-  const tiers = purpose === "click" || purpose === "any" || purpose === "scroll" ? TIERS.filter((t) => t !== "substring") : TIERS;
+  const clicky = purpose === "click" || purpose === "any" || purpose === "scroll";
+  const tiers = TIERS.filter((t) => (clicky ? t !== "substring" : t !== "prefix"));
   for (const tier of tiers) {
-    const strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    let strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    // A prefix names links only (`click "json"` for "json — JSON encoder and decoder").
+    const tierRoles = tier === "prefix" ? roles.filter((r) => r === "link") : roles;
+    if (tier === "prefix") {
+      if (!tierRoles.length) continue;
+      strategies = ["role"];
+    }
     for (const strategy of strategies) {
-      const loc = strategyLocator(page, strategy, target.text, tier, roles, hinted);
+      const loc = strategyLocator(page, strategy, target.text, tier, tierRoles, hinted);
       if (!loc) continue;
-      const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
-      if (infos.length === 0) continue;
+      const infos = await describeAll(loc, target);
+      if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
       const picked = pick(loc, infos, target, false, purpose);
       if (picked) return picked;
       if (!hiddenFallback) hiddenFallback = { locator: loc, infos };
@@ -190,7 +248,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
 function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHidden = false, purpose?: TargetPurpose): FoundElement | undefined {
   let kept: number[] = [];
   infos.forEach((info, i) => {
-    if (info.sameAs !== -1 || info.inside !== -1) return;
+    if (info.sameAs !== -1 || info.inside !== -1 || info.outOfScope) return;
     if (!includeHidden && !info.visible) return;
     kept.push(i);
   });
@@ -200,6 +258,12 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     const notAnchors = kept.filter((i) => !infos[i]!.samePageAnchor);
     if (headings.length) kept = headings;
     else if (notAnchors.length) kept = notAnchors;
+  }
+  // `in the "Billing" section`: an element right under that heading beats one in a sub-section of it.
+  const section = target.scopes?.find((sc) => sc.kind === "section" && sc.text);
+  if (section && kept.length > 1) {
+    const direct = kept.filter((i) => fold(infos[i]!.context.section) === fold(section.text));
+    if (direct.length) kept = direct;
   }
   if (target.ordinal !== undefined) {
     const index = target.ordinal === -1 ? kept[kept.length - 1] : kept[target.ordinal - 1];
@@ -211,26 +275,79 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
         { target: target.text, candidates: kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name })) },
       );
     }
-    return found(loc.nth(index), infos[index]!);
+    return found(loc.nth(index), infos[index]!, target);
   }
-  // Links with the same name to the same place (a page's header and footer "Next") do the same thing.
+  if (kept.length === 1) return found(loc.nth(kept[0]!), infos[kept[0]!]!, target);
+  // Twins: the same role and name and nothing else to tell them apart (links to the same address,
+  // fields with the same placeholder, name and form, elements in the same section, row, table and
+  // dialog). They do the same thing: act on the first visible one, in document order, and say so.
   const first = infos[kept[0]!]!;
-  if (kept.length > 1 && first.href && kept.every((i) => infos[i]!.href === first.href && infos[i]!.name === first.name)) {
-    return found(loc.nth(kept[0]!), first);
+  const twins = kept.every((i) => {
+    const o = infos[i]!;
+    if (o.role !== first.role || o.name !== first.name) return false;
+    if (first.href || o.href) return o.href === first.href;
+    if (first.fieldKey || o.fieldKey) return o.fieldKey === first.fieldKey && o.context.form === first.context.form;
+    return JSON.stringify(o.context) === JSON.stringify(first.context);
+  });
+  if (twins) {
+    return found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`);
   }
-  if (kept.length > 1) {
-    const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
-    const list = candidates.slice(0, 8).map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ");
-    const role = candidates[0]!.role;
-    throw new InterpreterError(
-      "WF_ELEMENT_AMBIGUOUS",
-      `${kept.length} elements match ${targetLabel(target)} equally well: ${list}. ` +
-        `Name the role (\`the ${JSON.stringify(target.text || "…")} ${role}\`) or an ordinal (\`the second ${JSON.stringify(target.text || "…")} ${role}\`).`,
-      { target: target.text, candidates },
-    );
+  const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
+  const list = kept
+    .slice(0, 8)
+    .map((i) => `${JSON.stringify(infos[i]!.name)} (${infos[i]!.role}${whereText(infos[i]!.context)})`)
+    .join(", ");
+  throw new InterpreterError(
+    "WF_ELEMENT_AMBIGUOUS",
+    `${kept.length} elements match ${targetLabel(target)} equally well: ${list}. ${disambiguationHint(kept.map((i) => infos[i]!), target)}`,
+    { target: target.text, candidates },
+  );
+}
+
+function fold(text: string): string {
+  return text.toLowerCase().replace(/[\u2010-\u2015\u2212]/g, "-").replace(/\s+/g, " ").trim().replace(/^(?:(?:[a-z]|[ivxlc]+)\.\s+|\d+(?:\.\d+)*\.?\s+)/, "");
+}
+
+function whereText(context: ElementInfo["context"]): string {
+  const parts = [
+    context.dialog ? `in the ${context.dialog === "dialog" ? "" : `${JSON.stringify(context.dialog)} `}dialog` : "",
+    context.row ? `in the ${JSON.stringify(context.row)} row` : "",
+    !context.row && context.item ? `in the ${JSON.stringify(context.item.length > 40 ? context.item.slice(0, 39) + "…" : context.item)} item` : "",
+    context.table ? `of the ${JSON.stringify(context.table)} table` : "",
+    !context.row && context.section ? `under ${JSON.stringify(context.section)}` : "",
+  ].filter(Boolean);
+  return parts.length ? `, ${parts.join(" ")}` : "";
+}
+
+/**
+ * A way to name one of several matches that itself names one: a role that only one has, a place
+ * (section, row, table, dialog) where the first is alone, else an ordinal.
+ */
+function disambiguationHint(matches: ElementInfo[], target: TargetSpec): string {
+  const text = JSON.stringify(target.text || "…");
+  const first = matches[0]!;
+  const ways: string[] = [];
+  const sameRole = matches.filter((m) => m.role === first.role).length;
+  if (sameRole === 1) ways.push(`\`the ${text} ${first.role}\``);
+  const places: Array<[keyof ElementInfo["context"], string]> = [
+    ["dialog", "dialog"],
+    ["row", "row"],
+    ["item", "item"],
+    ["table", "table"],
+    ["section", "section"],
+  ];
+  for (const [key, kind] of places) {
+    const value = first.context[key];
+    if (!value || value === "dialog" || value.length > 40) continue;
+    const alone = matches.filter((m) => fold(m.context[key]) === fold(value)).length === 1;
+    if (alone) {
+      ways.push(`\`${text} in the ${JSON.stringify(value)} ${kind}\``);
+      break;
+    }
   }
-  const index = kept[0]!;
-  return found(loc.nth(index), infos[index]!);
+  const roleWord = sameRole === matches.length ? ` ${first.role}` : "";
+  ways.push(`an ordinal (\`the first ${text}${roleWord}\`, \`the second ${text}${roleWord}\`)`);
+  return `Name the one you mean: ${ways.join(", or ")}.`;
 }
 
 /**

@@ -70,3 +70,88 @@ describe("negative answers name the right thing, as soon as the page is stable",
     expect((await act('click "Continue"')).target).toBe('button "Continue"');
   });
 });
+
+describe("loose text: dashes, quotes, whitespace and case, and a link's unique prefix", () => {
+  it("clicks a link written with an em dash by a hyphen, and curly quotes by straight ones", async () => {
+    expect((await act('click "json - JSON encoder and decoder"')).target).toBe('link "json — JSON encoder and decoder"');
+    expect((await act('click "csv – CSV file reading and writing"')).target).toBe('link "csv — CSV File Reading and Writing"');
+    expect((await act(`click '"Smart" quotes - and dashes'`)).target).toBe('link "“Smart” quotes — and dashes"');
+    expect(await log()).toBe("json;csv;quotes;");
+  });
+
+  it("clicks a link by the unique start of its name, up to a word boundary", async () => {
+    expect((await act('click "json"')).target).toBe('link "json — JSON encoder and decoder"');
+    expect((await act('click "jsonschema"')).target).toBe('link "jsonschema – validation"');
+    expect(await log()).toBe("json;jsonschema;");
+    // Not the start of a word: nothing matches.
+    expect((await failure('click "jso"')).code).toBe("WF_ELEMENT_NOT_FOUND");
+  });
+});
+
+describe("twins and ambiguity", () => {
+  it("acts on the first of identical twins (the same search box in header and footer) and says so", async () => {
+    const result = await act('fill "Search" with "dataclass"');
+    expect(result.message).toContain('2 identical matches, searchbox "Search"');
+    expect(result.message).toContain("used the first in document order");
+    expect(await page.locator("header input").inputValue()).toBe("dataclass");
+    expect(await page.locator("footer input").inputValue()).toBe("");
+  });
+
+  it("acts on the first of twin search boxes on a docs page (same form action and field name)", async () => {
+    await page.goto(`${server.url}/constants.html`);
+    const result = await act('type "dataclass" into "Quick search"');
+    expect(result.message).toContain("used the first in document order");
+    expect(await page.locator(".search-top input[name=q]").inputValue()).toBe("dataclass");
+  });
+
+  it("keeps buttons in different sections ambiguous, with a hint that itself names one", async () => {
+    const error = await failure('click "Edit"');
+    expect(error.code).toBe("WF_ELEMENT_AMBIGUOUS");
+    expect(error.message).toContain('`"Edit" in the "Profile" section`');
+    // The hint works.
+    await act('click "Edit" in the "Profile" section');
+    expect(await log()).toBe("edit profile;");
+  });
+
+  it("keeps buttons of different list items ambiguous, and the item named in the hint picks one", async () => {
+    const error = await failure('click "Delete"');
+    expect(error.code).toBe("WF_ELEMENT_AMBIGUOUS");
+    expect(error.message).toContain('`"Delete" in the "Buy milk" item`');
+    expect(error.message).not.toContain('`the "Delete" button`');
+    expect(error.message).toContain('`the first "Delete" button`');
+    await act('click "Delete" in the "Walk the dog" item');
+    expect(await log()).toBe("delete dog;");
+  });
+});
+
+describe("scopes: in/inside/within/under a section, dialog, row, table, list, form", () => {
+  it("clicks in a section by its heading, quoted or not, and the innermost section's own button", async () => {
+    await act('click "Edit" in the "Billing" section');
+    await act("click Edit under the Invoices section");
+    await act('click the "Edit" button within the "Profile" section');
+    expect(await log()).toBe("edit billing;edit invoices;edit profile;");
+  });
+
+  it("clicks inside the open dialog, unnamed or by name", async () => {
+    await act('click "Delete account"');
+    const result = await act('click the "OK" button inside the dialog');
+    expect(result.target).toBe('button "OK" in the dialog');
+    await act('click "Delete account"');
+    await act('click "OK" in the "Confirm deletion" dialog');
+    expect(await log()).toBe("dialog ok;dialog ok;");
+  });
+
+  it("clicks the expander in a row, and nests a row in a table", async () => {
+    expect((await failure('click the expander in the "status" row')).code).toBe("WF_ELEMENT_AMBIGUOUS");
+    await act('click the "[...]" expander in the "status" row of the "Order" schema');
+    await act('click the expander in the "status" row of the "Pet" table');
+    await act('click "Expand" in the "id" row');
+    expect(await log()).toBe("expand order.status;expand pet.status;expand order.id;");
+  });
+
+  it("fails naming the scope when nothing matches inside it", async () => {
+    const error = await failure('click "Edit" in the "Shipping" section');
+    expect(error.code).toBe("WF_ELEMENT_NOT_FOUND");
+    expect(error.message).toContain('in the "Shipping" section');
+  });
+});
