@@ -251,6 +251,34 @@ export const inScopes = new Function(
   }`,
 )() as (elements: Element[], scopes: ScopeArg[]) => boolean[];
 
+/**
+ * For each control, whether the text written beside it (not on it) is `text`: its row's first cell
+ * or `<th>`, the `<dt>` before its `<dd>`, or its item's own words (a sibling `<label>` without
+ * `for`, a `<span>`) — `loose`: compared folded (case, whitespace, dashes, quotes).
+ */
+export const nearLabelMatches = new Function(
+  String.raw`return function (els, arg) {${DESCRIBE_SOURCE}
+    var want = arg[1] ? wfFold(arg[0]) : arg[0].trim();
+    function same(t) { return t && (arg[1] ? wfFold(t) === want : t.replace(/\s+/g, " ").trim() === want); }
+    return els.map(function (c) {
+      var row = c.closest("tr,[role=row]");
+      if (row) {
+        var cells = row.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader]");
+        for (var i = 0; i < cells.length; i++) { if (cells[i].contains(c)) break; if (same(wfText(cells[i]))) return true; }
+      }
+      var dd = c.closest("dd");
+      if (dd) { var dt = dd.previousElementSibling; while (dt && dt.tagName !== "DT") dt = dt.previousElementSibling; if (dt && same(wfText(dt))) return true; }
+      var parent = c.parentElement;
+      for (var depth = 0; parent && depth < 2 && parent !== document.body; depth++, parent = parent.parentElement) {
+        var controls = parent.querySelectorAll("input:not([type=hidden]),select,textarea,[role=checkbox],[role=switch],[role=combobox],[role=textbox]");
+        if (controls.length !== 1) break;
+        if (same(wfItemText(parent))) return true;
+      }
+      return false;
+    });
+  }`,
+)() as (elements: Element[], arg: [text: string, loose: boolean]) => boolean[];
+
 /** Options of a `<select>`, for loose option matching. */
 export const listSelectOptions = new Function(
   String.raw`return function (el) {

@@ -314,7 +314,8 @@ async function perform(page: Page, action: ParsedAction, clock: StepClock, optio
     }
     case "check":
     case "uncheck": {
-      const el = await find(action.target, "check");
+      let el = await find(action.target, "check");
+      if (!CHECKABLE.has(el.role)) el = await checkboxOfItem(el);
       if (action.verb === "check") await el.locator.check({ timeout: clock.left() });
       else await el.locator.uncheck({ timeout: clock.left() });
       return { action: action.verb, target: el.description, element: identity(el), message: `${action.verb === "check" ? "Checked" : "Unchecked"} ${el.description}` };
@@ -359,6 +360,30 @@ async function perform(page: Page, action: ParsedAction, clock: StepClock, optio
       return { action: "upload", target: el.description, element: identity(el), message: `Uploaded ${path.basename(file)} to ${el.description}` };
     }
   }
+}
+
+const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
+
+/**
+ * `check "Buy milk"` found the text, not a checkbox: the one checkbox (radio, switch) of the
+ * smallest element around it that has one — its list item, row, label or card.
+ * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` when there is none or several.
+ */
+async function checkboxOfItem(el: FoundElement): Promise<FoundElement> {
+  const box = el.locator
+    .locator("xpath=ancestor-or-self::*[.//input[@type='checkbox' or @type='radio'] or .//*[@role='checkbox' or @role='switch' or @role='radio']][1]")
+    .first()
+    .locator("input[type=checkbox], input[type=radio], [role=checkbox], [role=switch], [role=radio]");
+  const count = await box.count();
+  if (count !== 1) {
+    throw new InterpreterError(
+      "WF_ELEMENT_NOT_FOUND",
+      `${el.description} is not a checkbox, radio button or switch, and ${count ? `its item holds ${count} of them` : "none is beside it"}. Name the checkbox itself (\`check the "…" checkbox\`).`,
+      { target: el.name, candidates: [{ role: el.role, name: el.name }] },
+    );
+  }
+  const name = await box.evaluate((node) => (node as HTMLElement).getAttribute("aria-label") ?? "");
+  return { locator: box, description: `checkbox beside ${el.description}`, href: "", role: "checkbox", name: name || el.name };
 }
 
 /** The accessible names of the visible elements with one of `roles` (a custom dropdown's options once open). */

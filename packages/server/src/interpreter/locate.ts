@@ -8,7 +8,7 @@
 import type { Locator, Page } from "playwright-core";
 import { InterpreterError, type ElementCandidate } from "./errors.js";
 import type { ScopeSpec, TargetSpec } from "./grammar.js";
-import { describeElements, inScopes, type ElementInfo } from "./_page-scripts.js";
+import { describeElements, inScopes, nearLabelMatches, type ElementInfo } from "./_page-scripts.js";
 import { similarity } from "./_text.js";
 
 /**
@@ -53,16 +53,17 @@ const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
   key: INTERACTIVE,
 };
 
-type Strategy = "role" | "label" | "placeholder" | "text" | "alt" | "title" | "attribute";
+/** `near`: a form control whose row, item or term beside it shows the text (below true accessible names). */
+type Strategy = "role" | "label" | "placeholder" | "text" | "alt" | "title" | "attribute" | "near";
 const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
   click: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
   any: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
   scroll: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
-  fill: ["role", "label", "placeholder", "title", "attribute"],
-  check: ["role", "label", "text", "title", "attribute"],
-  select: ["role", "label", "title", "attribute"],
+  fill: ["role", "label", "placeholder", "title", "attribute", "near"],
+  check: ["role", "label", "text", "title", "attribute", "near"],
+  select: ["role", "label", "title", "attribute", "near"],
   upload: ["label", "role", "title", "attribute", "text"],
-  key: ["role", "label", "placeholder", "title", "attribute", "text"],
+  key: ["role", "label", "placeholder", "title", "attribute", "text", "near"],
 };
 
 /**
@@ -151,6 +152,9 @@ function strategyLocator(page: Page, strategy: Strategy, text: string, tier: Tie
     case "title":
       loc = page.getByTitle(value, { exact });
       break;
+    case "near":
+      // Every control of the roles; tryOnce keeps those whose nearby text matches.
+      return tier === "exact" || tier === "whole" ? roleUnion(false) : undefined;
     case "attribute":
       if (tier !== "exact" || !/^[\w.:-]+$/.test(text)) return undefined;
       loc = page.locator(`[name=${cssString(text)}], [id=${cssString(text)}], [data-testid=${cssString(text)}]`);
@@ -220,7 +224,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
   const clicky = purpose === "click" || purpose === "any" || purpose === "scroll";
   const tiers = TIERS.filter((t) => (clicky ? t !== "substring" : t !== "prefix"));
   for (const tier of tiers) {
-    let strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    let strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute", "near"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
     // A prefix names links only (`click "json"` for "json — JSON encoder and decoder").
     const tierRoles = tier === "prefix" ? roles.filter((r) => r === "link") : roles;
     if (tier === "prefix") {
@@ -230,7 +234,12 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
     for (const strategy of strategies) {
       const loc = strategyLocator(page, strategy, target.text, tier, tierRoles, hinted);
       if (!loc) continue;
-      const infos = await describeAll(loc, target);
+      let infos = await describeAll(loc, target);
+      if (strategy === "near" && infos.length) {
+        const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
+        // An unnamed control stands for the text beside it.
+        infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
+      }
       if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
       const picked = pick(loc, infos, target, false, purpose);
       if (picked) return picked;

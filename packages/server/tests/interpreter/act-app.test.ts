@@ -155,3 +155,29 @@ describe("scopes: in/inside/within/under a section, dialog, row, table, list, fo
     expect(error.message).toContain('in the "Shipping" section');
   });
 });
+
+describe("labels by proximity, below true accessible names", () => {
+  it("selects in an unlabelled <select> named by its row's first cell", async () => {
+    const result = await act('select "xml" from "format"');
+    expect(result.message).toBe('Selected "xml" in combobox "format"');
+    expect(await page.locator("table.parameters select").inputValue()).toBe("xml");
+    await act('fill "limit" with "25"');
+    expect(await page.locator("table.parameters input").inputValue()).toBe("25");
+  });
+
+  it("checks a checkbox whose text is a sibling <label> without for, and one beside a <dt>", async () => {
+    await act('check "Buy milk"');
+    expect(await page.locator("#t1").isChecked()).toBe(true);
+    expect(await page.locator("#t2").isChecked()).toBe(false);
+    await act('check "Notifications"');
+    expect(await page.locator("#notify").isChecked()).toBe(true);
+    await act('uncheck "buy milk"');
+    expect(await page.locator("#t1").isChecked()).toBe(false);
+  });
+
+  it("prefers a true accessible name to a nearby text", async () => {
+    // "Size" is a real <label for>: the select it labels, not anything beside the word.
+    await act('select "Large" from "Size"');
+    expect(await page.locator("#size").inputValue()).toBe("l");
+  });
+});
