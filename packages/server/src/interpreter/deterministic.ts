@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { z } from "zod";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions, type ParsedAction, type TargetSpec } from "./grammar.js";
-import { isNavigationRace, locateTarget, type FoundElement, type TargetPurpose } from "./locate.js";
+import { isNavigationRace, locateTarget, QUIET_MS, waitForSettled, type FoundElement, type TargetPurpose } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
 import { extractPage, listSelectOptions, scrollPage, type PageData } from "./_page-scripts.js";
 import { words } from "./_text.js";
@@ -340,8 +340,46 @@ async function perform(page: Page, action: ParsedAction, clock: StepClock, optio
     case "wait-text": {
       const exact = page.getByText(action.text, { exact: true });
       const loose = page.getByText(action.text);
-      await exact.or(loose).first().waitFor({ state: "visible", timeout: clock.left() });
+      await exact
+        .or(loose)
+        .first()
+        .waitFor({ state: "visible", timeout: clock.left() })
+        .catch((error: unknown) => {
+          if (!(error instanceof Error && error.name === "TimeoutError")) throw error;
+          throw new InterpreterError(
+            "WF_STEP_TIMEOUT",
+            `The page did not show ${JSON.stringify(action.text)} within the step's ${clock.timeoutMs} ms. ` +
+              `Check the text as the page writes it; to wait for a page to finish loading, write \`wait for the page to load\` (or \`wait for the results\`).`,
+            {},
+            { cause: error },
+          );
+        });
       return { action: "wait", message: `${JSON.stringify(action.text)} is shown` };
+    }
+    case "wait-settled": {
+      if (!(await waitForSettled(page, clock.left() - 50))) {
+        throw new InterpreterError(
+          "WF_STEP_TIMEOUT",
+          `The page did not settle within the step's ${clock.timeoutMs} ms: it kept loading, sending requests or changing. ` +
+            `Wait for what it shows when done instead (\`wait for "12 results"\`, \`wait until "Loading…" disappears\`).`,
+        );
+      }
+      return { action: "wait", message: `The page is loaded and stable (network idle, no change for ${QUIET_MS} ms)` };
+    }
+    case "search": {
+      // The page's search box: a field named "search" (a searchbox, or a text field labelled so), else any searchbox.
+      const box = await find({ text: "search", roles: ["searchbox", "textbox", "combobox"], roleWord: "search box", quoted: false }, "fill").catch(
+        (error: unknown) => {
+          if (error instanceof InterpreterError && error.code === "WF_ELEMENT_NOT_FOUND") {
+            return find({ text: "", roles: ["searchbox"], roleWord: "search box", quoted: false }, "fill").catch(() => Promise.reject(error));
+          }
+          throw error;
+        },
+      );
+      await box.locator.fill(action.text, { timeout: clock.left() });
+      await box.locator.press("Enter", { timeout: clock.left() });
+      await settle();
+      return { action: "search", target: box.description, element: identity(box), message: `Searched for ${JSON.stringify(action.text)} in ${box.description}` };
     }
     case "wait-time": {
       if (action.ms >= clock.left()) {

@@ -56,6 +56,10 @@ export type ParsedAction =
   | { verb: "wait-text"; text: string }
   | { verb: "wait-gone"; text: string }
   | { verb: "wait-time"; ms: number }
+  /** Wait until the page is loaded and stable: `load`, network idle, no DOM change for a quiet period. */
+  | { verb: "wait-settled" }
+  /** Type into the page's search box and submit (Enter). */
+  | { verb: "search"; text: string }
   | { verb: "upload"; path: string; target: TargetSpec };
 
 /** One row of the grammar: a pattern over the instruction with its quoted parts as `«0»`, `«1»`… */
@@ -70,6 +74,8 @@ export interface GrammarRule {
 }
 
 const Q = "«(\\d+)»";
+/** What `wait for the …` names when it means "until the page is loaded and stable", not a text. */
+const SETTLE_NOUNS = "page|site|app|application|results?|search\\s+results?|content|contents|data|list|table|everything|it|loading|spinner|request|requests|network";
 const TARGET = "(.+?)";
 
 /**
@@ -84,6 +90,28 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     build: (m, q) => {
       const raw = unquote(m[1]!, q).trim();
       return looksLikeUrl(raw) ? { verb: "goto", url: raw } : undefined;
+    },
+  },
+  {
+    verb: "goto",
+    // `Go to the library index at http://127.0.0.1:8080/lib/`: the URL ends the sentence.
+    pattern: /^(?:go to|goto|open|navigate to|visit|load|browse to|head to|go)\s+(?:.+?\s+)?(?:at|on|via|:)?\s*(«\d+»|\S+)$/i,
+    examples: ["go to the library index at http://127.0.0.1:8080/lib/"],
+    build: (m, q) => {
+      const raw = unquote(m[1]!, q).trim();
+      // Only a URL that says it is one: a scheme, localhost or an IP (a dotted word could be a name).
+      return /^(?:https?|file|data):/i.test(raw) || /^(?:about:blank|localhost(?::\d+)?(?:[/?#]|$)|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:[/?#]|$))/i.test(raw)
+        ? { verb: "goto", url: raw }
+        : undefined;
+    },
+  },
+  {
+    verb: "search",
+    pattern: /^(?:search|look)\s+(?:the\s+(?:site|page|docs|documentation)\s+)?(?:for|up)\s+(«\d+»|.+)$/i,
+    examples: ['search for "dataclass"'],
+    build: (m, q) => {
+      const text = unquote(m[1]!, q).trim();
+      return text ? { verb: "search", text } : undefined;
     },
   },
   {
@@ -139,6 +167,13 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     pattern: new RegExp(`^(?:fill(?:\\s+in)?|fill out|complete|populate)\\s+${TARGET}\\s+with\\s+${Q}$`, "i"),
     examples: ['fill "Email" with "ada@example.com"'],
     build: (m, q) => ({ verb: "fill", text: q[Number(m[2])]!, target: parseTarget(m[1]!, q), typed: false }),
+  },
+  {
+    verb: "fill",
+    // `fill the search box with dataclass`: an unquoted value runs to the end.
+    pattern: new RegExp(`^(?:fill(?:\\s+in)?|fill out|complete|populate)\\s+${TARGET}\\s+with\\s+(?!«)(.+)$`, "i"),
+    examples: ["fill the search box with dataclass"],
+    build: (m, q) => ({ verb: "fill", text: unquote(m[2]!, q).trim(), target: parseTarget(m[1]!, q), typed: false }),
   },
   {
     verb: "type",
@@ -226,12 +261,29 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
   {
     verb: "wait",
     pattern: new RegExp(
+      `^wait(?:\\s+(?:for|until|till))?(?:\\s+(?:the|a|an|all|any|its|my))?(?:\\s+(?:${SETTLE_NOUNS}))+` +
+        `(?:\\s+(?:to\\s+(?:finish\\s+|complete\\s+|be\\s+)?(?:load|loading|loaded|render|rendering|rendered|ready|done|settle|complete|appear|show(?:\\s+up)?)|(?:has|have|is|are)\\s+(?:finished\\s+|done\\s+)?(?:loaded|loading|rendered|ready|done|complete|finished|settled|shown)|(?:has|have)\\s+(?:finished|settled|loaded)|(?:finish(?:es)?|complete[sd]?)(?:\\s+loading)?|loads?|(?:is|are)\\s+idle))?$`,
+      "i",
+    ),
+    examples: ["wait for the results", "wait until the page has loaded", "wait for the search results to finish loading"],
+    build: () => ({ verb: "wait-settled" }),
+  },
+  {
+    verb: "wait",
+    pattern: /^wait(?:\s+(?:for|until|till))?\s+(?:the\s+)?(?:page\s+)?(?:load|loading\s+to\s+finish|network\s+(?:to\s+be\s+)?idle|idle)$/i,
+    examples: ["wait for page load"],
+    build: () => ({ verb: "wait-settled" }),
+  },
+  {
+    verb: "wait",
+    pattern: new RegExp(
       `^wait\\s+(?:for|until)\\s+(?:the\\s+)?(?:text\\s+)?${TARGET}\\s+(?:to\\s+)?(?:disappear|disappears|vanish|vanishes|is\\s+(?:gone|hidden)|to\\s+be\\s+(?:gone|hidden)|goes\\s+away|to\\s+go\\s+away)$`,
       "i",
     ),
     examples: ['wait until "Loading…" disappears'],
     build: (m, q) => {
       const text = unquote(m[1]!, q).trim();
+      noCheckableText(m, q);
       return text ? { verb: "wait-gone", text } : undefined;
     },
   },
@@ -244,6 +296,7 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     examples: ['wait for "Saved"', 'wait until "Done" appears'],
     build: (m, q) => {
       const text = unquote(m[1]!, q).trim();
+      noCheckableText(m, q);
       return text ? { verb: "wait-text", text } : undefined;
     },
   },
@@ -274,7 +327,7 @@ export function parseInstruction(instruction: string): ParsedAction {
 
 /** Where a compound instruction splits: `, then`, `and then`, `then`, `and`, `;` or `,` before a verb. */
 const SPLIT = new RegExp(
-  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|open|navigate|visit|click|tap|double[- ]?click|right[- ]?click|hover|type|fill|enter|input|write|clear|press|hit|select|choose|pick|set|check|uncheck|tick|untick|scroll|wait|upload|attach|reload|refresh)\\b)",
+  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|open|navigate|visit|click|tap|double[- ]?click|right[- ]?click|hover|type|fill|enter|input|write|clear|press|hit|select|choose|pick|set|check|uncheck|tick|untick|scroll|wait|upload|attach|reload|refresh|search)\\b)",
   "i",
 );
 
@@ -318,6 +371,21 @@ function parsePart(text: string, quotes: string[], instruction: string, part?: s
     "WF_INSTRUCTION_NOT_UNDERSTOOD",
     `Instruction not understood: ${JSON.stringify(instruction)}${where ? ` (${where})` : ""}. ` +
       `The deterministic interpreter understands: ${describeGrammar()}. Quote targets and values ("…" or '…').`,
+  );
+}
+
+/**
+ * `wait until the spinner disappears`: an unquoted description names no text the page shows, and
+ * waiting for the word "spinner" would be a guess; fail at once saying what would work.
+ * @throws {@link InterpreterError} `WF_INSTRUCTION_NOT_UNDERSTOOD`
+ */
+function noCheckableText(m: RegExpMatchArray, quotes: string[]): void {
+  if (/«\d+»/.test(m[1]!) || !/^wait\s+(?:for|until)\s+(?:the|a|an|some|any)\s/i.test(m[0])) return;
+  const said = unquote(m[0], quotes);
+  throw new InterpreterError(
+    "WF_INSTRUCTION_NOT_UNDERSTOOD",
+    `Instruction not understood: ${JSON.stringify(said)} names nothing the grammar can check: ${JSON.stringify(unquote(m[1]!, quotes))} is a description, not a text the page shows. ` +
+      `Quote the text (\`wait until "Loading…" disappears\`, \`wait for "Saved"\`), or wait for the page to settle (\`wait for the page to load\`, \`wait for the results\`).`,
   );
 }
 
@@ -424,6 +492,8 @@ export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
       .replace(FILLER, "")
       .trim();
   }
+  // `the search box` / `the search field`: the field named "search", not any text field.
+  if (!text.trim() && /^search\s*(?:box|field|input|bar)$/i.test(roleText.replace(/^(?:the|a|an)\s+/i, ""))) text = "search";
   const spec: TargetSpec = { text: text.trim(), quoted: Boolean(quoted) };
   if (scoped.scopes.length) spec.scopes = scoped.scopes;
   if (ordinal !== undefined) spec.ordinal = ordinal;

@@ -446,6 +446,27 @@ async function isSettled(page: Page, quietMs: number, inflight: number): Promise
 }
 
 /**
+ * Waits until the page is loaded and stable (see {@link isSettled}): `load`, network idle, no DOM
+ * change for `quietMs`. Polls every 100 ms.
+ * @returns true when it settled, false when `waitMs` ran out first.
+ */
+export async function waitForSettled(page: Page, waitMs: number, quietMs: number = QUIET_MS): Promise<boolean> {
+  const deadline = Date.now() + Math.max(0, waitMs);
+  const network = watchRequests(page);
+  try {
+    await page.waitForLoadState("load", { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+    for (;;) {
+      if (await isSettled(page, quietMs, network.inflight())) return true;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await page.waitForTimeout(Math.min(left, 100));
+    }
+  } finally {
+    network.dispose();
+  }
+}
+
+/**
  * Finds the one element `target` names, waiting up to `waitMs` for it to appear (polling, not
  * busy-looping: 100 ms, 250 ms, then every 250 ms), and no longer than the page takes to be loaded
  * and stable: once its load is done, the network idle and the DOM unchanged for `quietMs`, a

@@ -181,3 +181,38 @@ describe("labels by proximity, below true accessible names", () => {
     expect(await page.locator("#size").inputValue()).toBe("l");
   });
 });
+
+describe("sentences people write", () => {
+  it("goes to the URL that ends a sentence", async () => {
+    const result = await act(`Go to the library index at ${server.url}/constants.html`);
+    expect(result).toMatchObject({ action: "goto", url: `${server.url}/constants.html` });
+  });
+
+  it("searches: types into the page's search box and submits", async () => {
+    await page.goto(`${server.url}/constants.html`);
+    const result = await act('Search for "dataclass"');
+    expect(result.action).toBe("search");
+    expect(result.url).toBe(`${server.url}/search-results.html?q=dataclass`);
+  });
+
+  it("fills the search box with an unquoted value", async () => {
+    await act("fill the search box with dataclass");
+    expect(await page.locator("header input").inputValue()).toBe("dataclass");
+  });
+
+  it("waits for the results as the page settling, not for the word", async () => {
+    await page.goto(`${server.url}/late.html`);
+    const result = await act("Wait for the search results to finish loading");
+    expect(result.message).toContain("loaded and stable");
+    expect(await page.getByRole("button", { name: "Continue" }).count()).toBe(1);
+    await act("wait until the page has loaded");
+  });
+
+  it("fails at once on a wait that names nothing checkable, and on words it does not understand", async () => {
+    const vague = await failure("wait until the spinner disappears");
+    expect(vague.code).toBe("WF_INSTRUCTION_NOT_UNDERSTOOD");
+    expect(vague.message).toContain("names nothing the grammar can check");
+    const odd = await failure('click "Edit" and frobnicate the widget');
+    expect(odd.code).toBe("WF_INSTRUCTION_NOT_UNDERSTOOD");
+  });
+});
