@@ -46,7 +46,7 @@ export interface DeterministicInterpreterOptions {
  * const interpreter = createDeterministicInterpreter({ uploadRoot: "/srv/uploads" });
  * await interpreter.act({ page, instruction: 'click "Sign in"', timeoutMs: 30_000, signal });
  * @throws (from `act`/`ask`) {@link InterpreterError} with codes `WF_INSTRUCTION_NOT_UNDERSTOOD`,
- *   `WF_ELEMENT_NOT_FOUND`, `WF_ELEMENT_AMBIGUOUS`, `WF_ANSWER_NOT_FOUND`, `WF_NAVIGATION_FAILED`,
+ *   `WF_ELEMENT_NOT_FOUND`, `WF_ELEMENT_AMBIGUOUS`, `WF_ANSWER_NOT_FOUND`, `WF_ANSWER_UNCERTAIN`, `WF_NAVIGATION_FAILED`,
  *   `WF_NAVIGATION_REFUSED`, `WF_STEP_TIMEOUT`, `WF_UPLOAD_REFUSED`.
  */
 export function createDeterministicInterpreter(options: DeterministicInterpreterOptions = {}): StepInterpreter {
