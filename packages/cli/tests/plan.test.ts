@@ -112,7 +112,7 @@ describe("act wording read with the grammar", () => {
       "make the page pop → model",
       'click "Menu" and frobnicate → model',
     ]);
-    expect(plan.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["8 WF_LINT_ACT_NOT_UNDERSTOOD", "9 WF_LINT_ACT_NOT_UNDERSTOOD"]);
+    expect(plan.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["9 WF_LINT_ACT_NOT_UNDERSTOOD", "10 WF_LINT_ACT_NOT_UNDERSTOOD"]);
     expect(plan.findings[0]!.message).toContain("no model is configured");
     expect(plan.findings[0]!.message).toContain("The deterministic interpreter understands: goto");
     expect(plan.findings[1]!.message).toContain('did not understand "and frobnicate"');
@@ -124,7 +124,7 @@ describe("act wording read with the grammar", () => {
   it("notes instead that the step will need the model when one is configured", async () => {
     const plan = await planWorkflowFile(file, { modelConfigured: true });
     expect(plan.findings).toEqual([]);
-    expect(plan.notes.map((n) => `${n.line} ${n.code}`)).toEqual(["8 WF_NOTE_NEEDS_MODEL", "9 WF_NOTE_NEEDS_MODEL"]);
+    expect(plan.notes.map((n) => `${n.line} ${n.code}`)).toEqual(["9 WF_NOTE_NEEDS_MODEL", "10 WF_NOTE_NEEDS_MODEL"]);
     expect(plan.notes[0]!.message).toContain("this step will need the model");
   });
 });

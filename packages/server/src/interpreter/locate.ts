@@ -41,6 +41,8 @@ const INTERACTIVE: AriaRole[] = [
   "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option",
   "treeitem", "combobox", "textbox", "searchbox", "spinbutton", "slider", "listbox",
 ];
+/** Roles whose name may be written beside them rather than on them (labels by proximity). */
+const FORM_CONTROLS = new Set<AriaRole>(["textbox", "searchbox", "combobox", "spinbutton", "checkbox", "radio", "switch", "listbox", "slider"]);
 const TEXT_FIELDS: AriaRole[] = ["textbox", "searchbox", "combobox", "spinbutton"];
 const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
   click: INTERACTIVE,
@@ -152,9 +154,12 @@ function strategyLocator(page: Page, strategy: Strategy, text: string, tier: Tie
     case "title":
       loc = page.getByTitle(value, { exact });
       break;
-    case "near":
-      // Every control of the roles; tryOnce keeps those whose nearby text matches.
-      return tier === "exact" || tier === "whole" ? roleUnion(false) : undefined;
+    case "near": {
+      // Every form control of the roles; tryOnce keeps those whose nearby text matches.
+      if (tier !== "exact" && tier !== "whole") return undefined;
+      const controls = roles.filter((r) => FORM_CONTROLS.has(r));
+      return controls.length ? controls.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b)) : undefined;
+    }
     case "attribute":
       if (tier !== "exact" || !/^[\w.:-]+$/.test(text)) return undefined;
       loc = page.locator(`[name=${cssString(text)}], [id=${cssString(text)}], [data-testid=${cssString(text)}]`);
