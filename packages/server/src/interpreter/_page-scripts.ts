@@ -337,14 +337,17 @@ export const extractPage = new Function(
   }
   // The headings an element lies under, outermost first: each heading owns what follows it up to
   // the next heading of the same or a higher level.
+  var headingList = null;
   function headingPath(el) {
-    var all = Array.prototype.slice.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"));
+    // The page's headings with their level and text, read once (innerText is costly).
+    if (!headingList) headingList = Array.prototype.map.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"), function (h) {
+      return { el: h, level: /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level") || 2), text: text(h) };
+    });
     var stack = [];
-    for (var i = 0; i < all.length; i++) {
-      if (!(all[i].compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
-      var lv = /^H[1-6]$/.test(all[i].tagName) ? Number(all[i].tagName[1]) : Number(all[i].getAttribute("aria-level") || 2);
-      while (stack.length && stack[stack.length - 1].level >= lv) stack.pop();
-      stack.push({ level: lv, text: text(all[i]) });
+    for (var i = 0; i < headingList.length; i++) {
+      if (!(headingList[i].el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+      while (stack.length && stack[stack.length - 1].level >= headingList[i].level) stack.pop();
+      stack.push(headingList[i]);
     }
     return stack.map(function (h) { return h.text; });
   }

@@ -622,9 +622,14 @@ const GENERIC = new Set(
  */
 function checkPlaced(question: string, covering: string[], label: string): void {
   const have = new Set(covering.flatMap((c) => words(c)));
-  const left = contentWords(question).filter((w) => !have.has(w) && !GENERIC.has(w));
+  // A parenthesis is an aside ("the page title (token …)"); the conditions in it were checked already.
+  const said = question.replace(/\([^()]*\)/g, " ");
+  const left = contentWords(said).filter((w) => !have.has(w) && !GENERIC.has(w));
   if (left.length) {
-    throw uncertain(question, "unplaced", left.join(" "), `no label on the page covers them; the closest is ${JSON.stringify(label)}`);
+    // The words as the question wrote them (not normalised), so that the server's redaction of secrets still matches them.
+    const lost = new Set(left);
+    const part = said.split(/\s+/).filter((t) => words(t).some((w) => lost.has(w))).join(" ");
+    throw uncertain(question, "unplaced", part, `no label on the page covers them; the closest is ${JSON.stringify(label)}`);
   }
 }
 

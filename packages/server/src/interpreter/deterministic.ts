@@ -84,13 +84,30 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         };
         // A page still navigating destroys the evaluation's context; read again once it has loaded.
         const data = await read().catch((error: unknown) => (isNavigationRace(error) ? read() : Promise.reject(error)));
-        if (!context.schema) return answerTextFromPage(data, context.question);
-        const answer = answerFromPage(data, context.question, context.schema.schema);
-        checkAnswer(answer, context.schema.schema);
-        return answer;
+        try {
+          if (!context.schema) return answerTextFromPage(data, context.question);
+          const answer = answerFromPage(data, context.question, context.schema.schema);
+          checkAnswer(answer, context.schema.schema);
+          return answer;
+        } catch (error) {
+          throw scrubSecrets(error, context.secrets);
+        }
       });
     },
   };
+}
+
+/**
+ * An ASK error quotes parts of the question; a secret the workflow interpolated there must not
+ * leave in another form than the server redacts (its words lower-cased and re-joined). Replaces
+ * each secret, as written and as normalised words, with `[secret]` in the message and details.
+ */
+function scrubSecrets(error: unknown, secrets: readonly string[]): unknown {
+  if (!(error instanceof InterpreterError) || !secrets.some((s) => s.length > 0)) return error;
+  const forms = secrets.filter((s) => s.length > 0).flatMap((s) => [s, words(s).join(" ")]).filter((f) => f.length > 0);
+  const scrub = (text: string) => forms.reduce((t, f) => t.split(f).join("[secret]"), text);
+  const details = { ...error.details, ...(error.details.part !== undefined ? { part: scrub(error.details.part) } : {}) };
+  return new InterpreterError(error.code, scrub(error.message), details, { cause: error.cause });
 }
 
 /** Validates the answer against the JSON Schema (zod's `fromJSONSchema`); a mismatch is a bug here, reported as such. */

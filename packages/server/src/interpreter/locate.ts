@@ -402,6 +402,28 @@ export async function closestCandidates(page: Page, text: string, limit = 5): Pr
  */
 export const QUIET_MS = 500;
 
+/**
+ * Installs (once per document) a MutationObserver that records when the DOM last changed, in
+ * `window.__wfQuiet.last` (a `performance.now()` time). Also run at every document's start once a
+ * page has been searched (see {@link watchQuiet}), so the quiet period after a navigation counts
+ * from the last real change, not from the first look.
+ */
+const QUIET_SCRIPT = `(function () {
+  if (window.__wfQuiet) return;
+  var quiet = { last: performance.now() };
+  window.__wfQuiet = quiet;
+  new MutationObserver(function () { quiet.last = performance.now(); })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+})()`;
+const watchedPages = new WeakSet<Page>();
+
+/** Registers {@link QUIET_SCRIPT} as an init script of the page, once. */
+function watchQuiet(page: Page): void {
+  if (watchedPages.has(page)) return;
+  watchedPages.add(page);
+  page.addInitScript(QUIET_SCRIPT).catch(() => watchedPages.delete(page));
+}
+
 /** Counts the requests the page starts while a target is looked for, and how many are still in flight. */
 function watchRequests(page: Page): { inflight(): number; dispose(): void } {
   const open = new Set<unknown>();
@@ -429,17 +451,8 @@ async function isSettled(page: Page, quietMs: number, inflight: number): Promise
   if (inflight > 0) return false;
   let state: { ready: string; quietMs: number };
   try {
-    state = await page.evaluate(() => {
-      const w = window as unknown as { __wfQuiet?: { last: number } };
-      if (!w.__wfQuiet) {
-        const quiet = { last: performance.now() };
-        w.__wfQuiet = quiet;
-        new MutationObserver(() => {
-          quiet.last = performance.now();
-        }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-      }
-      return { ready: document.readyState, quietMs: performance.now() - w.__wfQuiet.last };
-    });
+    watchQuiet(page);
+    state = (await page.evaluate(`(${QUIET_SCRIPT}, { ready: document.readyState, quietMs: performance.now() - window.__wfQuiet.last })`)) as typeof state;
   } catch {
     return false; // navigating
   }
@@ -526,6 +539,22 @@ export async function locateTarget(
         `Do first what shows it (open the menu, expand the section), or wait for it (\`wait for "…"\`).`,
       { target: target.text, candidates: hidden },
     );
+  }
+  // A place the page does not have is the thing to name: `in the "Shipping" section`.
+  for (const scope of target.scopes ?? []) {
+    const any = await page
+      .locator("body *")
+      .evaluateAll(inScopes, [scope])
+      .then((flags) => flags.some(Boolean))
+      .catch(() => true);
+    if (!any) {
+      throw new InterpreterError(
+        "WF_ELEMENT_NOT_FOUND",
+        `no element matches ${targetLabel(target)}: the page has no ${scope.text ? `${JSON.stringify(scope.text)} ` : ""}${scope.kind}` +
+          `${scope.kind === "section" ? " (no heading or labelled region of that name)" : ""}. Check the name as the page writes it, or leave the place out.`,
+        { target: target.text, candidates: [] },
+      );
+    }
   }
   const candidates = await closestCandidates(page, target.text);
   const anyClose = candidates.some((c) => similarity(target.text, c.name) >= MIN_SIMILARITY);

@@ -153,6 +153,10 @@ describe("scopes: in/inside/within/under a section, dialog, row, table, list, fo
     const error = await failure('click "Edit" in the "Shipping" section');
     expect(error.code).toBe("WF_ELEMENT_NOT_FOUND");
     expect(error.message).toContain('in the "Shipping" section');
+    expect(error.message).toContain('the page has no "Shipping" section');
+    // A place that exists but lacks the target: the usual closest candidates.
+    const inProfile = await failure('click "Delete" in the "Profile" section');
+    expect(inProfile.message).toMatch(/^no element matches "Delete" in the "Profile" section\./);
   });
 });
 

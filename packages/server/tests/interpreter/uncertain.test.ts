@@ -108,3 +108,16 @@ describe("WF_ANSWER_UNCERTAIN on a docs page of constants in two sections", () =
     expect(error.details.kind).toBe("section");
   });
 });
+
+describe("WF_ANSWER_UNCERTAIN keeps secrets out", () => {
+  it("quotes the question's words as written and masks the step's secrets, also in details.part", async () => {
+    await page.goto(`${server.url}/search-results.html`);
+    const secret = "Tok-3F9A-Very-Secret";
+    const error = await rejection(
+      interpreter.ask({ page, question: `the search summary ${secret}`, timeoutMs: 10_000, signal: new AbortController().signal, secrets: [secret], report: {} }),
+    );
+    expect(error.code).toBe("WF_ANSWER_UNCERTAIN");
+    expect(error.details.part).toBe("summary [secret]");
+    expect(error.message).not.toMatch(/3f9a/i);
+  });
+});
