@@ -104,6 +104,22 @@ const DESCRIBE_SOURCE = String.raw`
     Array.prototype.forEach.call(item.querySelectorAll("button,[role=button],a[href],select"), function (b) { var bt = wfText(b); if (bt) t = t.replace(bt, " "); });
     return t.replace(/\s+/g, " ").trim();
   }
+  // The text of the heading row (one cell spanning the table) above el's row, or null.
+  function wfRowSection(el) {
+    for (var tr = el.closest("tr"); tr; tr = tr.parentElement ? tr.parentElement.closest("tr") : null) {
+      var prev = tr;
+      while (prev) {
+        var only = prev.children.length === 1 ? prev.children[0] : null;
+        if (only && only.colSpan > 1) return wfText(only);
+        if (prev.previousElementSibling) prev = prev.previousElementSibling;
+        else {
+          var group = prev.parentElement && prev.parentElement.previousElementSibling;
+          prev = group && /^(TBODY|THEAD)$/.test(group.tagName) ? group.lastElementChild : null;
+        }
+      }
+    }
+    return null;
+  }
   // What tells an element apart from a twin: its section heading, table row, table and dialog.
   function wfContext(el, all) {
     var h = wfOwnHeading(el, all);
@@ -115,7 +131,7 @@ const DESCRIBE_SOURCE = String.raw`
     var item = el.closest("li,[role=listitem],article");
     return {
       item: item ? wfItemText(item) : "",
-      section: h ? wfText(h) : "",
+      section: wfRowSection(el) || (h ? wfText(h) : ""),
       row: cell && !cell.contains(el) ? wfText(cell) : "",
       table: table ? (wfLabelOf(table) || "") : "",
       dialog: dialog ? (wfLabelOf(dialog) || "dialog") : "",
@@ -238,6 +254,9 @@ export const inScopes = new Function(
         if (kind === "list" || kind === "form") { var lh = wfOwnHeading(a, headings); if (want !== "" && lh && named(wfText(lh), want) && wfInSection(a, lh, headings)) return true; }
       }
       if (kind === "list" || kind === "form") return false;
+      // A long table cut into sections by heading rows (one cell spanning the table): the rows up to the next one.
+      var rowSection = wfRowSection(el);
+      if (rowSection !== null && named(rowSection, want)) return true;
       for (var k = 0; k < headings.length; k++) {
         if (want !== "" && named(wfText(headings[k]), want) && wfInSection(el, headings[k], headings)) return true;
       }

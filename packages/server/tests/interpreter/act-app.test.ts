@@ -220,3 +220,22 @@ describe("sentences people write", () => {
     expect(odd.code).toBe("WF_INSTRUCTION_NOT_UNDERSTOOD");
   });
 });
+
+describe("a long table cut into sections by heading rows", () => {
+  beforeEach(async () => {
+    await page.goto(`${server.url}/settings-table.html`);
+  });
+
+  it("scopes to the rows under a heading row, for a click and a proximity label", async () => {
+    const both = await failure('click "Edit"');
+    expect(both.code).toBe("WF_ELEMENT_AMBIGUOUS");
+    expect(both.message).toContain('`"Edit" in the "General" section`');
+    await act('click "Edit" in the "Network" section');
+    expect(await log()).toBe("edit network;");
+    await act('check "Enabled" in the "Network" section');
+    expect(await page.locator("#network-enabled").isChecked()).toBe(true);
+    expect(await page.locator("#general-enabled").isChecked()).toBe(false);
+    await act('fill "Name" in the "General" section with "gateway"');
+    expect(await page.locator("#general-name").inputValue()).toBe("gateway");
+  });
+});
