@@ -6,6 +6,7 @@ import { statSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { dirname, extname, join, relative, resolve } from "node:path";
 import type { CallExpression, Node as MorphNode, Project, SourceFile } from "ts-morph";
+import { parseInstructions } from "@wf/server/grammar";
 import { CliUsageError } from "./errors.js";
 
 /** One `act`/`ask` call found in a file. */
@@ -22,13 +23,21 @@ export interface PlannedStep {
   /** 1-based line and column of the call. */
   line: number;
   column: number;
+  /**
+   * For a literal ACT: who will carry it out — `grammar` when the deterministic grammar
+   * understands it (template parts read as placeholders), else `model` (which needs a model
+   * configured; without one the step is a finding). Absent for ASK and non-literal instructions.
+   */
+  interpreter?: "grammar" | "model";
 }
 
 /**
  * A problem found without running the file. Codes: `WF_LINT_EMPTY_INSTRUCTION`,
  * `WF_LINT_ASK_NEEDS_SCHEMA` (an ASK without schema whose result is used as an object),
  * `WF_LINT_SCHEMA_UNSUPPORTED` (a schema construct strict structured outputs refuse),
- * `WF_LINT_SYNTAX`, and `TS<number>` for a TypeScript diagnostic (`wf check`).
+ * `WF_LINT_ACT_NOT_UNDERSTOOD` (an ACT the grammar does not understand and no model is configured),
+ * `WF_LINT_SYNTAX`, and `TS<number>` for a TypeScript diagnostic (`wf check`). The same shape
+ * carries notes (`WF_NOTE_NEEDS_MODEL`), which are not findings.
  */
 export interface Finding {
   code: string;
@@ -64,12 +73,22 @@ export interface PlanResult {
   modules: PlannedModule[];
   /** Findings of the file and of its helper modules (each names its `file`). */
   findings: Finding[];
+  /**
+   * Notes that are not problems: `WF_NOTE_NEEDS_MODEL` for an ACT the grammar does not
+   * understand when a model is configured ("this step will need the model").
+   */
+  notes: Finding[];
 }
 
 /** Options of {@link planWorkflowFile} and {@link checkWorkflowFiles}. */
 export interface PlanOptions {
   /** @default process.cwd() */
   cwd?: string;
+  /**
+   * Whether a model is configured for the run (env `WF_MODEL`, or `model` in the wf.config): an
+   * ACT the grammar does not understand is then a note, not a finding. @default false
+   */
+  modelConfigured?: boolean;
 }
 
 /**
@@ -107,10 +126,11 @@ export async function planWorkflowFile(file: string, options: PlanOptions = {}):
   const { Project } = await import("ts-morph");
   const project = new Project({ skipFileDependencyResolution: true, skipLoadingLibFiles: true, compilerOptions: { allowJs: true, noEmit: true } });
   const sourceFile = project.addSourceFileAtPath(path);
-  const result = await lintSourceFile(sourceFile);
+  const lintOptions = { modelConfigured: options.modelConfigured ?? false };
+  const result = await lintSourceFile(sourceFile, lintOptions);
   const syntax = project.getProgram().getSyntacticDiagnostics(sourceFile);
   for (const d of syntax) result.findings.unshift(toFinding(d, "WF_LINT_SYNTAX"));
-  await planHelperModules(project, sourceFile, result, true);
+  await planHelperModules(project, sourceFile, result, true, lintOptions);
   return result;
 }
 
@@ -118,18 +138,19 @@ export async function planWorkflowFile(file: string, options: PlanOptions = {}):
  * Adds to `result` the helper modules `sourceFile` reaches through relative imports: each module's
  * calls (when it has any) and its findings, plus its syntax errors with `syntax`.
  */
-async function planHelperModules(project: Project, sourceFile: SourceFile, result: PlanResult, syntax: boolean): Promise<void> {
+async function planHelperModules(project: Project, sourceFile: SourceFile, result: PlanResult, syntax: boolean, lintOptions: LintOptions): Promise<void> {
   const seen = new Set<string>([sourceFile.getFilePath()]);
   const visit = async (from: SourceFile) => {
     for (const path of relativeImportsOf(from)) {
       if (seen.has(path)) continue;
       seen.add(path);
       const helper = project.getSourceFile(path) ?? project.addSourceFileAtPath(path);
-      const lint = await lintSourceFile(helper, { defaultStepNames: false });
+      const lint = await lintSourceFile(helper, { ...lintOptions, defaultStepNames: false });
       const findings = syntax ? project.getProgram().getSyntacticDiagnostics(helper).map((d) => toFinding(d, "WF_LINT_SYNTAX")) : [];
       findings.push(...lint.findings);
       if (lint.steps.length > 0) result.modules.push({ file: helper.getFilePath(), importedBy: from.getFilePath(), steps: lint.steps });
       result.findings.push(...findings);
+      result.notes.push(...lint.notes);
       await visit(helper);
     }
   };
@@ -221,12 +242,13 @@ export async function checkWorkflowFiles(files: ReadonlyArray<string>, options: 
   const program = project.getProgram();
   const results: PlanResult[] = [];
   for (const sourceFile of sourceFiles) {
-    const result = await lintSourceFile(sourceFile);
+    const lintOptions = { modelConfigured: options.modelConfigured ?? false };
+    const result = await lintSourceFile(sourceFile, lintOptions);
     const diagnostics = [...program.getSyntacticDiagnostics(sourceFile), ...program.getSemanticDiagnostics(sourceFile)];
     result.findings.unshift(...diagnostics.map((d) => toFinding(d)));
     // Helper modules are linted like the file; their type errors show in the file's diagnostics
     // only where the file uses them, so they are not type-checked on their own here.
-    await planHelperModules(project, sourceFile, result, false);
+    await planHelperModules(project, sourceFile, result, false, lintOptions);
     results.push(result);
   }
   return { files: results, findingCount: results.reduce((n, r) => n + r.findings.length, 0), tsconfig };
@@ -243,7 +265,7 @@ export function formatPlan(result: PlanResult, cwd: string = process.cwd()): str
   const count = (n: number) => `${n} step${n === 1 ? "" : "s"}`;
   const stepLines = (steps: ReadonlyArray<PlannedStep>, file: string) =>
     steps.map((step) => {
-      const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : "";
+      const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : step.interpreter ? `  (${step.interpreter})` : "";
       return `  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${show(file)}:${step.line}:${step.column}`;
     });
   const lines = [`${rel}: ${count(result.steps.length)}`, ...stepLines(result.steps, result.file)];
@@ -251,6 +273,7 @@ export function formatPlan(result: PlanResult, cwd: string = process.cwd()): str
     lines.push(`${show(module.file)} (imported by ${show(module.importedBy)}): ${count(module.steps.length)}`, ...stepLines(module.steps, module.file));
   }
   lines.push(...formatFindings(result.findings, cwd));
+  lines.push(...formatFindings(result.notes ?? [], cwd));
   return lines.join("\n");
 }
 
@@ -283,8 +306,14 @@ function toFinding(d: import("ts-morph").Diagnostic, code?: string): Finding {
  * `act`/`ask` nor a namespace of `@wf/core`, treat bare `act(…)`/`ask(…)` calls as steps (true for
  * the workflow file; a helper module that imports neither has no steps).
  */
-async function lintSourceFile(sourceFile: SourceFile, options: { defaultStepNames?: boolean } = {}): Promise<PlanResult> {
+interface LintOptions {
+  defaultStepNames?: boolean;
+  modelConfigured?: boolean;
+}
+
+async function lintSourceFile(sourceFile: SourceFile, options: LintOptions = {}): Promise<PlanResult> {
   const { Node, SyntaxKind } = await import("ts-morph");
+  const notes: Finding[] = [];
   const file = sourceFile.getFilePath();
   const findings: Finding[] = [];
   const at = (node: MorphNode) => sourceFile.getLineAndColumnAtPos(node.getStart());
@@ -314,7 +343,7 @@ async function lintSourceFile(sourceFile: SourceFile, options: { defaultStepName
       if (ns) namespaces.add(ns.getText());
     }
   }
-  if (stepNames.size === 0 && namespaces.size === 0 && options.defaultStepNames === false) return { file, steps: [], modules: [], findings: [] };
+  if (stepNames.size === 0 && namespaces.size === 0 && options.defaultStepNames === false) return { file, steps: [], modules: [], findings: [], notes: [] };
   if (stepNames.size === 0 && namespaces.size === 0) {
     stepNames.set("act", "ACT");
     stepNames.set("ask", "ASK");
@@ -354,7 +383,18 @@ async function lintSourceFile(sourceFile: SourceFile, options: { defaultStepName
     }
     const hasSchema = type === "ASK" && second !== undefined && !Node.isObjectLiteralExpression(second);
     const pos = at(call);
-    steps.push({ index: steps.length + 1, type, instruction, literal, hasSchema, line: pos.line, column: pos.column });
+    const step: PlannedStep = { index: steps.length + 1, type, instruction, literal, hasSchema, line: pos.line, column: pos.column };
+    steps.push(step);
+    if (type === "ACT" && literal && instruction.trim() !== "" && first) {
+      const problem = grammarProblem(instruction, parseInstructions);
+      step.interpreter = problem ? "model" : "grammar";
+      if (problem && options.modelConfigured) {
+        const p = at(first);
+        notes.push({ code: "WF_NOTE_NEEDS_MODEL", message: `act(${JSON.stringify(truncate(instruction, 60))}): this step will need the model (the grammar does not understand it).`, file, line: p.line, column: p.column });
+      } else if (problem) {
+        finding(first, "WF_LINT_ACT_NOT_UNDERSTOOD", `act(${JSON.stringify(truncate(instruction, 60))}) is not understood by the grammar and no model is configured (WF_MODEL): ${problem}`);
+      }
+    }
 
     const fn = type === "ACT" ? "act" : "ask";
     // A template of placeholders only (`${x}`) is dynamic, not empty.
@@ -377,7 +417,29 @@ async function lintSourceFile(sourceFile: SourceFile, options: { defaultStepName
       }
     }
   }
-  return { file, steps, modules: [], findings };
+  return { file, steps, modules: [], findings, notes };
+}
+
+/** A template part as `plan` shows it. */
+const PLACEHOLDER = "${…}";
+
+/**
+ * Why the grammar does not understand an ACT instruction, or undefined when it does. Template parts
+ * are placeholders: the instruction is understood when it parses with them read as a word
+ * (`click "${…}"`) or as a URL (`go to ${…}`).
+ */
+export function grammarProblem(instruction: string, parse: (instruction: string) => unknown): string | undefined {
+  const fills = instruction.includes(PLACEHOLDER) ? ["x", "https://example.test/x", '"x"'] : [""];
+  let message: string | undefined;
+  for (const fill of fills) {
+    try {
+      parse(instruction.split(PLACEHOLDER).join(fill));
+      return undefined;
+    } catch (error) {
+      message ??= (error instanceof Error ? error.message : String(error)).split(PLACEHOLDER).join("${…}");
+    }
+  }
+  return message;
 }
 
 type NodeApi = typeof import("ts-morph").Node;

@@ -83,6 +83,18 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
     expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts")], { cwd: project }), "Invalid configuration", "baseUrl");
   });
 
+  it("plan shows grammar or model per act; with WF_MODEL set an act the grammar does not understand is a note", async () => {
+    const wording = join(FIXTURES, "wording.ts");
+    const without = await runWf(["plan", wording]);
+    expect(without.code).toBe(1);
+    expect(without.stdout).toContain('4. ACT "make the page pop"  (model)');
+    expect(without.stdout).toContain("WF_LINT_ACT_NOT_UNDERSTOOD");
+    const withModel = await runWf(["plan", wording], { env: { WF_MODEL: "gpt-test" } });
+    expect(withModel.code).toBe(0);
+    expect(withModel.stdout).toContain("WF_NOTE_NEEDS_MODEL");
+    expect(withModel.stdout).not.toContain("WF_LINT_ACT_NOT_UNDERSTOOD");
+  });
+
   it("plan exits 1 on findings and 0 without; check exits 1 on a type error", async () => {
     const clean = await runWf(["plan", join(FIXTURES, "clean.ts")]);
     expect(clean.code).toBe(0);
@@ -93,7 +105,9 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
     const check = await runWf(["check", await brokenFixture(dir, "type-error")], { timeoutMs: 170_000 });
     expect(check.code).toBe(1);
     expect(check.stdout).toContain("TS2322");
-    expect(check.stdout).toContain("1 finding");
+    // and on `scroll ${n} times`, which the grammar does not understand while no model is configured.
+    expect(check.stdout).toContain("WF_LINT_ACT_NOT_UNDERSTOOD");
+    expect(check.stdout).toContain("2 findings");
   }, 180_000);
 
   it("init writes a project and refuses to overwrite it (exit 2)", async () => {

@@ -62,7 +62,7 @@ describe("planWorkflowFile", () => {
     expect(plan.modules[1]!.steps.map((s) => `${s.type} ${s.instruction} ${s.line}`)).toEqual(['ACT click "Menu" 7', "ACT  8"]);
     expect(plan.findings).toEqual([expect.objectContaining({ code: "WF_LINT_EMPTY_INSTRUCTION", file: join(FIXTURES, "helpers/menu.ts"), line: 8 })]);
     const text = formatPlan(plan, FIXTURES);
-    expect(text).toContain("helpers/sign-in.ts (imported by with-helpers.ts): 3 steps\n   1. ACT \"type \\\"${…}\\\" into \\\"User\\\"\"  helpers/sign-in.ts:9:9");
+    expect(text).toContain("helpers/sign-in.ts (imported by with-helpers.ts): 3 steps\n   1. ACT \"type \\\"${…}\\\" into \\\"User\\\"\"  (grammar)  helpers/sign-in.ts:9:9");
     expect(text).toContain("helpers/menu.ts (imported by helpers/sign-in.ts): 2 steps");
     expect(text).toContain("helpers/menu.ts:8:16  WF_LINT_EMPTY_INSTRUCTION");
   });
@@ -89,7 +89,8 @@ describe("checkWorkflowFiles", () => {
     const result = await checkWorkflowFiles([join(FIXTURES, "clean.ts"), typeError, lint, join(FIXTURES, "with-helpers.ts")]);
     expect(result.tsconfig).toMatch(/tsconfig\.json$/);
     expect(result.files[0]!.findings).toEqual([]);
-    expect(result.files[1]!.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["6 TS2322"]);
+    // `scroll ${n} times` is no wording the grammar knows, and no model is configured.
+    expect(result.files[1]!.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["6 TS2322", "7 WF_LINT_ACT_NOT_UNDERSTOOD"]);
     const lintCodes = result.files[2]!.findings.map((f) => f.code);
     expect(lintCodes.filter((c) => c.startsWith("TS")).length).toBeGreaterThan(0);
     expect(lintCodes).toContain("WF_LINT_EMPTY_INSTRUCTION");
@@ -97,4 +98,33 @@ describe("checkWorkflowFiles", () => {
     expect(result.files[3]!.findings.map((f) => `${f.file.slice(FIXTURES.length + 1)}:${f.line} ${f.code}`)).toEqual(["helpers/menu.ts:8 WF_LINT_EMPTY_INSTRUCTION"]);
     expect(result.findingCount).toBe(result.files.reduce((n, f) => n + f.findings.length, 0));
   }, 180_000);
+});
+
+describe("act wording read with the grammar", () => {
+  const file = join(FIXTURES, "wording.ts");
+
+  it("flags an act the grammar does not understand when no model is configured, with the grammar's hint", async () => {
+    const plan = await planWorkflowFile(file);
+    expect(plan.steps.map((s) => `${s.instruction} → ${s.interpreter}`)).toEqual([
+      "go to ${…} → grammar",
+      'click "${…}" in the "Billing" section → grammar',
+      "search for dataclass → grammar",
+      "make the page pop → model",
+      'click "Menu" and frobnicate → model',
+    ]);
+    expect(plan.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["9 WF_LINT_ACT_NOT_UNDERSTOOD", "10 WF_LINT_ACT_NOT_UNDERSTOOD"]);
+    expect(plan.findings[0]!.message).toContain("no model is configured");
+    expect(plan.findings[0]!.message).toContain("The deterministic interpreter understands: goto");
+    expect(plan.findings[1]!.message).toContain('did not understand "and frobnicate"');
+    expect(plan.notes).toEqual([]);
+    expect(formatPlan(plan, FIXTURES)).toContain('4. ACT "make the page pop"  (model)');
+    expect(formatPlan(plan, FIXTURES)).toContain('1. ACT "go to ${…}"  (grammar)');
+  });
+
+  it("notes instead that the step will need the model when one is configured", async () => {
+    const plan = await planWorkflowFile(file, { modelConfigured: true });
+    expect(plan.findings).toEqual([]);
+    expect(plan.notes.map((n) => `${n.line} ${n.code}`)).toEqual(["9 WF_NOTE_NEEDS_MODEL", "10 WF_NOTE_NEEDS_MODEL"]);
+    expect(plan.notes[0]!.message).toContain("this step will need the model");
+  });
 });

@@ -13,12 +13,13 @@ export const checkCommand = defineCommand({
       .epilog("Exit codes: 0 no findings, 1 findings, 2 a file does not exist."),
   handler: async (args, context) => {
     const { checkWorkflowFiles, formatFindings } = await import("../plan.js");
-    const result = await checkWorkflowFiles(args.files.map(String), { cwd: context.cwd });
+    const result = await checkWorkflowFiles(args.files.map(String), { cwd: context.cwd, modelConfigured: Boolean(context.env.WF_MODEL) });
     if (args.json) {
       context.stdout.write(JSON.stringify(result, null, 2) + "\n");
     } else {
       for (const file of result.files) {
         if (file.findings.length > 0) context.stdout.write(formatFindings(file.findings, context.cwd).join("\n") + "\n");
+        if (file.notes.length > 0) context.stdout.write(formatFindings(file.notes, context.cwd).join("\n") + "\n");
       }
       const n = result.findingCount;
       context.stdout.write(`${n === 0 ? "✔" : "✖"} ${result.files.length} file${result.files.length === 1 ? "" : "s"} checked, ${n} finding${n === 1 ? "" : "s"}\n`);

@@ -14,7 +14,8 @@ export const planCommand = defineCommand({
   handler: async (args, context) => {
     // Loaded here, not at start-up: only plan and check need ts-morph's wrappers.
     const { formatPlan, planWorkflowFile } = await import("../plan.js");
-    const result = await planWorkflowFile(args.file, { cwd: context.cwd });
+    // A model is configured by WF_MODEL (the config's `model` field is wired in by the caller).
+    const result = await planWorkflowFile(args.file, { cwd: context.cwd, modelConfigured: Boolean(context.env.WF_MODEL) });
     context.stdout.write((args.json ? JSON.stringify(result, null, 2) : formatPlan(result, context.cwd)) + "\n");
     return result.findings.length > 0 ? EXIT.failed : EXIT.ok;
   },

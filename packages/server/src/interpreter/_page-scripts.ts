@@ -60,6 +60,84 @@ export const DESCRIBE_SOURCE = String.raw`
     if (text) return text.length > 80 ? text.slice(0, 77) + "…" : text;
     return (el.getAttribute("title") || el.getAttribute("alt") || "").trim();
   }
+  // Text folded for loose comparison: case, whitespace, dashes, quotes, a leading section number.
+  function wfFold(t) {
+    return (t || "").toLowerCase().replace(/[\u2010-\u2015\u2212]/g, "-").replace(/[\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb\u0060\u00b4]/g, "'").replace(/"/g, "'")
+      .replace(/\s+/g, " ").trim().replace(/^(?:(?:[a-z]|[ivxlc]+)\.\s+|\d+(?:\.\d+)*\.?\s+)/, "").replace(/[\s:.!?*…→»›>]+$/, "");
+  }
+  var WF_HEADINGS = "h1,h2,h3,h4,h5,h6,[role=heading]";
+  function wfLevel(h) { return /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level") || 2); }
+  // The heading that owns el: the last heading before it (not inside it).
+  function wfOwnHeading(el, all) {
+    var best = null;
+    for (var i = 0; i < all.length; i++) {
+      var pos = all[i].compareDocumentPosition(el);
+      if (pos & Node.DOCUMENT_POSITION_FOLLOWING && !(pos & Node.DOCUMENT_POSITION_CONTAINED_BY)) best = all[i]; else if (!(pos & Node.DOCUMENT_POSITION_CONTAINED_BY)) break;
+    }
+    return best;
+  }
+  // True when heading h owns el: h comes before el, and no heading of the same or a higher level comes between.
+  function wfInSection(el, h, all) {
+    var pos = h.compareDocumentPosition(el);
+    if (!(pos & Node.DOCUMENT_POSITION_FOLLOWING) || (pos & Node.DOCUMENT_POSITION_CONTAINED_BY)) return false;
+    var lv = wfLevel(h), started = false;
+    for (var i = 0; i < all.length; i++) {
+      if (all[i] === h) { started = true; continue; }
+      if (!started) continue;
+      var p = all[i].compareDocumentPosition(el);
+      if (!(p & Node.DOCUMENT_POSITION_FOLLOWING) || (p & Node.DOCUMENT_POSITION_CONTAINED_BY)) break;
+      if (wfLevel(all[i]) <= lv) return false;
+    }
+    return true;
+  }
+  function wfLabelOf(a) {
+    var own = a.getAttribute && (a.getAttribute("aria-label") || "");
+    if (own) return own;
+    var by = a.getAttribute && a.getAttribute("aria-labelledby");
+    if (by) { var r = document.getElementById(by.split(/\s+/)[0]); if (r) return wfText(r); }
+    var first = a.querySelector && a.querySelector(":scope > legend, :scope > caption, :scope > summary");
+    return first ? wfText(first) : "";
+  }
+  // A list item's or card's own words: its text without its buttons' and links' text ("Buy milk").
+  function wfItemText(item) {
+    var t = wfText(item);
+    Array.prototype.forEach.call(item.querySelectorAll("button,[role=button],a[href],select"), function (b) { var bt = wfText(b); if (bt) t = t.replace(bt, " "); });
+    return t.replace(/\s+/g, " ").trim();
+  }
+  // The text of the heading row (one cell spanning the table) above el's row, or null.
+  function wfRowSection(el) {
+    for (var tr = el.closest("tr"); tr; tr = tr.parentElement ? tr.parentElement.closest("tr") : null) {
+      var prev = tr;
+      while (prev) {
+        var only = prev.children.length === 1 ? prev.children[0] : null;
+        if (only && only.colSpan > 1) return wfText(only);
+        if (prev.previousElementSibling) prev = prev.previousElementSibling;
+        else {
+          var group = prev.parentElement && prev.parentElement.previousElementSibling;
+          prev = group && /^(TBODY|THEAD)$/.test(group.tagName) ? group.lastElementChild : null;
+        }
+      }
+    }
+    return null;
+  }
+  // What tells an element apart from a twin: its section heading, table row, table and dialog.
+  function wfContext(el, all) {
+    var h = wfOwnHeading(el, all);
+    var row = el.closest("tr,[role=row]");
+    var cell = row ? row.querySelector("td,th,[role=cell],[role=gridcell],[role=rowheader]") : null;
+    var table = el.closest("table,[role=table],[role=grid]");
+    var dialog = el.closest("dialog,[role=dialog],[role=alertdialog]");
+    var form = el.closest("form");
+    var item = el.closest("li,[role=listitem],article");
+    return {
+      item: item ? wfItemText(item) : "",
+      section: wfRowSection(el) || (h ? wfText(h) : ""),
+      row: cell && !cell.contains(el) ? wfText(cell) : "",
+      table: table ? (wfLabelOf(table) || "") : "",
+      dialog: dialog ? (wfLabelOf(dialog) || "dialog") : "",
+      form: form ? (form.getAttribute("action") || "") + "|" + (form.getAttribute("method") || "") : "",
+    };
+  }
   function wfVisible(el) {
     if (typeof el.checkVisibility === "function") return el.checkVisibility({ checkOpacity: false, checkVisibilityCSS: true });
     var r = el.getBoundingClientRect();
@@ -80,12 +158,19 @@ export interface ElementInfo {
   href: string;
   /** True for a link to an anchor of the page it is on (`#section`, a table of contents entry). */
   samePageAnchor: boolean;
+  /** What tells it apart from an element with the same role and name: its section heading, row (first cell), table, dialog, form. */
+  context: { section: string; row: string; table: string; dialog: string; form: string; item: string };
+  /** Attributes of a field that say what it does: placeholder, `name`, `type`. */
+  fieldKey: string;
+  /** Set in Node when the target names scopes and this element lies outside them. */
+  outOfScope?: boolean;
 }
 
 /** Describes the elements of a locator (`locator.evaluateAll(describeElements)`). */
 export const describeElements = new Function(
   String.raw`return function (els) {${DESCRIBE_SOURCE}
     var canon = els.map(function (el) { return el.tagName === "LABEL" && el.control ? el.control : el; });
+    var headings = Array.prototype.slice.call(document.querySelectorAll(WF_HEADINGS));
     return els.map(function (el, i) {
       var c = canon[i];
       var sameAs = -1, inside = -1;
@@ -96,10 +181,122 @@ export const describeElements = new Function(
       }
       var href = c.tagName === "A" && c.hasAttribute("href") ? c.href : "";
       var samePageAnchor = Boolean(href) && href.indexOf("#") > 0 && href.split("#")[0] === location.href.split("#")[0];
-      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside, href: href, samePageAnchor: samePageAnchor };
+      var fieldKey = /^(INPUT|TEXTAREA|SELECT)$/.test(c.tagName) ? [c.getAttribute("placeholder") || "", c.getAttribute("name") || "", c.getAttribute("type") || ""].join("|") : "";
+      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside, href: href, samePageAnchor: samePageAnchor, context: wfContext(c, headings), fieldKey: fieldKey };
     });
   }`,
 )() as (elements: Element[]) => ElementInfo[];
+
+/** A place a target is looked for in (see `ScopeSpec` in grammar.ts): kind and name, innermost first. */
+export interface ScopeArg {
+  kind: string;
+  text: string;
+}
+
+/**
+ * For each element, whether it lies in every scope (`locator.evaluateAll(inScopes, scopes)`). A
+ * section is owned by its heading (up to the next heading of the same or a higher level) or is an
+ * element labelled with the name; a dialog by role and name (any open dialog when unnamed); a row
+ * by any cell's text; a table by caption, label or heading; a list, form, card, region by label or
+ * the heading it starts with or lies under.
+ */
+export const inScopes = new Function(
+  String.raw`return function (els, scopes) {${DESCRIBE_SOURCE}
+    var headings = Array.prototype.slice.call(document.querySelectorAll(WF_HEADINGS));
+    function named(t, want) {
+      var f = wfFold(t);
+      return want === "" || f === want || (f.indexOf(want + " ") === 0 && /^(section|schema|table|dialog|list|form|card|panel|region|model)$/.test(f.slice(want.length + 1)));
+    }
+    function containerNamed(a, want) {
+      if (named(wfLabelOf(a), want) && wfLabelOf(a)) return true;
+      var cap = a.querySelector(":scope > caption, :scope > legend");
+      if (cap && named(wfText(cap), want)) return true;
+      var h = a.querySelector(WF_HEADINGS);
+      return Boolean(h) && named(wfText(h), want) && (h.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_CONTAINS) !== 0 && a.firstElementChild && (a.firstElementChild === h || a.firstElementChild.contains(h));
+    }
+    function inOne(el, scope) {
+      var want = wfFold(scope.text);
+      var kind = scope.kind;
+      var a;
+      if (kind === "dialog") {
+        for (a = el.closest("dialog,[role=dialog],[role=alertdialog]"); a; a = a.parentElement ? a.parentElement.closest("dialog,[role=dialog],[role=alertdialog]") : null) {
+          var dn = wfLabelOf(a) || ((a.querySelector(WF_HEADINGS) || {}).innerText || "");
+          if (want === "" || named(dn, want)) return true;
+        }
+        return false;
+      }
+      if (kind === "row") {
+        for (a = el.closest("tr,[role=row]"); a; a = a.parentElement ? a.parentElement.closest("tr,[role=row]") : null) {
+          var cells = a.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader],[role=columnheader]");
+          for (var i = 0; i < cells.length; i++) if (named(wfText(cells[i]), want)) return true;
+        }
+        return false;
+      }
+      if (kind === "card") {
+        for (a = el.closest("li,[role=listitem],article,[class*=card]"); a; a = a.parentElement ? a.parentElement.closest("li,[role=listitem],article,[class*=card]") : null) {
+          if (named(wfItemText(a), want) || containerNamed(a, want)) return true;
+        }
+        return false;
+      }
+      if (kind === "table") {
+        for (a = el.closest("table,[role=table],[role=grid]"); a; a = a.parentElement ? a.parentElement.closest("table,[role=table],[role=grid]") : null) {
+          if (want === "" || named(wfLabelOf(a), want)) return true;
+          var th = wfOwnHeading(a, headings); if (th && named(wfText(th), want)) return true;
+        }
+        // "the Order schema": a table, or the section a heading of that name owns.
+      }
+      // section, list, form, card, region… : an ancestor labelled or headed with the name, or a heading's section.
+      for (a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+        if (kind === "list" && !/^(UL|OL|DL|MENU)$/.test(a.tagName) && a.getAttribute("role") !== "list") { if (a !== document.body) continue; }
+        if (kind === "form" && a.tagName !== "FORM" && a.getAttribute("role") !== "form") continue;
+        if (want === "" && kind !== "section" && a !== document.body) return true;
+        if (want !== "" && containerNamed(a, want)) return true;
+        if (kind === "list" || kind === "form") { var lh = wfOwnHeading(a, headings); if (want !== "" && lh && named(wfText(lh), want) && wfInSection(a, lh, headings)) return true; }
+      }
+      if (kind === "list" || kind === "form") return false;
+      // A long table cut into sections by heading rows (one cell spanning the table): the rows up to the next one.
+      var rowSection = wfRowSection(el);
+      if (rowSection !== null && named(rowSection, want)) return true;
+      for (var k = 0; k < headings.length; k++) {
+        if (want !== "" && named(wfText(headings[k]), want) && wfInSection(el, headings[k], headings)) return true;
+      }
+      return false;
+    }
+    return els.map(function (el) {
+      var c = el.tagName === "LABEL" && el.control ? el.control : el;
+      for (var s = 0; s < scopes.length; s++) if (!inOne(c, scopes[s])) return false;
+      return true;
+    });
+  }`,
+)() as (elements: Element[], scopes: ScopeArg[]) => boolean[];
+
+/**
+ * For each control, whether the text written beside it (not on it) is `text`: its row's first cell
+ * or `<th>`, the `<dt>` before its `<dd>`, or its item's own words (a sibling `<label>` without
+ * `for`, a `<span>`) — `loose`: compared folded (case, whitespace, dashes, quotes).
+ */
+export const nearLabelMatches = new Function(
+  String.raw`return function (els, arg) {${DESCRIBE_SOURCE}
+    var want = arg[1] ? wfFold(arg[0]) : arg[0].trim();
+    function same(t) { return t && (arg[1] ? wfFold(t) === want : t.replace(/\s+/g, " ").trim() === want); }
+    return els.map(function (c) {
+      var row = c.closest("tr,[role=row]");
+      if (row) {
+        var cells = row.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader]");
+        for (var i = 0; i < cells.length; i++) { if (cells[i].contains(c)) break; if (same(wfText(cells[i]))) return true; }
+      }
+      var dd = c.closest("dd");
+      if (dd) { var dt = dd.previousElementSibling; while (dt && dt.tagName !== "DT") dt = dt.previousElementSibling; if (dt && same(wfText(dt))) return true; }
+      var parent = c.parentElement;
+      for (var depth = 0; parent && depth < 2 && parent !== document.body; depth++, parent = parent.parentElement) {
+        var controls = parent.querySelectorAll("input:not([type=hidden]),select,textarea,[role=checkbox],[role=switch],[role=combobox],[role=textbox]");
+        if (controls.length !== 1) break;
+        if (same(wfItemText(parent))) return true;
+      }
+      return false;
+    });
+  }`,
+)() as (elements: Element[], arg: [text: string, loose: boolean]) => boolean[];
 
 /** Options of a `<select>`, for loose option matching. */
 export const listSelectOptions = new Function(
@@ -117,9 +314,10 @@ export interface PageData {
   /** Labelled values: label + field, `dt`/`dd`, `th`/`td` rows, `Key: value` lines, `aria-label`. */
   pairs: Array<{ key: string; value: string; checked?: boolean; source: string }>;
   /** Tables with their header texts (colspans expanded) and body rows. */
-  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][] }>;
+  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][]; section?: string[] }>;
   /** Repeated sibling items (list items, cards), each as keyed fields. */
-  groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: Array<{ keys: string[]; value: string; weight: number }> }> }>;
+  groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: Array<{ keys: string[]; value: string; weight: number }> }>; section?: string[] }>;
+  /* `section`: the headings the table or list lies under, outermost first (an h1, then the h2 under it…). */
   /** Text of `main` / `[role=main]` / `article`, else of `body`; whitespace collapsed, at most 20,000 characters. */
   mainText: string;
 }
@@ -155,6 +353,22 @@ export const extractPage = new Function(
       node = node.parentElement;
     }
     return "";
+  }
+  // The headings an element lies under, outermost first: each heading owns what follows it up to
+  // the next heading of the same or a higher level.
+  var headingList = null;
+  function headingPath(el) {
+    // The page's headings with their level and text, read once (innerText is costly).
+    if (!headingList) headingList = Array.prototype.map.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"), function (h) {
+      return { el: h, level: /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level") || 2), text: text(h) };
+    });
+    var stack = [];
+    for (var i = 0; i < headingList.length; i++) {
+      if (!(headingList[i].el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+      while (stack.length && stack[stack.length - 1].level >= headingList[i].level) stack.pop();
+      stack.push(headingList[i]);
+    }
+    return stack.map(function (h) { return h.text; });
   }
   function nearestHeading(el) {
     var all = Array.prototype.slice.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"));
@@ -219,7 +433,7 @@ export const extractPage = new Function(
         { keys: ["definition", "description", "value", "meaning", "text", "details"], value: definition, weight: 0.9 }
       ] });
     });
-    if (items.length) data.groups.push({ context: clean(dl.getAttribute("aria-label") || "") || precedingContext(dl) || nearestHeading(dl), tag: "dl", items: items });
+    if (items.length) data.groups.push({ context: clean(dl.getAttribute("aria-label") || "") || precedingContext(dl) || nearestHeading(dl), tag: "dl", items: items, section: headingPath(dl) });
   });
 
   // Tables: header tables, and key/value rows.
@@ -254,7 +468,7 @@ export const extractPage = new Function(
     if (!caption && table.getAttribute("aria-labelledby")) { var lb = document.getElementById(table.getAttribute("aria-labelledby")); if (lb) caption = text(lb); }
     if (!caption && table.closest("figure")) { var fc = table.closest("figure").querySelector("figcaption"); if (fc) caption = text(fc); }
     if (!caption) caption = precedingContext(table);
-    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix });
+    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table) });
   });
 
   // "Key: value" lines in leaf blocks.
@@ -332,7 +546,7 @@ export const extractPage = new Function(
       groupCount++;
       var items = members.slice(0, MAX_ITEMS).map(function (m) { return { text: text(m), fields: itemFields(m) }; });
       var context = clean(parent.getAttribute("aria-label") || "") || precedingContext(parent) || nearestHeading(parent);
-      data.groups.push({ context: context, tag: members[0].tagName.toLowerCase(), items: items });
+      data.groups.push({ context: context, tag: members[0].tagName.toLowerCase(), items: items, section: headingPath(members[0]) });
     });
   });
 

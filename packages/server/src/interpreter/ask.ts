@@ -4,9 +4,9 @@
  * the answer is built here, in Node, by matching the schema's field names loosely against what
  * was read. It never guesses: a required, non-nullable field it cannot find fails the step.
  */
-import { InterpreterError } from "./errors.js";
+import { InterpreterError, type InterpreterErrorDetails } from "./errors.js";
 import type { PageData } from "./_page-scripts.js";
-import { contentWords, keyScore, normalizeText, parseBoolean, parseNumber, similarity, words } from "./_text.js";
+import { contentWords, keyScore, normalizeText, normalizeWords, parseBoolean, parseNumber, similarity, words } from "./_text.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -16,7 +16,7 @@ const MATCH = 0.5;
 /** A field-level lookup: the keyed values of a scope (the page, a table row, a card). */
 interface Scope {
   /** Candidate (key, value) entries, with a weight in (0, 1] for how much the key is to be trusted. */
-  entries: Array<{ key: string; value: string; weight: number; checked?: boolean }>;
+  entries: Array<{ key: string; value: string; weight: number; checked?: boolean; header?: string }>;
   /** Fallbacks by field name, for the page scope: title, url, heading. */
   special?: (name: string) => string | string[] | undefined;
   /**
@@ -46,11 +46,12 @@ function normalizePage(data: PageData): PageData {
     url: data.url,
     headings: data.headings.map((h) => ({ level: h.level, text: n(h.text) })),
     pairs: data.pairs.map((p) => ({ ...p, key: n(p.key), value: n(p.value) })),
-    tables: data.tables.map((t) => ({ caption: n(t.caption), context: n(t.context), headers: t.headers.map(n), rows: t.rows.map((r) => r.map(n)) })),
+    tables: data.tables.map((t) => ({ caption: n(t.caption), context: n(t.context), headers: t.headers.map(n), rows: t.rows.map((r) => r.map(n)), section: (t.section ?? []).map(n) })),
     groups: data.groups.map((g) => ({
       context: n(g.context),
       tag: g.tag,
       items: g.items.map((it) => ({ text: n(it.text), fields: it.fields.map((f) => ({ ...f, keys: f.keys.map(n), value: n(f.value) })) })),
+      section: (g.section ?? []).map(n),
     })),
     mainText: n(data.mainText),
   };
@@ -86,7 +87,7 @@ function tableRowEntries(data: PageData, name: string, question: string): Scope[
       const value = row[column];
       if (!key || key.length > 80 || value === undefined || row.length < 2) continue;
       if (row.every((c, j) => c === table.headers[j])) continue;
-      out.push({ key, value, weight: ROW_WEIGHT });
+      out.push({ key, value, weight: ROW_WEIGHT, header: table.headers[column] ?? "" });
     }
   }
   return out;
@@ -101,10 +102,13 @@ class Missing {
  * Builds the answer to a schema-shaped question from a page's data.
  *
  * @param schema - the strict JSON Schema (`$defs`/`$ref`, nullable as `anyOf [X, {type:null}]` or `type: [X, "null"]`).
- * @throws {@link InterpreterError} `WF_ANSWER_NOT_FOUND` naming every required, non-nullable field not found.
+ * @throws {@link InterpreterError} `WF_ANSWER_NOT_FOUND` naming every required, non-nullable field not
+ *   found; `WF_ANSWER_UNCERTAIN` when the question adds a part the reader cannot apply (see {@link checkQuestion}).
  */
 export function answerFromPage(data: PageData, question: string, schema: JsonSchema): unknown {
-  const ctx = new Ctx(schema, normalizePage(data), question);
+  const page = normalizePage(data);
+  const section = checkQuestion(page, question);
+  const ctx = new Ctx(schema, page, question, section);
   const value = ctx.fill(schema, "", ctx.pageScope(), undefined, true);
   if (value instanceof Missing) {
     const fields = [...new Set(value.paths)];
@@ -125,14 +129,25 @@ export function answerFromPage(data: PageData, question: string, schema: JsonSch
  */
 export function answerTextFromPage(raw: PageData, question: string): string {
   const data = normalizePage(raw);
+  if (checkQuestion(data, question)) throw uncertain(question, "section", sectionOf(question) ?? "", "labelled values are not read per section");
   const q = words(question);
   const has = (w: string) => q.includes(w);
   // A label the page shows, named whole in the question, comes first ("the shipping address").
   const pair = bestPairForQuestion(data, question);
-  if (pair) return pair.value;
-  if (has("url") || /\b(?:web|page)\s+address\b|\baddress of (?:the|this) page\b/i.test(question)) return data.url;
-  if (has("title")) return data.title || firstHeading(data) || "";
+  if (pair) {
+    checkPlaced(question, [pair.key, pair.header ?? ""], pair.key);
+    return pair.value;
+  }
+  if (has("url") || /\b(?:web|page)\s+address\b|\baddress of (?:the|this) page\b/i.test(question)) {
+    checkPlaced(question, ["url", "web address", "address"], "the page's URL");
+    return data.url;
+  }
+  if (has("title")) {
+    checkPlaced(question, ["title"], "the page's title");
+    return data.title || firstHeading(data) || "";
+  }
   if (has("heading") || has("h1") || has("headline")) {
+    checkPlaced(question, ["heading", "h1", "headline"], "the page's heading");
     if (/headings/i.test(question)) return data.headings.map((h) => h.text).join("\n");
     return firstHeading(data) ?? data.title;
   }
@@ -144,8 +159,8 @@ function firstHeading(data: PageData): string | undefined {
 }
 
 /** The labelled value (a label, or a table row's first cell) whose whole label the question names. */
-function bestPairForQuestion(data: PageData, question: string): { key: string; value: string } | undefined {
-  const entries = [...data.pairs.map((p) => ({ key: p.key, value: p.value, weight: 1 })), ...tableRowEntries(data, question, question)];
+function bestPairForQuestion(data: PageData, question: string): { key: string; value: string; header?: string } | undefined {
+  const entries: Scope["entries"] = [...data.pairs.map((p) => ({ key: p.key, value: p.value, weight: 1 })), ...tableRowEntries(data, question, question)];
   return entryNamedByQuestion(entries, question);
 }
 
@@ -191,6 +206,8 @@ class Ctx {
     readonly root: JsonSchema,
     readonly data: PageData,
     readonly question: string,
+    /** A section the question names (`in the "Billing" section`): only sources under it qualify. */
+    readonly section?: string,
   ) {}
 
   resolve(schema: JsonSchema, depth = 0): JsonSchema {
@@ -263,6 +280,7 @@ class Ctx {
     }
 
     if (!name) return missing();
+    if (this.section && scope.special) throw uncertain(this.question, "section", sectionOf(this.question) ?? this.section, "labelled values are not read per section");
     const found = lookup(scope, name, name === this.question);
     if (found === undefined) return missing();
     const value = coerce(schema, found);
@@ -277,7 +295,21 @@ class Ctx {
     const qWords = new Set(topicWords(`${name} ${name === this.question ? "" : this.question}`));
     const topic = (text: string): number => overlap(qWords, topicWords(text));
 
-    type Source = { score: number; complete: boolean; lost: string[]; build: () => unknown[] | Missing };
+    type Source = {
+      score: number;
+      complete: boolean;
+      lost: string[];
+      build: () => unknown[] | Missing;
+      /** How much the question's words name this source (0: not at all). */
+      topic: number;
+      kind: "table" | "list";
+      caption: string;
+      context: string;
+      /** The headings the source lies under, outermost first. */
+      section: string[];
+      /** Its items' words, to tell a source that only repeats another's items. */
+      itemKeys: string[];
+    };
     const sources: Source[] = [];
 
     for (const table of this.data.tables) {
@@ -288,6 +320,12 @@ class Ctx {
       const score = matched.reduce((acc, f) => acc + assign[f]!.score, 0) / Math.max(1, fields.length) + 0.3 * Math.max(topic(table.caption), topic(table.context) * 0.7);
       sources.push({
         score,
+        topic: Math.max(topic(table.caption), topic(table.context) * 0.7),
+        kind: "table",
+        caption: table.caption,
+        context: table.context,
+        section: table.section ?? [],
+        itemKeys: table.rows.map((r) => normalizeWords(r.join(" "))),
         complete: lost.length === 0 && matched.length > 0,
         lost,
         build: () => {
@@ -319,6 +357,12 @@ class Ctx {
       const score = total / Math.max(1, fields.length) + 0.3 * topic(group.context) - (group.items.length === 1 ? 0.1 : 0);
       sources.push({
         score: score * 0.95,
+        topic: topic(group.context),
+        kind: "list",
+        caption: "",
+        context: group.context,
+        section: group.section ?? [],
+        itemKeys: group.items.map((it) => normalizeWords(it.text)),
         complete: lost.length === 0 && total > 0,
         lost,
         build: () => {
@@ -335,7 +379,35 @@ class Ctx {
       });
     }
 
-    const complete = sources.filter((s) => s.complete).sort((a, b) => b.score - a.score);
+    let complete = sources.filter((s) => s.complete).sort((a, b) => b.score - a.score);
+    // A source whose items another one holds too (one <dl> of a run of them) is that one's part.
+    const within = (s: Source, o: Source) => o !== s && o.itemKeys.length > s.itemKeys.length && s.itemKeys.every((k) => o.itemKeys.includes(k));
+    complete = complete.filter((s) => !complete.some((o) => within(s, o)));
+    if (this.section) {
+      const wanted = topicWords(this.section);
+      const under = (s: Source) => [s.caption, ...s.section].some((h) => wanted.length > 0 && wanted.every((w) => topicWords(h).includes(w)));
+      complete = complete.filter(under);
+      if (!complete.length) throw uncertain(this.question, "section", sectionOf(this.question) ?? this.section, "no table or list under a heading of that name fits the fields");
+    }
+    // Several sources fit as well and the question's words pick none, or the best one's heading
+    // also holds another that fits (a list cut in two by a sub-heading): which one (or all) is a guess.
+    const top = complete[0];
+    const ownHeading = (s: Source) => s.section[s.section.length - 1];
+    const nested = (a: Source, b: Source) =>
+      (ownHeading(b) !== undefined && a.section.includes(ownHeading(b)!)) || (ownHeading(a) !== undefined && b.section.includes(ownHeading(a)!));
+    const adds = (s: Source) => top !== undefined && s !== top && s.itemKeys.some((k) => !top.itemKeys.includes(k));
+    const rivals = complete.filter(
+      (s) => s === top || (adds(s) && ((s.score >= top!.score - 0.02 && s.topic === top!.topic) || (!top!.caption && s.kind === top!.kind && nested(s, top!)))),
+    );
+    if (rivals.length > 1) {
+      const where = rivals.slice(0, 4).map((s) => JSON.stringify(s.caption || s.context || `a ${s.kind}`)).join(", ");
+      throw uncertain(
+        this.question,
+        "several-sources",
+        this.question,
+        `${rivals.length} ${rivals.every((s) => s.kind === "table") ? "tables" : "tables or lists"} fit the fields equally well (${where}) and the question does not say which one, or whether it wants them all`,
+      );
+    }
     for (const source of complete) {
       const built = source.build();
       if (!(built instanceof Missing)) return built;
@@ -451,15 +523,142 @@ function lookup(scope: Scope, name: string, byQuestion: boolean): Found | undefi
     return best?.entry;
   }
   const named = entryNamedByQuestion(entries, name);
-  if (named) return named;
+  if (named) {
+    checkPlaced(name, [named.key, named.header ?? ""], named.key);
+    return named;
+  }
   const qw = words(name);
   for (const special of ["url", "title", "h1", "heading"]) {
     if (qw.includes(special)) {
       const v = scope.special?.(special);
-      if (typeof v === "string") return { value: v, weight: 1 };
+      if (typeof v === "string") {
+        checkPlaced(name, [special, "web address", "address", "headline"], `the page's ${special}`);
+        return { value: v, weight: 1 };
+      }
     }
   }
   return undefined;
+}
+
+type UncertainKind = NonNullable<InterpreterErrorDetails["kind"]>;
+
+const NUMBER_WORDS = "\\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|fifty|hundred";
+
+/**
+ * Parts of a question the reader cannot apply, tried in order: a count, a "first N", an ordinal or
+ * rank, a filter. A part that lies inside a label the page shows and the question names whole
+ * ("What is the first name?" with a "First name" label) is not a condition.
+ */
+const CONDITIONS: ReadonlyArray<[UncertainKind, RegExp]> = [
+  ["count", /\bhow\s+many\b|\b(?:the\s+)?(?:number|count|total)\s+of\b/i],
+  ["first-n", new RegExp(`\\b(?:first|top|last|latest|next|previous|bottom)\\s+(?:${NUMBER_WORDS})\\b`, "i")],
+  [
+    "ordinal",
+    /\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d+(?:st|nd|rd|th)|latest|newest|oldest|earliest|cheapest|highest|lowest|largest|smallest|biggest|longest|shortest|most\s+(?:recent|expensive|popular|common)|least\s+(?:recent|expensive|popular|common))\b/i,
+  ],
+  [
+    "filter",
+    /\b(?:which|whose|where|that|who)\b(?:\s+[\w-]+){0,5}?\s+(?:contains?|includes?|mentions?|match(?:es)?|(?:starts?|ends?|begins?)\s+with|ha(?:ve|s)|costs?|equals?|(?:are|is|was|were)\s+(?:in|out|over|under|above|below|more|less|not|older|newer|cheaper|before|after|between))\b|\b(?:containing|including|mentioning|matching|(?:starting|beginning|ending)\s+with|(?:more|less|fewer|greater|cheaper|older|newer|longer|shorter)\s+than|at\s+(?:least|most)|(?:over|under|above|below)\s+[$€£]?\d|only|except|excluding|other\s+than|not|without|unless)\b/i,
+  ],
+];
+
+/** A section the question names: `in the "Billing" section`, `under the Constants heading`. */
+const SECTION = /\b(?:in|under|within|inside|from)\s+(?:the\s+)?(?:"([^"]+)"|“([^”]+)”|'([^']+)'|([\w' .-]+?))\s+(?:section|part|chapter|heading|tab|panel|dialog|sidebar|card|region|area)\b/i;
+
+/** The section a question names, as written, or undefined. */
+function sectionOf(question: string): string | undefined {
+  const m = SECTION.exec(question);
+  return m ? (m[1] ?? m[2] ?? m[3] ?? m[4])!.trim() : undefined;
+}
+
+/**
+ * Checks that the reader can apply everything the question asks: no count, "first N", ordinal,
+ * rank or filter (unless the words are part of a label the page shows and the question names),
+ * and a named section only when a heading on the page has its words.
+ * @returns the section the question names, when a heading on the page matches it.
+ * @throws {@link InterpreterError} `WF_ANSWER_UNCERTAIN` naming the part it cannot apply.
+ */
+function checkQuestion(data: PageData, question: string): string | undefined {
+  const norm = (t: string) => ` ${normalizeWords(t)} `;
+  const q = norm(question);
+  const labels = [
+    ...data.pairs.map((p) => p.key),
+    ...data.headings.map((h) => h.text),
+    ...data.tables.flatMap((t) => [...t.headers, ...t.rows.map((r) => r[0] ?? "")]),
+    ...data.groups.flatMap((g) => g.items.flatMap((it) => it.fields.flatMap((f) => f.keys))),
+  ]
+    .filter((l) => l && l.length <= 80)
+    .map(norm);
+  const section = sectionOf(question);
+  const rest = section ? question.replace(SECTION, " ") : question;
+  for (const [kind, re] of CONDITIONS) {
+    const m = new RegExp(re.source, "gi");
+    for (const hit of rest.matchAll(m)) {
+      const part = hit[0].trim();
+      const p = norm(part);
+      const named = labels.filter((l) => l.trim() && q.includes(l));
+      if (named.some((l) => l.includes(p))) continue;
+      // "How many databases? (number of databases)": the page labels the count itself.
+      if (kind === "count" && named.some((l) => / (?:number|count|total|maximum|max) /.test(l))) continue;
+      throw uncertain(question, kind, part);
+    }
+  }
+  if (!section) return undefined;
+  const wanted = topicWords(section);
+  const known = data.headings.some((h) => wanted.length > 0 && wanted.every((w) => topicWords(h.text).includes(w)));
+  if (!known) throw uncertain(question, "section", section, "no heading on the page has those words");
+  return section;
+}
+
+/** Words of a question that say nothing about which value it wants. */
+const GENERIC = new Set(
+  ["value", "current", "currently", "shown", "show", "displayed", "display", "main", "text", "tell", "say", "written", "here", "find", "read", "exact", "exactly", "it", "its", "do", "does", "be", "was", "were", "can", "you", "us", "i", "my", "our", "there", "actual", "given", "stated", "listed", "please", "about", "each", "every", "one", "whole", "entire", "how", "many"].map((w) => words(w)[0]!),
+);
+
+/**
+ * Fails when the question names words that the chosen label (and column) do not cover: "the search
+ * summary" is not the "Search" field's value.
+ * @throws {@link InterpreterError} `WF_ANSWER_UNCERTAIN` (`unplaced`).
+ */
+function checkPlaced(question: string, covering: string[], label: string): void {
+  const have = new Set(covering.flatMap((c) => words(c)));
+  // A parenthesis is an aside ("the page title (token …)"); the conditions in it were checked already.
+  const said = question.replace(/\([^()]*\)/g, " ");
+  const left = contentWords(said).filter((w) => !have.has(w) && !GENERIC.has(w));
+  if (left.length) {
+    // The words as the question wrote them (not normalised), so that the server's redaction of secrets still matches them.
+    const lost = new Set(left);
+    const part = said.split(/\s+/).filter((t) => words(t).some((w) => lost.has(w))).join(" ");
+    throw uncertain(question, "unplaced", part, `no label on the page covers them; the closest is ${JSON.stringify(label)}`);
+  }
+}
+
+const UNCERTAIN_WHAT: Record<UncertainKind, string> = {
+  filter: "the question filters",
+  ordinal: "the question picks by position or rank",
+  count: "the question asks for a count",
+  "first-n": "the question asks for only some",
+  section: "the question names a section",
+  unplaced: "the question asks for",
+  "several-sources": "the question",
+};
+
+const UNCERTAIN_WHY: Partial<Record<UncertainKind, string>> = {
+  filter: "which the grammar's reader does not apply",
+  ordinal: "which the grammar's reader does not apply",
+  count: "which the grammar's reader does not compute",
+  "first-n": "which the grammar's reader does not cut",
+};
+
+/** The `WF_ANSWER_UNCERTAIN` error: which part of the question the reader could not apply, and what would. */
+function uncertain(question: string, kind: UncertainKind, part: string, why?: string): InterpreterError {
+  const said = kind === "several-sources" ? `${UNCERTAIN_WHAT[kind]}: ${why}` : `${UNCERTAIN_WHAT[kind]} (${JSON.stringify(part)}), ${why ?? UNCERTAIN_WHY[kind] ?? ""}`;
+  return new InterpreterError(
+    "WF_ANSWER_UNCERTAIN",
+    `Cannot answer ${JSON.stringify(question)} without guessing: ${said}. A model would answer it (configure one), ` +
+      `or ask for what the page labels (the whole table or list, a field by its label) and apply the rest in the workflow's code.`,
+    { part, kind },
+  );
 }
 
 /** Turns found text into the schema's type; undefined when it does not fit (never a guess). */

@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { z } from "zod";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions, type ParsedAction, type TargetSpec } from "./grammar.js";
-import { isNavigationRace, locateTarget, type FoundElement, type TargetPurpose } from "./locate.js";
+import { isNavigationRace, locateTarget, QUIET_MS, waitForSettled, type FoundElement, type TargetPurpose } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
 import { extractPage, listSelectOptions, scrollPage, type PageData } from "./_page-scripts.js";
 import { words } from "./_text.js";
@@ -46,7 +46,7 @@ export interface DeterministicInterpreterOptions {
  * const interpreter = createDeterministicInterpreter({ uploadRoot: "/srv/uploads" });
  * await interpreter.act({ page, instruction: 'click "Sign in"', timeoutMs: 30_000, signal });
  * @throws (from `act`/`ask`) {@link InterpreterError} with codes `WF_INSTRUCTION_NOT_UNDERSTOOD`,
- *   `WF_ELEMENT_NOT_FOUND`, `WF_ELEMENT_AMBIGUOUS`, `WF_ANSWER_NOT_FOUND`, `WF_NAVIGATION_FAILED`,
+ *   `WF_ELEMENT_NOT_FOUND`, `WF_ELEMENT_AMBIGUOUS`, `WF_ANSWER_NOT_FOUND`, `WF_ANSWER_UNCERTAIN`, `WF_NAVIGATION_FAILED`,
  *   `WF_NAVIGATION_REFUSED`, `WF_STEP_TIMEOUT`, `WF_UPLOAD_REFUSED`.
  */
 export function createDeterministicInterpreter(options: DeterministicInterpreterOptions = {}): StepInterpreter {
@@ -90,13 +90,30 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         };
         // A page still navigating destroys the evaluation's context; read again once it has loaded.
         const data = await read().catch((error: unknown) => (isNavigationRace(error) ? read() : Promise.reject(error)));
-        if (!context.schema) return answerTextFromPage(data, context.question);
-        const answer = answerFromPage(data, context.question, context.schema.schema);
-        checkAnswer(answer, context.schema.schema);
-        return answer;
+        try {
+          if (!context.schema) return answerTextFromPage(data, context.question);
+          const answer = answerFromPage(data, context.question, context.schema.schema);
+          checkAnswer(answer, context.schema.schema);
+          return answer;
+        } catch (error) {
+          throw scrubSecrets(error, context.secrets);
+        }
       });
     },
   };
+}
+
+/**
+ * An ASK error quotes parts of the question; a secret the workflow interpolated there must not
+ * leave in another form than the server redacts (its words lower-cased and re-joined). Replaces
+ * each secret, as written and as normalised words, with `[secret]` in the message and details.
+ */
+function scrubSecrets(error: unknown, secrets: readonly string[]): unknown {
+  if (!(error instanceof InterpreterError) || !secrets.some((s) => s.length > 0)) return error;
+  const forms = secrets.filter((s) => s.length > 0).flatMap((s) => [s, words(s).join(" ")]).filter((f) => f.length > 0);
+  const scrub = (text: string) => forms.reduce((t, f) => t.split(f).join("[secret]"), text);
+  const details = { ...error.details, ...(error.details.part !== undefined ? { part: scrub(error.details.part) } : {}) };
+  return new InterpreterError(error.code, scrub(error.message), details, { cause: error.cause });
 }
 
 /** Validates the answer against the JSON Schema (zod's `fromJSONSchema`); a mismatch is a bug here, reported as such. */
@@ -177,8 +194,19 @@ export type ActionDone = Omit<ActResult, "url">;
  */
 export async function performAction(page: Page, action: ParsedAction, clock: StepClock, options: PerformOptions): Promise<ActionDone> {
   const waitMs = () => Math.min(options.findTimeoutMs, clock.left());
-  const find = (target: TargetSpec, purpose: TargetPurpose) =>
-    options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal);
+  const notes: string[] = [];
+  const find = async (target: TargetSpec, purpose: TargetPurpose) => {
+    const el = await (options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal));
+    if (el.note) notes.push(el.note);
+    return el;
+  };
+  const done = await perform(page, action, clock, options, find);
+  return notes.length ? { ...done, message: `${done.message} (${notes.join("; ")})` } : done;
+}
+
+type Find = (target: TargetSpec, purpose: TargetPurpose) => Promise<FoundElement>;
+
+async function perform(page: Page, action: ParsedAction, clock: StepClock, options: PerformOptions, find: Find): Promise<ActionDone> {
   const settle = () => page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
 
   switch (action.verb) {
@@ -280,7 +308,18 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
         }
         // A custom dropdown (an ARIA combobox or button): open it, then click the option.
         await el.locator.click({ timeout: clock.left() });
-        const option = await find({ text: action.option, roles: ["option", "menuitem", "menuitemradio", "treeitem"], roleWord: "option", quoted: true }, "click");
+        const optionRoles = ["option", "menuitem", "menuitemradio", "treeitem"];
+        const option = await find({ text: action.option, roles: optionRoles, roleWord: "option", quoted: true }, "click").catch(async (error: unknown) => {
+          if (!(error instanceof InterpreterError) || error.code !== "WF_ELEMENT_NOT_FOUND") throw error;
+          // Name what the dropdown offers, not the page's closest buttons.
+          const shown = await visibleOptions(page, optionRoles);
+          throw new InterpreterError(
+            "WF_ELEMENT_NOT_FOUND",
+            `${el.description} has no option ${JSON.stringify(action.option)}. ` +
+              (shown.length ? `Options: ${shown.slice(0, 12).map((o) => JSON.stringify(o)).join(", ")}.` : "It showed no options once opened."),
+            { target: action.option, candidates: shown.map((name) => ({ role: "option", name })) },
+          );
+        });
         await option.locator.click({ timeout: clock.left() });
         await settle();
         return { action: "select", target: el.description, element: identity(el), message: `Selected ${option.description} in ${el.description}` };
@@ -298,7 +337,8 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
     }
     case "check":
     case "uncheck": {
-      const el = await find(action.target, "check");
+      let el = await find(action.target, "check");
+      if (!CHECKABLE.has(el.role)) el = await checkboxOfItem(el);
       if (action.verb === "check") await el.locator.check({ timeout: clock.left() });
       else await el.locator.uncheck({ timeout: clock.left() });
       return { action: action.verb, target: el.description, element: identity(el), message: `${action.verb === "check" ? "Checked" : "Unchecked"} ${el.description}` };
@@ -323,8 +363,46 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
     case "wait-text": {
       const exact = page.getByText(action.text, { exact: true });
       const loose = page.getByText(action.text);
-      await exact.or(loose).first().waitFor({ state: "visible", timeout: clock.left() });
+      await exact
+        .or(loose)
+        .first()
+        .waitFor({ state: "visible", timeout: clock.left() })
+        .catch((error: unknown) => {
+          if (!(error instanceof Error && error.name === "TimeoutError")) throw error;
+          throw new InterpreterError(
+            "WF_STEP_TIMEOUT",
+            `The page did not show ${JSON.stringify(action.text)} within the step's ${clock.timeoutMs} ms. ` +
+              `Check the text as the page writes it; to wait for a page to finish loading, write \`wait for the page to load\` (or \`wait for the results\`).`,
+            {},
+            { cause: error },
+          );
+        });
       return { action: "wait", message: `${JSON.stringify(action.text)} is shown` };
+    }
+    case "wait-settled": {
+      if (!(await waitForSettled(page, clock.left() - 50))) {
+        throw new InterpreterError(
+          "WF_STEP_TIMEOUT",
+          `The page did not settle within the step's ${clock.timeoutMs} ms: it kept loading, sending requests or changing. ` +
+            `Wait for what it shows when done instead (\`wait for "12 results"\`, \`wait until "Loading…" disappears\`).`,
+        );
+      }
+      return { action: "wait", message: `The page is loaded and stable (network idle, no change for ${QUIET_MS} ms)` };
+    }
+    case "search": {
+      // The page's search box: a field named "search" (a searchbox, or a text field labelled so), else any searchbox.
+      const box = await find({ text: "search", roles: ["searchbox", "textbox", "combobox"], roleWord: "search box", quoted: false }, "fill").catch(
+        (error: unknown) => {
+          if (error instanceof InterpreterError && error.code === "WF_ELEMENT_NOT_FOUND") {
+            return find({ text: "", roles: ["searchbox"], roleWord: "search box", quoted: false }, "fill").catch(() => Promise.reject(error));
+          }
+          throw error;
+        },
+      );
+      await box.locator.fill(action.text, { timeout: clock.left() });
+      await box.locator.press("Enter", { timeout: clock.left() });
+      await settle();
+      return { action: "search", target: box.description, element: identity(box), message: `Searched for ${JSON.stringify(action.text)} in ${box.description}` };
     }
     case "wait-time": {
       if (action.ms >= clock.left()) {
@@ -343,6 +421,42 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
       return { action: "upload", target: el.description, element: identity(el), message: `Uploaded ${path.basename(file)} to ${el.description}` };
     }
   }
+}
+
+const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
+
+/**
+ * `check "Buy milk"` found the text, not a checkbox: the one checkbox (radio, switch) of the
+ * smallest element around it that has one — its list item, row, label or card.
+ * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` when there is none or several.
+ */
+async function checkboxOfItem(el: FoundElement): Promise<FoundElement> {
+  const box = el.locator
+    .locator("xpath=ancestor-or-self::*[.//input[@type='checkbox' or @type='radio'] or .//*[@role='checkbox' or @role='switch' or @role='radio']][1]")
+    .first()
+    .locator("input[type=checkbox], input[type=radio], [role=checkbox], [role=switch], [role=radio]");
+  const count = await box.count();
+  if (count !== 1) {
+    throw new InterpreterError(
+      "WF_ELEMENT_NOT_FOUND",
+      `${el.description} is not a checkbox, radio button or switch, and ${count ? `its item holds ${count} of them` : "none is beside it"}. Name the checkbox itself (\`check the "…" checkbox\`).`,
+      { target: el.name, candidates: [{ role: el.role, name: el.name }] },
+    );
+  }
+  const name = await box.evaluate((node) => (node as HTMLElement).getAttribute("aria-label") ?? "");
+  return { locator: box, description: `checkbox beside ${el.description}`, href: "", role: "checkbox", name: name || el.name };
+}
+
+/** The accessible names of the visible elements with one of `roles` (a custom dropdown's options once open). */
+async function visibleOptions(page: Page, roles: string[]): Promise<string[]> {
+  const names = new Set<string>();
+  for (const role of roles) {
+    const loc = page.getByRole(role as Parameters<Page["getByRole"]>[0]);
+    for (const text of await loc.evaluateAll((els) => els.filter((e) => (e as HTMLElement).offsetParent !== null || e.getClientRects().length > 0).map((e) => (e.textContent ?? "").replace(/\s+/g, " ").trim()))) {
+      if (text) names.add(text);
+    }
+  }
+  return [...names];
 }
 
 function identity(el: FoundElement): ElementIdentity {

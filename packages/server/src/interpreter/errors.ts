@@ -14,6 +14,12 @@ export type InterpreterErrorCode =
   | "WF_ELEMENT_AMBIGUOUS"
   /** An ASK could not find on the page a value a required, non-nullable field needs. */
   | "WF_ANSWER_NOT_FOUND"
+  /**
+   * An ASK question adds something the deterministic reader cannot apply (a filter, an ordinal, a
+   * count, a "first N", a section it cannot resolve, a word no label on the page covers): answering
+   * would be a guess. A model would answer it.
+   */
+  | "WF_ANSWER_UNCERTAIN"
   /** Going to a URL, back, forward or reloading failed. */
   | "WF_NAVIGATION_FAILED"
   /**
@@ -58,6 +64,10 @@ export interface InterpreterErrorDetails {
   candidates?: ElementCandidate[];
   /** For `WF_ANSWER_NOT_FOUND`: paths of the fields not found, e.g. `value[].price`, `title`. */
   fields?: string[];
+  /** For `WF_ANSWER_UNCERTAIN`: the part of the question not applied, as written (`how many`, `first 5`). */
+  part?: string;
+  /** For `WF_ANSWER_UNCERTAIN`: what kind of part it is. */
+  kind?: "filter" | "ordinal" | "count" | "first-n" | "section" | "unplaced" | "several-sources";
   /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED`: the URL involved. */
   url?: string;
   /** For a chained ACT (`… and then …`): the 0-based index of the action that failed; the ones before it ran. */

@@ -73,6 +73,33 @@ describe("parseInstructions", () => {
   });
 });
 
+describe("issue 9 forms", () => {
+  it("reads scopes after the target, quoted or not, nested innermost first", () => {
+    expect(parseInstruction('click "Edit" in the "Billing" section')).toEqual({ verb: "click", target: { text: "Edit", quoted: true, scopes: [{ kind: "section", text: "Billing" }] } });
+    expect(parseInstruction("click Edit under the Billing section")).toMatchObject({ target: { text: "Edit", scopes: [{ kind: "section", text: "Billing" }] } });
+    expect(parseInstruction('click the "OK" button inside the dialog')).toMatchObject({ target: { text: "OK", roles: ["button"], scopes: [{ kind: "dialog", text: "" }] } });
+    expect(parseInstruction('click the "[...]" expander in the "status" row of the "Order" schema')).toMatchObject({
+      target: { text: "[...]", roles: ["button"], scopes: [{ kind: "row", text: "status" }, { kind: "section", text: "Order" }] },
+    });
+    expect(parseInstruction('type "x" into "Email" within the "Signup" form')).toMatchObject({ target: { text: "Email", scopes: [{ kind: "form", text: "Signup" }] } });
+  });
+
+  it("reads the sentences people write", () => {
+    expect(parseInstruction("Go to the library index at http://127.0.0.1:8080/lib/")).toEqual({ verb: "goto", url: "http://127.0.0.1:8080/lib/" });
+    expect(parseInstruction("open the Settings page")).toMatchObject({ verb: "click" });
+    expect(parseInstruction("Search for 'dataclass'")).toEqual({ verb: "search", text: "dataclass" });
+    expect(parseInstruction("fill the search box with dataclass")).toMatchObject({ verb: "fill", text: "dataclass", target: { text: "search" } });
+    expect(parseInstruction("Wait for the search results to finish loading")).toEqual({ verb: "wait-settled" });
+    expect(parseInstruction("wait until the page has loaded")).toEqual({ verb: "wait-settled" });
+    expect(parseInstruction('wait for "Saved"')).toEqual({ verb: "wait-text", text: "Saved" });
+  });
+
+  it("fails fast on a wait that names nothing checkable", () => {
+    expect(() => parseInstruction("wait until the spinner disappears")).toThrow(/names nothing the grammar can check/);
+    expect(() => parseInstruction("wait for the confirmation to appear")).toThrow(/names nothing the grammar can check/);
+  });
+});
+
 describe("pieces", () => {
   it("cuts quotes out without taking apostrophes for quotes", () => {
     expect(extractQuotes(`type "it's" into 'Notes'`)).toEqual({ text: "type «0» into «1»", quotes: ["it's", "Notes"] });

@@ -7,8 +7,22 @@
  */
 import { InterpreterError } from "./errors.js";
 
+/**
+ * A place the target is looked for in: `in the "Billing" section`, `inside the dialog`, `in the
+ * "status" row`. `text` `""` is any of that kind (`inside the dialog`: the open one).
+ */
+export interface ScopeSpec {
+  kind: "section" | "dialog" | "row" | "list" | "table" | "form" | "card" | "region";
+  text: string;
+}
+
 /** What an instruction names as the element to act on. */
 export interface TargetSpec {
+  /**
+   * Where to look, innermost first (`the "[...]" expander in the "status" row of the "Order"
+   * schema` → row "status", then table "Order"); absent: the whole page.
+   */
+  scopes?: ScopeSpec[];
   /** The text that names the element (accessible name, label, placeholder, text, title or alt). `""` with a role: any element of that role. */
   text: string;
   /** Roles the instruction hints at (`the "Save" button` → `["button"]`), ARIA role names. */
@@ -42,6 +56,10 @@ export type ParsedAction =
   | { verb: "wait-text"; text: string }
   | { verb: "wait-gone"; text: string }
   | { verb: "wait-time"; ms: number }
+  /** Wait until the page is loaded and stable: `load`, network idle, no DOM change for a quiet period. */
+  | { verb: "wait-settled" }
+  /** Type into the page's search box and submit (Enter). */
+  | { verb: "search"; text: string }
   | { verb: "upload"; path: string; target: TargetSpec };
 
 /** One row of the grammar: a pattern over the instruction with its quoted parts as `«0»`, `«1»`… */
@@ -56,6 +74,8 @@ export interface GrammarRule {
 }
 
 const Q = "«(\\d+)»";
+/** What `wait for the …` names when it means "until the page is loaded and stable", not a text. */
+const SETTLE_NOUNS = "page|site|app|application|results?|search\\s+results?|content|contents|data|list|table|everything|it|loading|spinner|request|requests|network";
 const TARGET = "(.+?)";
 
 /**
@@ -70,6 +90,28 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     build: (m, q) => {
       const raw = unquote(m[1]!, q).trim();
       return looksLikeUrl(raw) ? { verb: "goto", url: raw } : undefined;
+    },
+  },
+  {
+    verb: "goto",
+    // `Go to the library index at http://127.0.0.1:8080/lib/`: the URL ends the sentence.
+    pattern: /^(?:go to|goto|open|navigate to|visit|load|browse to|head to|go)\s+(?:.+?\s+)?(?:at|on|via|:)?\s*(«\d+»|\S+)$/i,
+    examples: ["go to the library index at http://127.0.0.1:8080/lib/"],
+    build: (m, q) => {
+      const raw = unquote(m[1]!, q).trim();
+      // Only a URL that says it is one: a scheme, localhost or an IP (a dotted word could be a name).
+      return /^(?:https?|file|data):/i.test(raw) || /^(?:about:blank|localhost(?::\d+)?(?:[/?#]|$)|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:[/?#]|$))/i.test(raw)
+        ? { verb: "goto", url: raw }
+        : undefined;
+    },
+  },
+  {
+    verb: "search",
+    pattern: /^(?:search|look)\s+(?:the\s+(?:site|page|docs|documentation)\s+)?(?:for|up)\s+(«\d+»|.+)$/i,
+    examples: ['search for "dataclass"'],
+    build: (m, q) => {
+      const text = unquote(m[1]!, q).trim();
+      return text ? { verb: "search", text } : undefined;
     },
   },
   {
@@ -125,6 +167,13 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     pattern: new RegExp(`^(?:fill(?:\\s+in)?|fill out|complete|populate)\\s+${TARGET}\\s+with\\s+${Q}$`, "i"),
     examples: ['fill "Email" with "ada@example.com"'],
     build: (m, q) => ({ verb: "fill", text: q[Number(m[2])]!, target: parseTarget(m[1]!, q), typed: false }),
+  },
+  {
+    verb: "fill",
+    // `fill the search box with dataclass`: an unquoted value runs to the end.
+    pattern: new RegExp(`^(?:fill(?:\\s+in)?|fill out|complete|populate)\\s+${TARGET}\\s+with\\s+(?!«)(.+)$`, "i"),
+    examples: ["fill the search box with dataclass"],
+    build: (m, q) => ({ verb: "fill", text: unquote(m[2]!, q).trim(), target: parseTarget(m[1]!, q), typed: false }),
   },
   {
     verb: "type",
@@ -212,12 +261,29 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
   {
     verb: "wait",
     pattern: new RegExp(
+      `^wait(?:\\s+(?:for|until|till))?(?:\\s+(?:the|a|an|all|any|its|my))?(?:\\s+(?:${SETTLE_NOUNS}))+` +
+        `(?:\\s+(?:to\\s+(?:finish\\s+|complete\\s+|be\\s+)?(?:load|loading|loaded|render|rendering|rendered|ready|done|settle|complete|appear|show(?:\\s+up)?)|(?:has|have|is|are)\\s+(?:finished\\s+|done\\s+)?(?:loaded|loading|rendered|ready|done|complete|finished|settled|shown)|(?:has|have)\\s+(?:finished|settled|loaded)|(?:finish(?:es)?|complete[sd]?)(?:\\s+loading)?|loads?|(?:is|are)\\s+idle))?$`,
+      "i",
+    ),
+    examples: ["wait for the results", "wait until the page has loaded", "wait for the search results to finish loading"],
+    build: () => ({ verb: "wait-settled" }),
+  },
+  {
+    verb: "wait",
+    pattern: /^wait(?:\s+(?:for|until|till))?\s+(?:the\s+)?(?:page\s+)?(?:load|loading\s+to\s+finish|network\s+(?:to\s+be\s+)?idle|idle)$/i,
+    examples: ["wait for page load"],
+    build: () => ({ verb: "wait-settled" }),
+  },
+  {
+    verb: "wait",
+    pattern: new RegExp(
       `^wait\\s+(?:for|until)\\s+(?:the\\s+)?(?:text\\s+)?${TARGET}\\s+(?:to\\s+)?(?:disappear|disappears|vanish|vanishes|is\\s+(?:gone|hidden)|to\\s+be\\s+(?:gone|hidden)|goes\\s+away|to\\s+go\\s+away)$`,
       "i",
     ),
     examples: ['wait until "Loading…" disappears'],
     build: (m, q) => {
       const text = unquote(m[1]!, q).trim();
+      noCheckableText(m, q);
       return text ? { verb: "wait-gone", text } : undefined;
     },
   },
@@ -230,6 +296,7 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     examples: ['wait for "Saved"', 'wait until "Done" appears'],
     build: (m, q) => {
       const text = unquote(m[1]!, q).trim();
+      noCheckableText(m, q);
       return text ? { verb: "wait-text", text } : undefined;
     },
   },
@@ -260,7 +327,7 @@ export function parseInstruction(instruction: string): ParsedAction {
 
 /** Where a compound instruction splits: `, then`, `and then`, `then`, `and`, `;` or `,` before a verb. */
 const SPLIT = new RegExp(
-  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|open|navigate|visit|click|tap|double[- ]?click|right[- ]?click|hover|type|fill|enter|input|write|clear|press|hit|select|choose|pick|set|check|uncheck|tick|untick|scroll|wait|upload|attach|reload|refresh)\\b)",
+  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|open|navigate|visit|click|tap|double[- ]?click|right[- ]?click|hover|type|fill|enter|input|write|clear|press|hit|select|choose|pick|set|check|uncheck|tick|untick|scroll|wait|upload|attach|reload|refresh|search)\\b)",
   "i",
 );
 
@@ -307,6 +374,21 @@ function parsePart(text: string, quotes: string[], instruction: string, part?: s
   );
 }
 
+/**
+ * `wait until the spinner disappears`: an unquoted description names no text the page shows, and
+ * waiting for the word "spinner" would be a guess; fail at once saying what would work.
+ * @throws {@link InterpreterError} `WF_INSTRUCTION_NOT_UNDERSTOOD`
+ */
+function noCheckableText(m: RegExpMatchArray, quotes: string[]): void {
+  if (/«\d+»/.test(m[1]!) || !/^wait\s+(?:for|until)\s+(?:the|a|an|some|any)\s/i.test(m[0])) return;
+  const said = unquote(m[0], quotes);
+  throw new InterpreterError(
+    "WF_INSTRUCTION_NOT_UNDERSTOOD",
+    `Instruction not understood: ${JSON.stringify(said)} names nothing the grammar can check: ${JSON.stringify(unquote(m[1]!, quotes))} is a description, not a text the page shows. ` +
+      `Quote the text (\`wait until "Loading…" disappears\`, \`wait for "Saved"\`), or wait for the page to settle (\`wait for the page to load\`, \`wait for the results\`).`,
+  );
+}
+
 /** One line per verb with an example or two, for messages: `click ('click "Sign in"'), …`. */
 export function describeGrammar(): string {
   const byVerb = new Map<string, string[]>();
@@ -342,7 +424,7 @@ const ROLE_WORDS: ReadonlyArray<[RegExp, string[]]> = [
   [/check\s*box(?:es)?|tick\s*box(?:es)?/i, ["checkbox", "switch"]],
   [/text\s*(?:box|field|area|input)|textarea|search\s*(?:box|field|input)|input\s*(?:box|field)?|fields?|inputs?/i, ["textbox", "searchbox", "combobox", "spinbutton"]],
   [/drop\s*-?\s*downs?|select(?:\s*box)?|combo\s*box(?:es)?|list\s*box(?:es)?|pickers?/i, ["combobox", "listbox"]],
-  [/buttons?|btn/i, ["button"]],
+  [/buttons?|btn|expanders?|disclosures?|chevrons?|carets?/i, ["button"]],
   [/links?|hyperlinks?/i, ["link"]],
   [/tabs?/i, ["tab"]],
   [/menu\s*items?|menu\s*entr(?:y|ies)/i, ["menuitem", "menuitemcheckbox", "menuitemradio"]],
@@ -364,7 +446,8 @@ const ORDINALS: Record<string, number> = {
  * `link "Docs"`, `"Remember me" checkbox`, or unquoted `Sign in`.
  */
 export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
-  let rest = phrase.trim().replace(/^(?:on|at|onto|into|in|to)\s+/i, "").replace(/^(?:the|a|an)\s+/i, "");
+  const scoped = splitScopes(phrase.trim(), quotes);
+  let rest = scoped.rest.replace(/^(?:on|at|onto|into|in|to)\s+/i, "").replace(/^(?:the|a|an)\s+/i, "");
   let ordinal: number | undefined;
   const ord = rest.match(/^(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|(\d+)(?:st|nd|rd|th))\s+/i);
   if (ord) {
@@ -409,7 +492,10 @@ export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
       .replace(FILLER, "")
       .trim();
   }
+  // `the search box` / `the search field`: the field named "search", not any text field.
+  if (!text.trim() && /^search\s*(?:box|field|input|bar)$/i.test(roleText.replace(/^(?:the|a|an)\s+/i, ""))) text = "search";
   const spec: TargetSpec = { text: text.trim(), quoted: Boolean(quoted) };
+  if (scoped.scopes.length) spec.scopes = scoped.scopes;
   if (ordinal !== undefined) spec.ordinal = ordinal;
   if (roleText) {
     for (const [re, roles] of ROLE_WORDS) {
@@ -425,9 +511,47 @@ export function parseTarget(phrase: string, quotes: string[]): TargetSpec {
   return spec;
 }
 
+/** Scope words as written, and the kind they stand for. */
+const SCOPE_KINDS: ReadonlyArray<[RegExp, ScopeSpec["kind"]]> = [
+  [/^(?:section|chapter|part|heading|schema|tab\s*panel)$/i, "section"],
+  [/^(?:dialog|modal|popup|pop-up|dialog box|modal dialog)$/i, "dialog"],
+  [/^(?:row|line|entry|record)$/i, "row"],
+  [/^(?:list)$/i, "list"],
+  [/^(?:table|grid)$/i, "table"],
+  [/^(?:form)$/i, "form"],
+  [/^(?:card|tile|item|list item|entry)$/i, "card"],
+  [/^(?:region|panel|pane|area|box|group|block|widget)$/i, "region"],
+];
+const SCOPE_WORD = "section|chapter|part|heading|schema|tab\\s*panel|dialog box|modal dialog|dialog|modal|popup|pop-up|row|line|entry|record|list item|list|table|grid|form|card|tile|item|region|panel|pane|area|box|group|block|widget";
+
+/**
+ * Cuts the places off the end of a target phrase, outermost last: `"Edit" in the "Billing" section`
+ * → `"Edit"` + section "Billing"; `the "[...]" expander in the "status" row of the "Order" schema`
+ * → row "status", then section "Order". Unquoted names work (`in the Billing section`); a bare
+ * `inside the dialog` names the open dialog.
+ */
+function splitScopes(phrase: string, quotes: string[]): { rest: string; scopes: ScopeSpec[] } {
+  const scopes: ScopeSpec[] = [];
+  let rest = phrase;
+  const re = new RegExp(`^(.*?\\S)\\s+(?:in|inside|within|under|of|on|from)\\s+(?:the\\s+|a\\s+|an\\s+)?(?:«(\\d+)»\\s*|([\\w'’.-]+(?:\\s+[\\w'’.-]+){0,4}?)\\s+)?(${SCOPE_WORD})$`, "i");
+  for (;;) {
+    const m = re.exec(rest);
+    if (!m) break;
+    const word = m[4]!.replace(/\s+/g, " ");
+    const kind = SCOPE_KINDS.find(([k]) => k.test(word))?.[1];
+    if (!kind) break;
+    const text = m[2] !== undefined ? (quotes[Number(m[2])] ?? "") : (m[3] ?? "").trim();
+    // `the "Edit" button in the form` keeps meaning the form; `on the page` is not a scope (filler).
+    scopes.unshift({ kind, text: text.replace(/^(?:the|a|an)\s+/i, "") });
+    rest = m[1]!;
+  }
+  // Innermost first, as the phrase lists them (`in the row of the table`).
+  return { rest, scopes };
+}
+
 /** Words around a target that say nothing about it: `below`, `on the page`, `to continue`… */
 const FILLER =
-  /\s*(?:\b(?:below|above|here|again|now|once|please)|\b(?:on|in|at|from|of) (?:the |this )?(?:page|form|dialog|modal|menu|top|bottom|header|footer|sidebar|toolbar|screen|left|right)|\bto (?:continue|proceed|submit|confirm|sign in|log in))\s*$/i;
+  /\s*(?:\b(?:below|above|here|again|now|once|please)|\b(?:on|in|at|from|of) (?:the |this )?(?:page|menu|top|bottom|header|footer|sidebar|toolbar|screen|left|right)|\bto (?:continue|proceed|submit|confirm|sign in|log in))\s*$/i;
 
 /** Named keys as people write them, and Playwright's names. */
 const KEY_ALIASES: Record<string, string> = {

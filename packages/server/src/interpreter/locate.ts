@@ -7,8 +7,8 @@
  */
 import type { Locator, Page } from "playwright-core";
 import { InterpreterError, type ElementCandidate } from "./errors.js";
-import type { TargetSpec } from "./grammar.js";
-import { describeElements, type ElementInfo } from "./_page-scripts.js";
+import type { ScopeSpec, TargetSpec } from "./grammar.js";
+import { describeElements, inScopes, nearLabelMatches, type ElementInfo } from "./_page-scripts.js";
 import { similarity } from "./_text.js";
 
 /**
@@ -28,6 +28,11 @@ export interface FoundElement {
   /** Its ARIA role and accessible name, as the page computes them. */
   role: string;
   name: string;
+  /**
+   * A remark for the step's message, e.g. that the element has identical twins and the first in
+   * document order was used. Optional: a `locate` that returns none is fine.
+   */
+  note?: string;
 }
 
 type AriaRole = Parameters<Page["getByRole"]>[0];
@@ -36,6 +41,8 @@ const INTERACTIVE: AriaRole[] = [
   "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option",
   "treeitem", "combobox", "textbox", "searchbox", "spinbutton", "slider", "listbox",
 ];
+/** Roles whose name may be written beside them rather than on them (labels by proximity). */
+const FORM_CONTROLS = new Set<AriaRole>(["textbox", "searchbox", "combobox", "spinbutton", "checkbox", "radio", "switch", "listbox", "slider"]);
 const TEXT_FIELDS: AriaRole[] = ["textbox", "searchbox", "combobox", "spinbutton"];
 const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
   click: INTERACTIVE,
@@ -48,20 +55,25 @@ const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
   key: INTERACTIVE,
 };
 
-type Strategy = "role" | "label" | "placeholder" | "text" | "alt" | "title" | "attribute";
+/** `near`: a form control whose row, item or term beside it shows the text (below true accessible names). */
+type Strategy = "role" | "label" | "placeholder" | "text" | "alt" | "title" | "attribute" | "near";
 const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
   click: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
   any: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
   scroll: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
-  fill: ["role", "label", "placeholder", "title", "attribute"],
-  check: ["role", "label", "text", "title", "attribute"],
-  select: ["role", "label", "title", "attribute"],
+  fill: ["role", "label", "placeholder", "title", "attribute", "near"],
+  check: ["role", "label", "text", "title", "attribute", "near"],
+  select: ["role", "label", "title", "attribute", "near"],
   upload: ["label", "role", "title", "attribute", "text"],
-  key: ["role", "label", "placeholder", "title", "attribute", "text"],
+  key: ["role", "label", "placeholder", "title", "attribute", "text", "near"],
 };
 
-type Tier = "exact" | "whole" | "substring";
-const TIERS: Tier[] = ["exact", "whole", "substring"];
+/**
+ * Matching tiers, tried in order: exact text; whole text with case, whitespace, dashes and quotes
+ * folded; the unique start of a link's name (click, hover); a folded substring (fields only).
+ */
+type Tier = "exact" | "whole" | "prefix" | "substring";
+const TIERS: Tier[] = ["exact", "whole", "prefix", "substring"];
 
 /** Roles listed as candidates when nothing matches (not `option`: a select's options are noise there). */
 const CANDIDATE_ROLES = new Set<string>([...INTERACTIVE.filter((r) => r !== "option"), "heading", "img"]);
@@ -72,14 +84,41 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** Dashes (hyphen, non-breaking hyphen, figure, en, em dash, minus) fold to one another below the exact tier. */
+const DASHES = "\\-\u2010\u2011\u2012\u2013\u2014\u2015\u2212";
+const DASH_CHARS = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212";
+/** Straight and curly quotes, guillemets, backtick. */
+const QUOTES = "\"'\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb`\u00b4";
+
+/**
+ * The text as a pattern blind to case, runs of whitespace, which dash and which quote: `json - JSON`
+ * matches "json — JSON", `"Smart" quotes` matches “Smart” quotes.
+ */
+export function loosePattern(text: string): string {
+  let out = "";
+  for (const ch of text.trim()) {
+    if (/\s/.test(ch)) {
+      if (!out.endsWith("\\s+")) out += "\\s+";
+    } else if (DASH_CHARS.includes(ch)) out += `[${DASHES}]`;
+    else if (QUOTES.includes(ch)) out += `[${QUOTES}]`;
+    else out += escapeRegExp(ch);
+  }
+  return out;
+}
+
 function textArg(text: string, tier: Tier): { value: string | RegExp; exact: boolean } {
   if (tier === "exact") return { value: text, exact: true };
+  const body = loosePattern(text);
   if (tier === "whole") {
     // Case-insensitive, and blind to a section number before ("8.1.3. ", "K. ", "IV. ") and an arrow or punctuation after ("Next →").
-    const body = escapeRegExp(text.trim()).replace(/\s+/g, "\\s+");
     return { value: new RegExp(`^\\s*(?:(?:[A-Z]|[IVXLC]+)\\.\\s+|\\d+(?:\\.\\d+)*\\.?\\s+)?${body}\\s*[→»›>…:.!?*]*\\s*$`, "i"), exact: false };
   }
-  return { value: text, exact: false };
+  if (tier === "prefix") {
+    // The start of a name up to a separator (a dash, colon, parenthesis, bar, bullet): `json` for
+    // "json — JSON encoder and decoder", not "jsonschema", and `Sign in` not for "Sign in with SSO".
+    return { value: new RegExp(`^\\s*${body}(?=\\s*[${DASHES}:,;(/|·•])`, "i"), exact: false };
+  }
+  return { value: new RegExp(body, "i"), exact: false };
 }
 
 function cssString(s: string): string {
@@ -115,6 +154,12 @@ function strategyLocator(page: Page, strategy: Strategy, text: string, tier: Tie
     case "title":
       loc = page.getByTitle(value, { exact });
       break;
+    case "near": {
+      // Every form control of the roles; tryOnce keeps those whose nearby text matches.
+      if (tier !== "exact" && tier !== "whole") return undefined;
+      const controls = roles.filter((r) => FORM_CONTROLS.has(r));
+      return controls.length ? controls.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b)) : undefined;
+    }
     case "attribute":
       if (tier !== "exact" || !/^[\w.:-]+$/.test(text)) return undefined;
       loc = page.locator(`[name=${cssString(text)}], [id=${cssString(text)}], [data-testid=${cssString(text)}]`);
@@ -131,8 +176,14 @@ function describe(info: ElementInfo): string {
   return `${info.role} ${JSON.stringify(info.name)}`;
 }
 
-function found(locator: Locator, info: ElementInfo): FoundElement {
-  return { locator, description: describe(info), href: info.href, role: info.role, name: info.name };
+function found(locator: Locator, info: ElementInfo, target?: TargetSpec, note?: string): FoundElement {
+  const where = target?.scopes?.length ? ` ${scopePhrase(target.scopes)}` : "";
+  return { locator, description: describe(info) + where, href: info.href, role: info.role, name: info.name, ...(note ? { note } : {}) };
+}
+
+/** `in the "status" row of the "Order" section`: scopes as a person writes them, innermost first. */
+export function scopePhrase(scopes: ScopeSpec[]): string {
+  return scopes.map((sc, i) => `${i === 0 ? "in" : "of"} the ${sc.text ? `${JSON.stringify(sc.text)} ` : ""}${sc.kind}`).join(" ");
 }
 
 function ordinalWord(n: number): string {
@@ -142,12 +193,21 @@ function ordinalWord(n: number): string {
 function targetLabel(target: TargetSpec): string {
   const ord = target.ordinal !== undefined ? `${ordinalWord(target.ordinal)} ` : "";
   const quoted = target.text ? JSON.stringify(target.text) : "";
-  return [ord + quoted, target.roleWord ?? ""].filter(Boolean).join(" ").trim() || "(any)";
+  const where = target.scopes?.length ? scopePhrase(target.scopes) : "";
+  return [ord + quoted, target.roleWord ?? "", where].filter(Boolean).join(" ").trim() || "(any)";
 }
 
 interface Attempt {
   locator: Locator;
   infos: ElementInfo[];
+}
+
+/** Describes a locator's elements; with scopes, those outside them are marked `outOfScope`. */
+async function describeAll(loc: Locator, target: TargetSpec): Promise<ElementInfo[]> {
+  const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
+  if (!target.scopes?.length || infos.length === 0) return infos;
+  const flags = await loc.evaluateAll(inScopes, target.scopes);
+  return infos.map((info, i) => (flags[i] ? info : { ...info, outOfScope: true }));
 }
 
 async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): Promise<FoundElement | { hidden?: Attempt }> {
@@ -158,7 +218,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
   if (!target.text) {
     // `click the last link`: any element of the hinted role.
     const loc = roles.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b));
-    const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
+    const infos = await describeAll(loc, target);
     const picked = pick(loc, infos, target);
     if (picked) return picked;
     return {};
@@ -166,14 +226,26 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
 
   // Substrings only name fields (`"Email"` for "Email address"): a click on a substring could
   // hit the wrong element (`"Sign in"` must not click "Sign in with SSO").
-  const tiers = purpose === "click" || purpose === "any" || purpose === "scroll" ? TIERS.filter((t) => t !== "substring") : TIERS;
+  const clicky = purpose === "click" || purpose === "any" || purpose === "scroll";
+  const tiers = TIERS.filter((t) => (clicky ? t !== "substring" : t !== "prefix"));
   for (const tier of tiers) {
-    const strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    let strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute", "near"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    // A prefix names links only (`click "json"` for "json — JSON encoder and decoder").
+    const tierRoles = tier === "prefix" ? roles.filter((r) => r === "link") : roles;
+    if (tier === "prefix") {
+      if (!tierRoles.length) continue;
+      strategies = ["role"];
+    }
     for (const strategy of strategies) {
-      const loc = strategyLocator(page, strategy, target.text, tier, roles, hinted);
+      const loc = strategyLocator(page, strategy, target.text, tier, tierRoles, hinted);
       if (!loc) continue;
-      const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
-      if (infos.length === 0) continue;
+      let infos = await describeAll(loc, target);
+      if (strategy === "near" && infos.length) {
+        const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
+        // An unnamed control stands for the text beside it.
+        infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
+      }
+      if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
       const picked = pick(loc, infos, target, false, purpose);
       if (picked) return picked;
       if (!hiddenFallback) hiddenFallback = { locator: loc, infos };
@@ -190,7 +262,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
 function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHidden = false, purpose?: TargetPurpose): FoundElement | undefined {
   let kept: number[] = [];
   infos.forEach((info, i) => {
-    if (info.sameAs !== -1 || info.inside !== -1) return;
+    if (info.sameAs !== -1 || info.inside !== -1 || info.outOfScope) return;
     if (!includeHidden && !info.visible) return;
     kept.push(i);
   });
@@ -200,6 +272,12 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     const notAnchors = kept.filter((i) => !infos[i]!.samePageAnchor);
     if (headings.length) kept = headings;
     else if (notAnchors.length) kept = notAnchors;
+  }
+  // `in the "Billing" section`: an element right under that heading beats one in a sub-section of it.
+  const section = target.scopes?.find((sc) => sc.kind === "section" && sc.text);
+  if (section && kept.length > 1) {
+    const direct = kept.filter((i) => fold(infos[i]!.context.section) === fold(section.text));
+    if (direct.length) kept = direct;
   }
   if (target.ordinal !== undefined) {
     const index = target.ordinal === -1 ? kept[kept.length - 1] : kept[target.ordinal - 1];
@@ -211,26 +289,79 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
         { target: target.text, candidates: kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name })) },
       );
     }
-    return found(loc.nth(index), infos[index]!);
+    return found(loc.nth(index), infos[index]!, target);
   }
-  // Links with the same name to the same place (a page's header and footer "Next") do the same thing.
+  if (kept.length === 1) return found(loc.nth(kept[0]!), infos[kept[0]!]!, target);
+  // Twins: the same role and name and nothing else to tell them apart (links to the same address,
+  // fields with the same placeholder, name and form, elements in the same section, row, table and
+  // dialog). They do the same thing: act on the first visible one, in document order, and say so.
   const first = infos[kept[0]!]!;
-  if (kept.length > 1 && first.href && kept.every((i) => infos[i]!.href === first.href && infos[i]!.name === first.name)) {
-    return found(loc.nth(kept[0]!), first);
+  const twins = kept.every((i) => {
+    const o = infos[i]!;
+    if (o.role !== first.role || o.name !== first.name) return false;
+    if (first.href || o.href) return o.href === first.href;
+    if (first.fieldKey || o.fieldKey) return o.fieldKey === first.fieldKey && o.context.form === first.context.form;
+    return JSON.stringify(o.context) === JSON.stringify(first.context);
+  });
+  if (twins) {
+    return found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`);
   }
-  if (kept.length > 1) {
-    const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
-    const list = candidates.slice(0, 8).map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ");
-    const role = candidates[0]!.role;
-    throw new InterpreterError(
-      "WF_ELEMENT_AMBIGUOUS",
-      `${kept.length} elements match ${targetLabel(target)} equally well: ${list}. ` +
-        `Name the role (\`the ${JSON.stringify(target.text || "…")} ${role}\`) or an ordinal (\`the second ${JSON.stringify(target.text || "…")} ${role}\`).`,
-      { target: target.text, candidates },
-    );
+  const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
+  const list = kept
+    .slice(0, 8)
+    .map((i) => `${JSON.stringify(infos[i]!.name)} (${infos[i]!.role}${whereText(infos[i]!.context)})`)
+    .join(", ");
+  throw new InterpreterError(
+    "WF_ELEMENT_AMBIGUOUS",
+    `${kept.length} elements match ${targetLabel(target)} equally well: ${list}. ${disambiguationHint(kept.map((i) => infos[i]!), target)}`,
+    { target: target.text, candidates },
+  );
+}
+
+function fold(text: string): string {
+  return text.toLowerCase().replace(/[\u2010-\u2015\u2212]/g, "-").replace(/\s+/g, " ").trim().replace(/^(?:(?:[a-z]|[ivxlc]+)\.\s+|\d+(?:\.\d+)*\.?\s+)/, "");
+}
+
+function whereText(context: ElementInfo["context"]): string {
+  const parts = [
+    context.dialog ? `in the ${context.dialog === "dialog" ? "" : `${JSON.stringify(context.dialog)} `}dialog` : "",
+    context.row ? `in the ${JSON.stringify(context.row)} row` : "",
+    !context.row && context.item ? `in the ${JSON.stringify(context.item.length > 40 ? context.item.slice(0, 39) + "…" : context.item)} item` : "",
+    context.table ? `of the ${JSON.stringify(context.table)} table` : "",
+    !context.row && context.section ? `under ${JSON.stringify(context.section)}` : "",
+  ].filter(Boolean);
+  return parts.length ? `, ${parts.join(" ")}` : "";
+}
+
+/**
+ * A way to name one of several matches that itself names one: a role that only one has, a place
+ * (section, row, table, dialog) where the first is alone, else an ordinal.
+ */
+function disambiguationHint(matches: ElementInfo[], target: TargetSpec): string {
+  const text = JSON.stringify(target.text || "…");
+  const first = matches[0]!;
+  const ways: string[] = [];
+  const sameRole = matches.filter((m) => m.role === first.role).length;
+  if (sameRole === 1) ways.push(`\`the ${text} ${first.role}\``);
+  const places: Array<[keyof ElementInfo["context"], string]> = [
+    ["dialog", "dialog"],
+    ["row", "row"],
+    ["item", "item"],
+    ["table", "table"],
+    ["section", "section"],
+  ];
+  for (const [key, kind] of places) {
+    const value = first.context[key];
+    if (!value || value === "dialog" || value.length > 40) continue;
+    const alone = matches.filter((m) => fold(m.context[key]) === fold(value)).length === 1;
+    if (alone) {
+      ways.push(`\`${text} in the ${JSON.stringify(value)} ${kind}\``);
+      break;
+    }
   }
-  const index = kept[0]!;
-  return found(loc.nth(index), infos[index]!);
+  const roleWord = sameRole === matches.length ? ` ${first.role}` : "";
+  ways.push(`an ordinal (\`the first ${text}${roleWord}\`, \`the second ${text}${roleWord}\`)`);
+  return `Name the one you mean: ${ways.join(", or ")}.`;
 }
 
 /**
@@ -266,30 +397,134 @@ export async function closestCandidates(page: Page, text: string, limit = 5): Pr
 }
 
 /**
+ * How long the page must show no DOM change (with its load done and no request in flight) before
+ * a target that is not there is reported as not found, in ms.
+ */
+export const QUIET_MS = 500;
+
+/**
+ * Installs (once per document) a MutationObserver that records when the DOM last changed, in
+ * `window.__wfQuiet.last` (a `performance.now()` time). Also run at every document's start once a
+ * page has been searched (see {@link watchQuiet}), so the quiet period after a navigation counts
+ * from the last real change, not from the first look.
+ */
+const QUIET_SCRIPT = `(function () {
+  if (window.__wfQuiet) return;
+  var quiet = { last: performance.now() };
+  window.__wfQuiet = quiet;
+  new MutationObserver(function () { quiet.last = performance.now(); })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+})()`;
+const watchedPages = new WeakSet<Page>();
+
+/** Registers {@link QUIET_SCRIPT} as an init script of the page, once. */
+function watchQuiet(page: Page): void {
+  if (watchedPages.has(page)) return;
+  watchedPages.add(page);
+  page.addInitScript(QUIET_SCRIPT).catch(() => watchedPages.delete(page));
+}
+
+/** Counts the requests the page starts while a target is looked for, and how many are still in flight. */
+function watchRequests(page: Page): { inflight(): number; dispose(): void } {
+  const open = new Set<unknown>();
+  const start = (r: unknown) => open.add(r);
+  const end = (r: unknown) => open.delete(r);
+  page.on("request", start);
+  page.on("requestfinished", end);
+  page.on("requestfailed", end);
+  return {
+    inflight: () => open.size,
+    dispose: () => {
+      page.off("request", start);
+      page.off("requestfinished", end);
+      page.off("requestfailed", end);
+    },
+  };
+}
+
+/**
+ * True when the page is loaded and stable: `load` done, network idle (Playwright's `networkidle`
+ * for the document, and no request started since we began looking still in flight), and no DOM
+ * change for `quietMs` (a MutationObserver the first call installs in the document).
+ */
+async function isSettled(page: Page, quietMs: number, inflight: number): Promise<boolean> {
+  if (inflight > 0) return false;
+  let state: { ready: string; quietMs: number };
+  try {
+    watchQuiet(page);
+    state = (await page.evaluate(`(${QUIET_SCRIPT}, { ready: document.readyState, quietMs: performance.now() - window.__wfQuiet.last })`)) as typeof state;
+  } catch {
+    return false; // navigating
+  }
+  if (state.ready !== "complete" || state.quietMs < quietMs) return false;
+  return page
+    .waitForLoadState("networkidle", { timeout: 1 })
+    .then(() => true)
+    .catch(() => false);
+}
+
+/**
+ * Waits until the page is loaded and stable (see {@link isSettled}): `load`, network idle, no DOM
+ * change for `quietMs`. Polls every 100 ms.
+ * @returns true when it settled, false when `waitMs` ran out first.
+ */
+export async function waitForSettled(page: Page, waitMs: number, quietMs: number = QUIET_MS): Promise<boolean> {
+  const deadline = Date.now() + Math.max(0, waitMs);
+  const network = watchRequests(page);
+  try {
+    await page.waitForLoadState("load", { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+    for (;;) {
+      if (await isSettled(page, quietMs, network.inflight())) return true;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await page.waitForTimeout(Math.min(left, 100));
+    }
+  } finally {
+    network.dispose();
+  }
+}
+
+/**
  * Finds the one element `target` names, waiting up to `waitMs` for it to appear (polling, not
- * busy-looping: 100 ms, then 250 ms, then every 500 ms).
+ * busy-looping: 100 ms, 250 ms, then every 250 ms), and no longer than the page takes to be loaded
+ * and stable: once its load is done, the network idle and the DOM unchanged for `quietMs`, a
+ * target still not there is not found.
  *
  * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` with the closest candidates, or
  *   `WF_ELEMENT_AMBIGUOUS` with the equally good matches.
  */
-export async function locateTarget(page: Page, target: TargetSpec, purpose: TargetPurpose, waitMs: number, signal?: AbortSignal): Promise<FoundElement> {
+export async function locateTarget(
+  page: Page,
+  target: TargetSpec,
+  purpose: TargetPurpose,
+  waitMs: number,
+  signal?: AbortSignal,
+  quietMs: number = QUIET_MS,
+): Promise<FoundElement> {
   const deadline = Date.now() + Math.max(0, waitMs);
   const pauses = [100, 250];
   let last: { hidden?: Attempt } = {};
-  for (;;) {
-    let result: FoundElement | { hidden?: Attempt };
-    try {
-      result = await tryOnce(page, target, purpose);
-    } catch (error) {
-      // The page navigated while we looked (a click before this step started a load): look again.
-      if (!isNavigationRace(error)) throw error;
-      result = {};
+  const network = watchRequests(page);
+  try {
+    for (;;) {
+      let result: FoundElement | { hidden?: Attempt };
+      try {
+        result = await tryOnce(page, target, purpose);
+      } catch (error) {
+        // The page navigated while we looked (a click before this step started a load): look again.
+        if (!isNavigationRace(error)) throw error;
+        result = {};
+      }
+      if ("locator" in result) return result;
+      last = result;
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted) break;
+      // A loaded page that has stopped changing will not show the target by waiting longer.
+      if (await isSettled(page, quietMs, network.inflight())) break;
+      await page.waitForTimeout(Math.min(left, pauses.shift() ?? 250));
     }
-    if ("locator" in result) return result;
-    last = result;
-    const left = deadline - Date.now();
-    if (left <= 0 || signal?.aborted) break;
-    await page.waitForTimeout(Math.min(left, pauses.shift() ?? 500));
+  } finally {
+    network.dispose();
   }
   if (last.hidden) {
     // File inputs are often hidden behind a styled label; setting files on them works.
@@ -304,6 +539,22 @@ export async function locateTarget(page: Page, target: TargetSpec, purpose: Targ
         `Do first what shows it (open the menu, expand the section), or wait for it (\`wait for "…"\`).`,
       { target: target.text, candidates: hidden },
     );
+  }
+  // A place the page does not have is the thing to name: `in the "Shipping" section`.
+  for (const scope of target.scopes ?? []) {
+    const any = await page
+      .locator("body *")
+      .evaluateAll(inScopes, [scope])
+      .then((flags) => flags.some(Boolean))
+      .catch(() => true);
+    if (!any) {
+      throw new InterpreterError(
+        "WF_ELEMENT_NOT_FOUND",
+        `no element matches ${targetLabel(target)}: the page has no ${scope.text ? `${JSON.stringify(scope.text)} ` : ""}${scope.kind}` +
+          `${scope.kind === "section" ? " (no heading or labelled region of that name)" : ""}. Check the name as the page writes it, or leave the place out.`,
+        { target: target.text, candidates: [] },
+      );
+    }
   }
   const candidates = await closestCandidates(page, target.text);
   const anyClose = candidates.some((c) => similarity(target.text, c.name) >= MIN_SIMILARITY);
