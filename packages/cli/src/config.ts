@@ -259,3 +259,12 @@ async function exists(path: string): Promise<boolean> {
     () => false,
   );
 }
+
+/**
+ * Whether a model is configured for the project in `cwd`: `model` in wf.config.ts, else `WF_MODEL`
+ * (from the environment or `.env`). What `wf plan` and `wf check` lint act wording against.
+ */
+export async function modelConfigured(context: { cwd: string; env: Record<string, string | undefined> }): Promise<boolean> {
+  const config = await resolveCliConfig({ cwd: context.cwd, env: context.env });
+  return config.model !== undefined;
+}
