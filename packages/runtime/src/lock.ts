@@ -247,7 +247,10 @@ export function pageKey(url: string | null | undefined): string | undefined {
   if (!url) return undefined;
   try {
     const u = new URL(url);
-    return u.protocol === "file:" ? `file://${u.pathname}` : `${u.origin}${u.pathname}`;
+    if (u.protocol === "http:" || u.protocol === "https:") return `${u.origin}${u.pathname}`;
+    if (u.protocol === "file:") return `file://${u.pathname}`;
+    // about:blank stays whole; a data: URL is not worth keeping beyond its scheme.
+    return u.protocol === "about:" ? url.split(/[?#]/)[0] : u.protocol;
   } catch {
     return undefined;
   }
