@@ -384,7 +384,8 @@ class ServiceExecutor implements Executor {
           },
         };
       }
-    } else if (!replay && !model && status.status === "FAILED" && (mode === "read" || mode === "heal") && HEALABLE.includes(status.error?.code ?? "")) {
+    } else if (!replay && !model && status.status === "FAILED" && (mode === "read" || mode === "heal") && status.error?.code === "WF_INSTRUCTION_NOT_UNDERSTOOD") {
+      // A free-form step with neither a lock entry nor a model: what is missing is the entry.
       const error = status.error!;
       return {
         ...status,
