@@ -22,6 +22,13 @@ export interface PlannedStep {
   /** 1-based line and column of the call. */
   line: number;
   column: number;
+  /**
+   * ACT: the grammar instructions the action lock (`<workflow>.wf.lock.json`) replays for this
+   * call, one string per entry (`; ` between actions); absent when no entry records it.
+   */
+  locked?: string[];
+  /** ACT: true when no lock entry records it and the grammar does not understand it: a run needs the model. */
+  needsModel?: boolean;
 }
 
 /**
@@ -111,7 +118,33 @@ export async function planWorkflowFile(file: string, options: PlanOptions = {}):
   const syntax = project.getProgram().getSyntacticDiagnostics(sourceFile);
   for (const d of syntax) result.findings.unshift(toFinding(d, "WF_LINT_SYNTAX"));
   await planHelperModules(project, sourceFile, result, true);
+  await annotateLock(result);
   return result;
+}
+
+/** Marks each ACT with what the workflow's action lock replays for it, or that it needs the model. */
+async function annotateLock(result: PlanResult): Promise<void> {
+  const acts = [{ file: result.file, steps: result.steps }, ...result.modules].flatMap((m) => m.steps.filter((s) => s.type === "ACT").map((step) => ({ file: m.file, step })));
+  if (acts.length === 0) return;
+  const { lockPathFor, readLock } = await import("@wf/runtime");
+  const lockPath = lockPathFor(result.file);
+  const lock = await readLock(lockPath);
+  const { parseInstructions } = await import("@wf/server");
+  for (const { file, step } of acts) {
+    const site = `${relative(dirname(lockPath), file).split("\\").join("/")}:${step.line}:`;
+    const entries = lock.entries.filter((e) => e.callSite.startsWith(site));
+    if (entries.length > 0) {
+      step.locked = entries.map((e) => e.actions.map((a) => a.instruction).join("; "));
+      continue;
+    }
+    if (!step.literal) continue;
+    try {
+      // Template parts stand for values: parse with a stand-in so `type "${…}" into "Name"` reads as the grammar would.
+      parseInstructions(step.instruction.replace(/\$\{…\}/g, "x"));
+    } catch {
+      step.needsModel = true;
+    }
+  }
 }
 
 /**
@@ -244,7 +277,9 @@ export function formatPlan(result: PlanResult, cwd: string = process.cwd()): str
   const stepLines = (steps: ReadonlyArray<PlannedStep>, file: string) =>
     steps.map((step) => {
       const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : "";
-      return `  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${show(file)}:${step.line}:${step.column}`;
+      const head = `  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${show(file)}:${step.line}:${step.column}`;
+      const lock = step.locked ? step.locked.map((l) => `\n      ↳ locked: ${l}`).join("") : step.needsModel ? "\n      ↳ needs the model (no lock entry)" : "";
+      return head + lock;
     });
   const lines = [`${rel}: ${count(result.steps.length)}`, ...stepLines(result.steps, result.file)];
   for (const module of result.modules ?? []) {

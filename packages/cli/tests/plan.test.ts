@@ -67,6 +67,25 @@ describe("planWorkflowFile", () => {
     expect(text).toContain("helpers/menu.ts:8:16  WF_LINT_EMPTY_INSTRUCTION");
   });
 
+  it("shows each ACT's locked instructions from the action lock, or that it needs the model", async () => {
+    const { copyFile, writeFile } = await import("node:fs/promises");
+    const flow = join(dir, "locked.ts");
+    await copyFile(join(FIXTURES, "lock-flow.ts"), flow);
+    const before = await planWorkflowFile(flow);
+    expect(before.steps.map((s) => [s.index, s.locked, s.needsModel])).toEqual([
+      [1, undefined, undefined],
+      [2, undefined, true],
+      [3, undefined, undefined],
+    ]);
+    const entry = { callSite: "locked.ts:9:11", instruction: "sign in as {{user}} with password {{password}}", actions: [{ instruction: 'type "{{user}}" into the "Email" field' }, { instruction: 'click the "Sign in" button' }], recordedAt: "2026-11-23T16:00:00.000Z" };
+    await writeFile(join(dir, "locked.wf.lock.json"), JSON.stringify({ version: 1, entries: [entry] }));
+    const after = await planWorkflowFile(flow);
+    expect(after.steps[1]).toMatchObject({ locked: ['type "{{user}}" into the "Email" field; click the "Sign in" button'] });
+    expect(after.steps[1]!.needsModel).toBeUndefined();
+    expect(formatPlan(after, dir)).toContain('↳ locked: type "{{user}}" into the "Email" field; click the "Sign in" button');
+    expect(formatPlan(before, dir)).toContain("↳ needs the model (no lock entry)");
+  });
+
   it("reports a syntax error as a finding", async () => {
     const plan = await planWorkflowFile(await brokenFixture(dir, "syntax-error"));
     expect(plan.findings[0]).toMatchObject({ code: "WF_LINT_SYNTAX", line: 4 });
