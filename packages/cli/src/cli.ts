@@ -7,6 +7,7 @@ import yargs from "yargs";
 import { isWfError } from "@wf/core";
 import { checkCommand } from "./commands/check.js";
 import { initCommand } from "./commands/init.js";
+import { lockCommand } from "./commands/lock.js";
 import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
@@ -23,6 +24,7 @@ export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   workflowsCommand,
   planCommand,
   checkCommand,
+  lockCommand,
   initCommand,
 ];
 

@@ -35,7 +35,9 @@ export interface PlannedStep {
  * A problem found without running the file. Codes: `WF_LINT_EMPTY_INSTRUCTION`,
  * `WF_LINT_ASK_NEEDS_SCHEMA` (an ASK without schema whose result is used as an object),
  * `WF_LINT_SCHEMA_UNSUPPORTED` (a schema construct strict structured outputs refuse),
- * `WF_LINT_SYNTAX`, and `TS<number>` for a TypeScript diagnostic (`wf check`).
+ * `WF_LINT_SYNTAX`, `TS<number>` for a TypeScript diagnostic (`wf check`), and
+ * `WF_LOCK_STALE_ENTRY` for an entry of the action lock no `act` call uses (`wf check`; its `file`
+ * is the lock file, line 0).
  */
 export interface Finding {
   code: string;
@@ -260,6 +262,9 @@ export async function checkWorkflowFiles(files: ReadonlyArray<string>, options: 
     // Helper modules are linted like the file; their type errors show in the file's diagnostics
     // only where the file uses them, so they are not type-checked on their own here.
     await planHelperModules(project, sourceFile, result, false);
+    // Entries of the action lock that no act() call uses any more.
+    const { lockFindings } = await import("./lock.js");
+    result.findings.push(...(await lockFindings(result)));
     results.push(result);
   }
   return { files: results, findingCount: results.reduce((n, r) => n + r.findings.length, 0), tsconfig };
