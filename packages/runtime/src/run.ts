@@ -296,6 +296,7 @@ class ServiceExecutor implements Executor {
     delete open.record.error;
     delete open.record.result;
     delete open.record.answer;
+    delete open.record.healed;
     this.init.emit({ type: "step-started", index: step.index, stepType: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}), attempt: step.attempt });
 
     const timeoutMs = step.timeoutMs ?? this.init.stepTimeoutMs;
@@ -412,7 +413,12 @@ class ServiceExecutor implements Executor {
       return;
     }
     upsertEntry(lock.file, { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(status.usage?.model ? { model: status.usage.model } : {}), recordedAt: new Date().toISOString() });
-    await writeLock(lock.options.path, lock.file);
+    try {
+      await writeLock(lock.options.path, lock.file);
+    } catch (error) {
+      // The step itself succeeded: a lock that cannot be written is said, not a failed step.
+      this.init.emit({ type: "log", message: `Could not write the lock ${lock.options.path}: ${(error as Error).message}. Check the folder is writable.` });
+    }
   }
 
   onStepDecoded(step: StepRequest, outcome: { value?: unknown; error?: Error }): void {
