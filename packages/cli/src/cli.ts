@@ -8,6 +8,7 @@ import { isWfError } from "@wf/core";
 import { checkCommand } from "./commands/check.js";
 import { initCommand } from "./commands/init.js";
 import { installBrowserCommand } from "./commands/install-browser.js";
+import { lockCommand } from "./commands/lock.js";
 import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
@@ -24,6 +25,7 @@ export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   workflowsCommand,
   planCommand,
   checkCommand,
+  lockCommand,
   initCommand,
   installBrowserCommand,
 ];

@@ -30,6 +30,13 @@ export interface WfConfig {
    * @default none: only the grammar runs
    */
   model?: string;
+  /**
+   * How `wf run` uses the action lock beside each workflow (`<name>.wf.lock.json`): `read` (replay),
+   * `write` (record), `heal` (replay, and let the model repair what no longer replays), `off`.
+   * The `--lock` flag wins; on CI (`CI=true`) the default is `read` whatever this says.
+   * @default "heal" when a model is configured, else "read"
+   */
+  lock?: "read" | "write" | "heal" | "off";
   /** Options of `wf serve` and of the embedded server. */
   server?: {
     /** @default "127.0.0.1" */
@@ -63,6 +70,7 @@ const ConfigSchema = z
     timeoutMs: z.number().int().positive().optional(),
     requestTimeoutMs: z.number().int().positive().optional(),
     model: z.string().min(1).optional(),
+    lock: z.enum(["read", "write", "heal", "off"]).optional(),
     server: z
       .object({
         host: z.string().min(1).optional(),
@@ -82,6 +90,7 @@ export interface CliFlags {
   reporter?: string | undefined;
   timeoutMs?: number | undefined;
   model?: string | undefined;
+  lock?: string | undefined;
   host?: string | undefined;
   port?: number | undefined;
   workflowsDir?: string | undefined;
@@ -114,6 +123,11 @@ export interface ResolvedCliConfig {
   requestTimeoutMs: number | undefined;
   /** The model for free-form steps; `undefined`: none (the grammar alone). */
   model: string | undefined;
+  /**
+   * How `wf run` uses the action lock: the `--lock` flag; else `read` on CI (`CI=true`); else
+   * `lock` of wf.config.ts; else `heal` with a model, `read` without.
+   */
+  lock: "read" | "write" | "heal" | "off";
   server: { host: string; port: number | undefined; workflowsDir: string | undefined; dataDir: string | undefined };
   /** The environment after `.env` was merged in (process variables win). */
   env: Record<string, string | undefined>;
@@ -192,6 +206,11 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
   if (baseUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(baseUrl)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Base URL "${baseUrl}" is not an http(s) URL. Pass one like --base-url http://127.0.0.1:8787, or leave it unset to use the embedded server.`);
   }
+  const model = nonEmpty(flags.model) ?? file.model ?? nonEmpty(env.WF_MODEL);
+  const lock = nonEmpty(flags.lock) ?? (isCi(env) ? "read" : undefined) ?? file.lock ?? (model ? "heal" : "read");
+  if (!["read", "write", "heal", "off"].includes(lock)) {
+    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown lock mode "${lock}". Use one of: read, write, heal, off.`);
+  }
   return {
     configFile,
     baseUrl: baseUrl?.replace(/\/+$/, ""),
@@ -199,7 +218,8 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     reporter: reporter as ReporterName,
     timeoutMs: flags.timeoutMs ?? file.timeoutMs ?? intFromEnv(env, "WF_TIMEOUT_MS"),
     requestTimeoutMs: file.requestTimeoutMs ?? intFromEnv(env, "WF_REQUEST_TIMEOUT_MS"),
-    model: nonEmpty(flags.model) ?? file.model ?? nonEmpty(env.WF_MODEL),
+    model,
+    lock: lock as ResolvedCliConfig["lock"],
     server: {
       host: nonEmpty(flags.host) ?? file.server?.host ?? nonEmpty(env.WF_HOST) ?? "127.0.0.1",
       port: flags.port ?? file.server?.port ?? intFromEnv(env, "WF_PORT"),
@@ -221,6 +241,12 @@ function tsxLoader(): { import(file: string, options?: { default?: boolean }): P
       return value;
     },
   };
+}
+
+/** True on CI: `CI` set to anything but empty, `0` or `false` (as most CI services and tools read it). */
+function isCi(env: Record<string, string | undefined>): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== "" && ci !== "0" && ci.toLowerCase() !== "false";
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

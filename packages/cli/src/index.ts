@@ -11,6 +11,8 @@ export { serve } from "./serve.js";
 export type { ServeOptions, ServeHandle } from "./serve.js";
 export { planWorkflowFile, checkWorkflowFiles, formatPlan, formatFindings } from "./plan.js";
 export type { PlannedStep, PlannedModule, Finding, PlanResult, PlanOptions, CheckResult } from "./plan.js";
+export { pruneLock, staleLockEntries, lockFindings } from "./lock.js";
+export type { PruneLockResult, StaleLockEntry } from "./lock.js";
 export { initProject } from "./init.js";
 export type { InitProjectOptions, InitProjectResult } from "./init.js";
 export { installBrowser, APT_PACKAGES } from "./install-browser.js";

@@ -29,6 +29,13 @@ export interface PlannedStep {
    * configured; without one the step is a finding). Absent for ASK and non-literal instructions.
    */
   interpreter?: "grammar" | "model";
+  /**
+   * ACT: the grammar instructions the action lock (`<workflow>.wf.lock.json`) replays for this
+   * call, one string per entry (`; ` between actions); absent when no entry records it.
+   */
+  locked?: string[];
+  /** ACT: true when no lock entry records it and the grammar does not understand it: a run needs the model. */
+  needsModel?: boolean;
 }
 
 /**
@@ -36,8 +43,9 @@ export interface PlannedStep {
  * `WF_LINT_ASK_NEEDS_SCHEMA` (an ASK without schema whose result is used as an object),
  * `WF_LINT_SCHEMA_UNSUPPORTED` (a schema construct strict structured outputs refuse),
  * `WF_LINT_ACT_NOT_UNDERSTOOD` (an ACT the grammar does not understand and no model is configured),
- * `WF_LINT_SYNTAX`, and `TS<number>` for a TypeScript diagnostic (`wf check`). The same shape
- * carries notes (`WF_NOTE_NEEDS_MODEL`), which are not findings.
+ * `WF_LINT_SYNTAX`, `TS<number>` for a TypeScript diagnostic (`wf check`), and
+ * `WF_LOCK_STALE_ENTRY` for an entry of the action lock no `act` call uses (`wf check`; its `file`
+ * is the lock file, line 0). The same shape carries notes (`WF_NOTE_NEEDS_MODEL`), which are not findings.
  */
 export interface Finding {
   code: string;
@@ -131,7 +139,33 @@ export async function planWorkflowFile(file: string, options: PlanOptions = {}):
   const syntax = project.getProgram().getSyntacticDiagnostics(sourceFile);
   for (const d of syntax) result.findings.unshift(toFinding(d, "WF_LINT_SYNTAX"));
   await planHelperModules(project, sourceFile, result, true, lintOptions);
+  await annotateLock(result);
   return result;
+}
+
+/** Marks each ACT with what the workflow's action lock replays for it, or that it needs the model. */
+async function annotateLock(result: PlanResult): Promise<void> {
+  const acts = [{ file: result.file, steps: result.steps }, ...result.modules].flatMap((m) => m.steps.filter((s) => s.type === "ACT").map((step) => ({ file: m.file, step })));
+  if (acts.length === 0) return;
+  const { lockPathFor, readLock } = await import("@wf/runtime");
+  const lockPath = lockPathFor(result.file);
+  const lock = await readLock(lockPath);
+  const { parseInstructions } = await import("@wf/server");
+  for (const { file, step } of acts) {
+    const site = `${relative(dirname(lockPath), file).split("\\").join("/")}:${step.line}:`;
+    const entries = lock.entries.filter((e) => e.callSite.startsWith(site));
+    if (entries.length > 0) {
+      step.locked = entries.map((e) => e.actions.map((a) => a.instruction).join("; "));
+      continue;
+    }
+    if (!step.literal) continue;
+    try {
+      // Template parts stand for values: parse with a stand-in so `type "${…}" into "Name"` reads as the grammar would.
+      parseInstructions(step.instruction.replace(/\$\{…\}/g, "x"));
+    } catch {
+      step.needsModel = true;
+    }
+  }
 }
 
 /**
@@ -249,6 +283,9 @@ export async function checkWorkflowFiles(files: ReadonlyArray<string>, options: 
     // Helper modules are linted like the file; their type errors show in the file's diagnostics
     // only where the file uses them, so they are not type-checked on their own here.
     await planHelperModules(project, sourceFile, result, false, lintOptions);
+    // Entries of the action lock that no act() call uses any more.
+    const { lockFindings } = await import("./lock.js");
+    result.findings.push(...(await lockFindings(result)));
     results.push(result);
   }
   return { files: results, findingCount: results.reduce((n, r) => n + r.findings.length, 0), tsconfig };
@@ -266,7 +303,9 @@ export function formatPlan(result: PlanResult, cwd: string = process.cwd()): str
   const stepLines = (steps: ReadonlyArray<PlannedStep>, file: string) =>
     steps.map((step) => {
       const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : step.interpreter ? `  (${step.interpreter})` : "";
-      return `  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${show(file)}:${step.line}:${step.column}`;
+      const head = `  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${show(file)}:${step.line}:${step.column}`;
+      const lock = step.locked ? step.locked.map((l) => `\n      ↳ locked: ${l}`).join("") : step.needsModel ? "\n      ↳ needs the model (no lock entry)" : "";
+      return head + lock;
     });
   const lines = [`${rel}: ${count(result.steps.length)}`, ...stepLines(result.steps, result.file)];
   for (const module of result.modules ?? []) {

@@ -171,7 +171,8 @@ function formatStepLive(step: StepRecord, c: Colors, width: number): string {
   const room = Math.max(10, width - `✔ ${step.index}. ACT  ${duration}`.length - 1);
   const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(step.type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${cut(oneLine(step.instruction), room)} ${c.dim(duration)}`;
   const lines = [head];
-  if (step.interpreter === "model" && step.resolved) lines.push(`   ${c.dim(`↳ model: ${cut(oneLine(step.resolved), Math.max(20, width - 14))}`)}`);
+  if (step.interpreter === "model" && step.resolved) lines.push(`   ${c.dim(`↳ ${step.healed ? "healed by the model" : "model"}: ${cut(oneLine(step.resolved), Math.max(20, width - 24))}`)}`);
+  if (step.replayed && step.resolved) lines.push(`   ${c.dim(`↳ lock: ${cut(oneLine(step.resolved), Math.max(20, width - 13))}`)}`);
   if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(`   ${c.dim("→")} ${compact(step.answer, Math.max(20, width - 6))}`);
   if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code && !step.error.message.includes(`[${step.error.code}]`) ? c.dim(` [${step.error.code}]`) : ""}`);
   return lines.join("\n");
@@ -194,6 +195,8 @@ function formatStepPlain(step: StepRecord): string {
   let out = `step ${step.index} ${step.type} ${JSON.stringify(oneLine(step.instruction))} ${step.status} ${step.durationMs}ms`;
   if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) out += ` answer=${compact(step.answer, 500)}`;
   if (step.interpreter === "model") out += ` model${step.resolved ? `=${JSON.stringify(oneLine(step.resolved))}` : ""}`;
+  if (step.replayed) out += ` replayed${step.resolved ? `=${JSON.stringify(oneLine(step.resolved))}` : ""}`;
+  if (step.healed) out += " healed";
   if (step.usage) out += ` tokens=${step.usage.totalTokens}`;
   if (step.status === "failed" && step.error) out += ` error=${step.error.code}: ${oneLine(step.error.message)}`;
   return out;

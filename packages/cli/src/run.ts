@@ -39,6 +39,11 @@ export interface RunWorkflowFileOptions {
   timeoutMs?: number;
   /** The model for free-form steps on the embedded server. @default `model` of wf.config.ts, else `WF_MODEL`, else none */
   model?: string;
+  /**
+   * How the run uses the action lock beside the workflow file (`<name>.wf.lock.json`).
+   * @default `read` on CI (`CI=true`), else `lock` of wf.config.ts, else `heal` with a model, `read` without
+   */
+  lock?: "read" | "write" | "heal" | "off";
   /** Aborting it interrupts the run (the session is closed): exit code 130. */
   signal?: AbortSignal;
   /** @default process.stdout */
@@ -76,10 +81,10 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     env: options.env ?? process.env,
     configFile: options.loadConfigFile ?? true,
     dotenv: options.loadConfigFile ?? true,
-    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model },
+    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock },
   });
 
-  const { workflow } = await loadWorkflowFile(options.file, cwd);
+  const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd);
   const fromFile = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
   const fromFlags = options.params ?? {};
 
@@ -116,7 +121,15 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     const { runWorkflow } = await import("@wf/runtime");
     const startedAt = new Date();
     try {
-      record = await runWorkflow(workflow, { params, client: service.client, signal: controller.signal, onEvent: (event) => reporter.onEvent(event) });
+      const { lockPathFor } = await import("@wf/runtime");
+      const lock = {
+        path: lockPathFor(workflowPath),
+        mode: config.lock,
+        // A service at a base URL may have a model the CLI does not know of: its steps then go to it as they would anyway.
+        model: config.model !== undefined,
+        refreshCommand: `wf run ${options.file} --lock write`,
+      };
+      record = await runWorkflow(workflow, { params, client: service.client, signal: controller.signal, onEvent: (event) => reporter.onEvent(event), lock });
     } catch (error) {
       if (!(isWfError(error) && error.code === "WF_ABORTED" && controller.signal.aborted)) throw beforeRunError(error, config, redact);
       // Aborted (timeout, Ctrl-C) before the session existed: still a cancelled run, with a record.

@@ -16,6 +16,19 @@ describe("resolveCliConfig", () => {
     expect(config.server.host).toBe("127.0.0.1");
   });
 
+  it("resolves the lock mode: the flag, else read on CI, else wf.config.ts, else heal with a model and read without", async () => {
+    const lock = async (env: Record<string, string>, flags: { lock?: string; model?: string } = {}) => (await resolveCliConfig({ cwd: dir, env, flags })).lock;
+    expect(await lock({})).toBe("read");
+    expect(await lock({ WF_MODEL: "m" })).toBe("heal");
+    expect(await lock({ WF_MODEL: "m", CI: "true" })).toBe("read");
+    expect(await lock({ WF_MODEL: "m", CI: "false" })).toBe("heal");
+    expect(await lock({ CI: "true" }, { lock: "heal" })).toBe("heal");
+    await writeFile(join(dir, "wf.config.ts"), `export default { lock: "write" };\n`);
+    expect(await lock({})).toBe("write");
+    expect(await lock({ CI: "1" })).toBe("read");
+    await expect(lock({}, { lock: "sometimes" })).rejects.toThrow(/Unknown lock mode "sometimes". Use one of: read, write, heal, off/);
+  });
+
   it("ranks flag over wf.config.ts over environment (and .env) over default", async () => {
     await writeFile(
       join(dir, "wf.config.ts"),

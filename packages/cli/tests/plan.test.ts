@@ -67,6 +67,55 @@ describe("planWorkflowFile", () => {
     expect(text).toContain("helpers/menu.ts:8:16  WF_LINT_EMPTY_INSTRUCTION");
   });
 
+  it("shows each ACT's locked instructions from the action lock, or that it needs the model", async () => {
+    const { copyFile, writeFile } = await import("node:fs/promises");
+    const flow = join(dir, "locked.ts");
+    await copyFile(join(FIXTURES, "lock-flow.ts"), flow);
+    const before = await planWorkflowFile(flow);
+    expect(before.steps.map((s) => [s.index, s.locked, s.needsModel])).toEqual([
+      [1, undefined, undefined],
+      [2, undefined, true],
+      [3, undefined, undefined],
+    ]);
+    const entry = { callSite: "locked.ts:9:11", instruction: "sign in as {{user}} with password {{password}}", actions: [{ instruction: 'type "{{user}}" into the "Email" field' }, { instruction: 'click the "Sign in" button' }], recordedAt: "2026-11-23T16:00:00.000Z" };
+    await writeFile(join(dir, "locked.wf.lock.json"), JSON.stringify({ version: 1, entries: [entry] }));
+    const after = await planWorkflowFile(flow);
+    expect(after.steps[1]).toMatchObject({ locked: ['type "{{user}}" into the "Email" field; click the "Sign in" button'] });
+    expect(after.steps[1]!.needsModel).toBeUndefined();
+    expect(formatPlan(after, dir)).toContain('↳ locked: type "{{user}}" into the "Email" field; click the "Sign in" button');
+    expect(formatPlan(before, dir)).toContain("↳ needs the model (no lock entry)");
+  });
+
+  it("wf lock --prune removes the entries no act() call uses, and wf check's lock findings name them", async () => {
+    const { copyFile, readFile, writeFile } = await import("node:fs/promises");
+    const { pruneLock, lockFindings } = await import("../src/index.js");
+    const flow = join(dir, "pruned.ts");
+    await copyFile(join(FIXTURES, "lock-flow.ts"), flow);
+    const entry = (callSite: string, instruction: string) => ({ callSite, instruction, actions: [{ instruction: 'click the "Go" button' }], recordedAt: "2026-11-23T16:00:00.000Z" });
+    const lockPath = join(dir, "pruned.wf.lock.json");
+    await writeFile(
+      lockPath,
+      JSON.stringify({
+        version: 1,
+        entries: [entry("pruned.ts:9:11", "sign in as {{user}} with password {{password}}"), entry("pruned.ts:10:11", 'click "Continue"'), entry("pruned.ts:30:5", "gone")],
+      }),
+    );
+    const findings = await lockFindings(await planWorkflowFile(flow));
+    expect(findings.map((f) => [f.code, f.file])).toEqual([
+      ["WF_LOCK_STALE_ENTRY", lockPath],
+      ["WF_LOCK_STALE_ENTRY", lockPath],
+    ]);
+    expect(findings[0]!.message).toContain('the call at pruned.ts:10 now says "click the \\"Continue\\" link"');
+    expect(findings[1]!.message).toContain("no act() call at pruned.ts:30 any more");
+
+    const dry = await pruneLock(flow, { cwd: dir, dryRun: true });
+    expect(dry.removed).toHaveLength(2);
+    expect(JSON.parse(await readFile(lockPath, "utf8")).entries).toHaveLength(3);
+    const pruned = await pruneLock(flow, { cwd: dir });
+    expect(pruned).toMatchObject({ lockPath, kept: 1 });
+    expect(JSON.parse(await readFile(lockPath, "utf8")).entries.map((e: { callSite: string }) => e.callSite)).toEqual(["pruned.ts:9:11"]);
+  });
+
   it("reports a syntax error as a finding", async () => {
     const plan = await planWorkflowFile(await brokenFixture(dir, "syntax-error"));
     expect(plan.findings[0]).toMatchObject({ code: "WF_LINT_SYNTAX", line: 4 });

@@ -2,6 +2,8 @@
  * `wf run --model` as a user runs it: spawned, the embedded server configured for a model through
  * the openai SDK's own variables, against a double of an OpenAI-compatible provider. The record
  * and the reporters carry who ran each step, what the model resolved it to, and the tokens.
+ * `--lock off`: these runs are about the model itself (the action lock has run-lock.test.ts), and
+ * must not write a lock beside the fixture.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,7 +32,7 @@ describe("wf run with a model (spawned)", { timeout: 150_000 }, () => {
   const env = () => ({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: "sk-test-cli-key" });
 
   it("runs free-form steps through the model named by --model; the record shows interpreter, resolved instruction and tokens", async () => {
-    const result = await runWf(["run", join(FIXTURES, "free-form.ts"), "--param", `url=${pages.url}/index.html`, "--reporter", "json", "--model", "test-model"], {
+    const result = await runWf(["run", join(FIXTURES, "free-form.ts"), "--param", `url=${pages.url}/index.html`, "--reporter", "json", "--model", "test-model", "--lock", "off"], {
       cwd: scratch.dir,
       env: env(),
       timeoutMs: 140_000,
@@ -48,7 +50,7 @@ describe("wf run with a model (spawned)", { timeout: 150_000 }, () => {
   });
 
   it("takes the model from WF_MODEL too, and the plain reporter shows per-step and total tokens", async () => {
-    const result = await runWf(["run", join(FIXTURES, "free-form.ts"), "--param", `url=${pages.url}/index.html`], {
+    const result = await runWf(["run", join(FIXTURES, "free-form.ts"), "--param", `url=${pages.url}/index.html`, "--lock", "off"], {
       cwd: scratch.dir,
       env: { ...env(), WF_MODEL: "test-model", NO_COLOR: "1" },
       timeoutMs: 140_000,

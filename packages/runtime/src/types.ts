@@ -37,6 +37,10 @@ export interface StepRecord {
   resolved?: string;
   /** Tokens and time of the step's model calls, summed over its attempts; absent when it made none. */
   usage?: StepUsage;
+  /** ACT: true when the service replayed the step's lock entry (no model call). */
+  replayed?: boolean;
+  /** ACT: true when the lock entry's replay failed and the model resolved the step again (the entry was rewritten). */
+  healed?: boolean;
 }
 
 /** Model usage of a whole run: sums over its steps. */

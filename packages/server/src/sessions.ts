@@ -22,6 +22,7 @@ import {
   type StepType,
   type StepUsage,
   type WireError,
+  type ReplayAction,
 } from "@wf/core/protocol";
 import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
@@ -32,6 +33,7 @@ import { REQUEST_HASH_PREFIX } from "./secret.js";
 import { blockPrivateNetworkRequests } from "./network-guard.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 import { answerErrors } from "./interpreter/_answer-check.js";
+import { replayActions, replayOptions } from "./interpreter/replay.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
 const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
@@ -71,6 +73,8 @@ export interface StepInput {
    * result and error is replaced by `[secret]`. The interpreter still gets the real text.
    */
   redact?: string[];
+  /** ACT only: recorded actions to replay instead of interpreting `step` (see `interpreter/replay.ts`). */
+  replay?: ReplayAction[];
 }
 
 /** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */
@@ -142,6 +146,7 @@ export interface StepRecord {
   resolved?: string;
   usage?: StepUsage;
   pageReduced?: boolean;
+  replayed?: boolean;
 }
 
 /** A change of a session or one of its steps: what long-polls and live pages wait for. */
@@ -416,6 +421,9 @@ export class SessionManager {
       throw new HttpProblem("WF_VALIDATION_FAILED", "An ACT step takes no schema; send an empty or no schema, or make the step an ASK.", {
         errors: [{ path: "/schema", message: "must be empty or absent for an ACT step" }],
       });
+    }
+    if (input.type === "ASK" && input.replay) {
+      throw new HttpProblem("WF_VALIDATION_FAILED", "Only an ACT step can be replayed; send an ASK without replay.", { errors: [{ path: "/replay", message: "must be absent for an ASK step" }] });
     }
     const live = this.live.get(sessionId)!;
     const now = new Date().toISOString();
@@ -753,6 +761,7 @@ export class SessionManager {
     if (live.page.isClosed()) live.page = await live.context.newPage();
     const base = { timeoutMs, signal, secrets: secretsOf(input), report };
     if (input.type === "ACT") {
+      if (input.replay) return replayActions({ page: live.page, instruction: input.step, ...base }, input.replay, replayOptions(this.deps.options));
       return interpreter.act({ page: live.page, instruction: input.step, ...base });
     }
     const schema = normalizeStepSchema(input.schema);
@@ -890,6 +899,7 @@ export class SessionManager {
       ...(step.type === "ACT" ? { resolved: step.resolved ?? null } : {}),
       usage: step.usage ?? null,
       ...(step.pageReduced ? { pageReduced: true } : {}),
+      ...(step.replayed ? { replayed: true } : {}),
     };
   }
 
@@ -933,12 +943,13 @@ function delay(ms: number): Promise<void> {
 }
 
 /** The fields of an interpreter's {@link StepReport} a step record keeps. */
-function reportFields(report: StepReport): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced"> {
+function reportFields(report: StepReport): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced" | "replayed"> {
   return {
     ...(report.interpreter ? { interpreter: report.interpreter } : {}),
     ...(report.resolved !== undefined ? { resolved: report.resolved } : {}),
     ...(report.usage ? { usage: { ...report.usage } } : {}),
     ...(report.pageReduced ? { pageReduced: true } : {}),
+    ...(report.replayed ? { replayed: true } : {}),
   };
 }
 

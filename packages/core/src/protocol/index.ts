@@ -150,6 +150,20 @@ export function jsonDepth(value: unknown, stopAt = Number.POSITIVE_INFINITY): nu
   return deepest;
 }
 
+/** The identity an element had when a step was recorded: its ARIA role and accessible name. */
+export const RecordedElement = z.object({
+  role: z.string().min(1).max(100).describe("ARIA role, e.g. button."),
+  name: z.string().max(4000).describe("Accessible name, e.g. Sign in."),
+});
+export type RecordedElement = z.infer<typeof RecordedElement>;
+
+/** One action of a replayed ACT: a grammar instruction and the element it must act on. */
+export const ReplayAction = z.object({
+  instruction: z.string().min(1).max(4000).describe("One grammar instruction, values filled in, e.g. 'click the \"Sign in\" button'."),
+  element: RecordedElement.optional().describe("The element the instruction acted on when recorded; replay refuses any other."),
+});
+export type ReplayAction = z.infer<typeof ReplayAction>;
+
 /** Body of `POST /workflow/step/run/{id}` (spec §4.3 and the public samples). */
 export const RunStepRequest = z
   .object({
@@ -165,6 +179,14 @@ export const RunStepRequest = z
       .optional()
       .describe(
         "Secret values the service must not record or show: each occurrence in the step's recorded text, result and error is replaced by \"[secret]\". The step itself runs with the real text.",
+      ),
+    replay: z
+      .array(ReplayAction)
+      .min(1)
+      .max(20)
+      .optional()
+      .describe(
+        "ACT only: replay a recorded resolution (an action lock) instead of interpreting `step`. Each instruction runs through the grammar, no model is called, and the element it finds must be exactly the recorded one (same role and accessible name) or the step fails WF_REPLAY_MISMATCH without acting.",
       ),
   })
   .describe("Run one step in a session.");
@@ -244,6 +266,7 @@ export const StepStatus = z.object({
     .boolean()
     .optional()
     .describe("True when the page was larger than the model's prompt budget and only the parts relevant to the step were sent."),
+  replayed: z.boolean().optional().describe("ACT only: true when the step ran the recorded actions of its request's `replay` (no model call)."),
 });
 export type StepStatus = z.infer<typeof StepStatus>;
 

@@ -46,7 +46,12 @@ export type InterpreterErrorCode =
   /** The model's answer was not valid JSON for the schema, also when asked again with the errors. */
   | "WF_MODEL_ANSWER_INVALID"
   /** ACT: the model found nothing on the page that carries out the instruction (it never guesses). */
-  | "WF_MODEL_NO_MATCH";
+  | "WF_MODEL_NO_MATCH"
+  /**
+   * A replayed ACT (a lock entry) did not find exactly the element it recorded: none, several, or
+   * one with another role or accessible name. Nothing was done to the element found.
+   */
+  | "WF_REPLAY_MISMATCH";
 
 /** An element considered for a target, as listed in not-found and ambiguity errors. */
 export interface ElementCandidate {
@@ -75,6 +80,9 @@ export interface InterpreterErrorDetails {
   /** For `WF_UPLOAD_REFUSED`: the path as written and as resolved. */
   path?: string;
   resolvedPath?: string;
+  /** For `WF_REPLAY_MISMATCH`: the element the lock recorded, and the one found (null when none was). */
+  recorded?: ElementCandidate;
+  found?: ElementCandidate | null;
 }
 
 /**

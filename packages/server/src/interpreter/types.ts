@@ -20,6 +20,8 @@ export interface StepReport {
   usage?: StepUsage;
   /** True when the page sent to the model was reduced to fit the prompt budget. */
   pageReduced?: boolean;
+  /** ACT: true when the step replayed recorded actions (a lock entry) instead of interpreting its instruction. */
+  replayed?: boolean;
 }
 
 /** Fields every interpreter call gets. */

@@ -1,0 +1,80 @@
+/**
+ * `wf lock --prune` and the lock check of `wf check`: which entries of a workflow's action lock
+ * (`<name>.wf.lock.json`) no call site of the file (or of the helper modules it imports) uses any more.
+ */
+import { dirname, relative, resolve, sep } from "node:path";
+import type { LockEntry, LockFile } from "@wf/runtime";
+import type { Finding, PlanResult } from "./plan.js";
+
+/** An entry no ACT of the workflow uses, and why. */
+export interface StaleLockEntry {
+  entry: LockEntry;
+  /** `no act() call at flow.ts:12 any more`, or `the call at flow.ts:12 now says "…"`. */
+  reason: string;
+}
+
+/**
+ * The entries of `lock` that no ACT of `plan` uses: no `act` call on the entry's file and line any
+ * more, or a call there whose literal instruction is not the entry's (a template call is matched by
+ * its line alone: its values are only known at run time).
+ */
+export function staleLockEntries(plan: PlanResult, lock: LockFile, lockPath: string): StaleLockEntry[] {
+  const acts = [{ file: plan.file, steps: plan.steps }, ...plan.modules].flatMap((m) =>
+    m.steps.filter((s) => s.type === "ACT").map((s) => ({ site: `${relative(dirname(lockPath), m.file).split(sep).join("/")}:${s.line}`, step: s })),
+  );
+  const stale: StaleLockEntry[] = [];
+  for (const entry of lock.entries) {
+    const site = /^(.*:\d+):\d+$/.exec(entry.callSite)?.[1] ?? entry.callSite;
+    const here = acts.filter((a) => a.site === site);
+    if (here.length === 0) {
+      stale.push({ entry, reason: `no act() call at ${site} any more` });
+      continue;
+    }
+    const literal = here.filter((a) => a.step.literal && !a.step.instruction.includes("${…}"));
+    if (literal.length === here.length && !entry.instruction.includes("{{") && !literal.some((a) => a.step.instruction === entry.instruction)) {
+      stale.push({ entry, reason: `the call at ${site} now says ${JSON.stringify(literal[0]!.step.instruction)}` });
+    }
+  }
+  return stale;
+}
+
+/** The `WF_LOCK_STALE_ENTRY` findings of a planned file (none when it has no lock). */
+export async function lockFindings(plan: PlanResult): Promise<Finding[]> {
+  const { lockPathFor, readLock } = await import("@wf/runtime");
+  const lockPath = lockPathFor(plan.file);
+  const lock = await readLock(lockPath);
+  return staleLockEntries(plan, lock, lockPath).map(({ entry, reason }) => ({
+    code: "WF_LOCK_STALE_ENTRY",
+    message: `The lock entry ${JSON.stringify(entry.instruction)} at ${entry.callSite} is not used: ${reason}. Remove it with \`wf lock --prune ${relative(process.cwd(), plan.file) || plan.file}\`.`,
+    file: lockPath,
+    line: 0,
+    column: 0,
+  }));
+}
+
+/** What {@link pruneLock} did. */
+export interface PruneLockResult {
+  /** Absolute path of the lock file. */
+  lockPath: string;
+  /** The entries removed, and why. */
+  removed: StaleLockEntry[];
+  /** Entries left. */
+  kept: number;
+}
+
+/**
+ * Removes from a workflow's lock the entries no call site uses (see {@link staleLockEntries}) and
+ * rewrites it in its stable format; nothing is written when nothing is removed or `dryRun` is set.
+ * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` when the workflow file does not exist.
+ */
+export async function pruneLock(file: string, options: { cwd?: string; dryRun?: boolean } = {}): Promise<PruneLockResult> {
+  const { planWorkflowFile } = await import("./plan.js");
+  const { lockPathFor, readLock, writeLock } = await import("@wf/runtime");
+  const plan = await planWorkflowFile(resolve(options.cwd ?? process.cwd(), file), options.cwd !== undefined ? { cwd: options.cwd } : {});
+  const lockPath = lockPathFor(plan.file);
+  const lock = await readLock(lockPath);
+  const removed = staleLockEntries(plan, lock, lockPath);
+  const kept = lock.entries.filter((e) => !removed.some((r) => r.entry === e));
+  if (removed.length > 0 && !options.dryRun) await writeLock(lockPath, { version: 1, entries: kept });
+  return { lockPath, removed, kept: kept.length };
+}

@@ -1,0 +1,257 @@
+/**
+ * The action lock: `<workflow>.wf.lock.json` beside a workflow file records, for each ACT a model
+ * resolved, the grammar instructions it ran and the elements they acted on, so a later run replays
+ * them without the model (the service verifies each element before acting).
+ *
+ * An entry is keyed by the step's instruction with param values folded back into `{{param}}`
+ * placeholders (one entry serves every value; a secret's value is never written), its call site
+ * relative to the lock file, and an ordinal when that call site runs the instruction several times
+ * in one run. The page's origin and path are kept as a check, not in the key. The file is written
+ * with a stable order (call site, ordinal, instruction) and 2-space JSON, so a diff is reviewable.
+ */
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { basename, dirname, extname, isAbsolute, join, relative, sep } from "node:path";
+import { REDACTED } from "@wf/core";
+
+/**
+ * How a run uses the lock:
+ * - `read`: replay entries; a step without one goes to the service as usual (the model resolves it
+ *   when one is configured) and nothing is written; a stale entry fails the step.
+ * - `write`: ignore entries, let the service resolve every step, and record (or refresh) an entry for
+ *   each step the model resolved.
+ * - `heal`: replay entries; a replay that fails before acting runs once more without the lock (the
+ *   model resolves it) and the entry is rewritten in place; missing entries are recorded.
+ * - `off`: neither read nor write the lock.
+ */
+export type LockMode = "read" | "write" | "heal" | "off";
+/** The modes, for flags and config validation. */
+export const LOCK_MODES: readonly LockMode[] = ["read", "write", "heal", "off"];
+
+/** An element as the lock records it. */
+export interface LockedElement {
+  /** ARIA role, e.g. `button`. */
+  role: string;
+  /** Accessible name (with `{{param}}` placeholders where a param value was). */
+  name: string;
+  /** A Playwright locator for it, for people reading the lock (replay matches role and name). */
+  locator?: string;
+}
+
+/** One recorded action: a grammar instruction and its element. */
+export interface LockedAction {
+  /** One grammar instruction, e.g. `type "{{user}}" into the "Email" field`. */
+  instruction: string;
+  element?: LockedElement;
+}
+
+/** One entry of the lock: a resolved ACT. */
+export interface LockEntry {
+  /** Where the workflow calls `act`: `path:line:column`, the path relative to the lock file. */
+  callSite: string;
+  /** The n-th time (from 2) this call site ran this instruction in one run; absent for the first. */
+  ordinal?: number;
+  /** The instruction as the workflow wrote it, param values as `{{param}}`. */
+  instruction: string;
+  /** Origin and path of the page the step started on (a check shown when a replay fails, not part of the key). */
+  page?: string;
+  /** What the model resolved the step to. */
+  actions: LockedAction[];
+  /** The model that resolved it. */
+  model?: string;
+  /** When it was recorded (ISO 8601). */
+  recordedAt: string;
+}
+
+/** The lock file's content. */
+export interface LockFile {
+  version: 1;
+  entries: LockEntry[];
+}
+
+/** The lock file of a workflow file: `flow.ts` → `flow.wf.lock.json`, in the same folder. */
+export function lockPathFor(workflowFile: string): string {
+  const base = basename(workflowFile, extname(workflowFile));
+  return join(dirname(workflowFile), `${base}.wf.lock.json`);
+}
+
+/**
+ * Reads a lock file; a missing file is an empty lock.
+ * @throws Error naming the file when it is not a lock (bad JSON or shape): fix or delete it.
+ */
+export async function readLock(path: string): Promise<LockFile> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, entries: [] };
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The lock file ${path} is not valid JSON (${(error as Error).message}). Fix it, or delete it and record again with --lock write.`);
+  }
+  const lock = parsed as Partial<LockFile>;
+  if (!lock || lock.version !== 1 || !Array.isArray(lock.entries)) {
+    throw new Error(`The lock file ${path} is not a wf lock (version 1 with entries). Fix it, or delete it and record again with --lock write.`);
+  }
+  return { version: 1, entries: lock.entries };
+}
+
+/** Writes a lock file: entries sorted, keys in a fixed order, 2-space JSON, a final newline; atomically (write then rename). */
+export async function writeLock(path: string, lock: LockFile): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, formatLock(lock));
+  await rename(tmp, path);
+}
+
+/** The text of a lock file, as {@link writeLock} writes it. */
+export function formatLock(lock: LockFile): string {
+  const entries = [...lock.entries].sort(compareEntries).map((e) => ({
+    callSite: e.callSite,
+    ...(e.ordinal !== undefined && e.ordinal > 1 ? { ordinal: e.ordinal } : {}),
+    instruction: e.instruction,
+    ...(e.page ? { page: e.page } : {}),
+    actions: e.actions.map((a) => ({
+      instruction: a.instruction,
+      ...(a.element ? { element: { role: a.element.role, name: a.element.name, ...(a.element.locator ? { locator: a.element.locator } : {}) } } : {}),
+    })),
+    ...(e.model ? { model: e.model } : {}),
+    recordedAt: e.recordedAt,
+  }));
+  return JSON.stringify({ version: 1, entries }, null, 2) + "\n";
+}
+
+/** Finds the entry of a key. */
+export function findEntry(lock: LockFile, key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">): LockEntry | undefined {
+  return lock.entries.find((e) => sameKey(e, key));
+}
+
+/** Puts an entry in the lock, replacing the one with the same key in place (never a second one). */
+export function upsertEntry(lock: LockFile, entry: LockEntry): void {
+  const i = lock.entries.findIndex((e) => sameKey(e, entry));
+  if (i >= 0) lock.entries[i] = entry;
+  else lock.entries.push(entry);
+}
+
+/** How an entry is named in messages: `"sign me in" at flow.ts:12:9 (#2)`. */
+export function describeEntry(entry: Pick<LockEntry, "callSite" | "ordinal" | "instruction">): string {
+  return `${JSON.stringify(entry.instruction)} at ${entry.callSite}${entry.ordinal && entry.ordinal > 1 ? ` (#${entry.ordinal})` : ""}`;
+}
+
+function sameKey(a: Pick<LockEntry, "callSite" | "ordinal" | "instruction">, b: Pick<LockEntry, "callSite" | "ordinal" | "instruction">): boolean {
+  return a.callSite === b.callSite && (a.ordinal ?? 1) === (b.ordinal ?? 1) && a.instruction === b.instruction;
+}
+
+function compareEntries(a: LockEntry, b: LockEntry): number {
+  const pa = splitCallSite(a.callSite);
+  const pb = splitCallSite(b.callSite);
+  return pa.file.localeCompare(pb.file) || pa.line - pb.line || pa.column - pb.column || (a.ordinal ?? 1) - (b.ordinal ?? 1) || a.instruction.localeCompare(b.instruction);
+}
+
+function splitCallSite(callSite: string): { file: string; line: number; column: number } {
+  const m = /^(.*):(\d+):(\d+)$/.exec(callSite);
+  return m ? { file: m[1]!, line: Number(m[2]), column: Number(m[3]) } : { file: callSite, line: 0, column: 0 };
+}
+
+/** A call site (`/abs/flow.ts:12:9`) relative to the lock file's folder, with `/` separators. */
+export function relativeCallSite(callSite: string, lockPath: string): string {
+  const { file, line, column } = splitCallSite(callSite);
+  const rel = isAbsolute(file) ? relative(dirname(lockPath), file).split(sep).join("/") : file;
+  return line ? `${rel}:${line}:${column}` : rel;
+}
+
+/** A param a lock folds into placeholders: its name, its value as text, and whether it is secret. */
+export interface LockParam {
+  name: string;
+  value: string;
+  secret: boolean;
+}
+
+/** Shortest value of a non-secret param that is folded: shorter ones (`1`, `en`) would turn up inside unrelated words. */
+const MIN_FOLDED_LENGTH = 3;
+
+/**
+ * The params a lock folds, from a run's params: top-level strings and numbers (every secret,
+ * non-secrets of at least 3 characters), longest value first.
+ */
+export function lockParams(params: Record<string, unknown>, secretNames: readonly string[]): LockParam[] {
+  const out: LockParam[] = [];
+  for (const [name, raw] of Object.entries(params)) {
+    if (typeof raw !== "string" && typeof raw !== "number") continue;
+    const value = String(raw);
+    const secret = secretNames.includes(name);
+    if (!value || (!secret && value.length < MIN_FOLDED_LENGTH)) continue;
+    out.push({ name, value, secret });
+  }
+  return out.sort((a, b) => b.value.length - a.value.length);
+}
+
+/** Replaces each param's value in `text` by `{{name}}`. */
+export function foldParams(text: string, params: readonly LockParam[]): string {
+  return params.reduce((t, p) => t.split(p.value).join(`{{${p.name}}}`), text);
+}
+
+/**
+ * Replaces each `{{name}}` of `text` by the param's value.
+ * @returns undefined when a placeholder names no param of this run (the entry cannot be replayed).
+ */
+export function fillParams(text: string, params: readonly LockParam[]): string | undefined {
+  let missing = false;
+  const out = text.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => {
+    const param = params.find((p) => p.name === name);
+    if (!param) missing = true;
+    return param ? param.value : whole;
+  });
+  return missing ? undefined : out;
+}
+
+/**
+ * Folds the service's view of a resolved step (secrets already `[secret]`) back into placeholders:
+ * param values become `{{param}}`, and each `[secret]` becomes the secret param the instruction
+ * used there (in the order the folded instruction names secret placeholders).
+ * @returns undefined when a `[secret]` cannot be told apart (nothing is then recorded).
+ */
+export function foldActions(
+  actions: ReadonlyArray<{ instruction: string; element?: LockedElement }>,
+  foldedInstruction: string,
+  params: readonly LockParam[],
+): LockedAction[] | undefined {
+  const secretNames = new Set(params.filter((p) => p.secret).map((p) => p.name));
+  const used = [...foldedInstruction.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]!).filter((n) => secretNames.has(n));
+  const distinct = [...new Set(used)];
+  let next = 0;
+  let unknown = false;
+  const unsecret = (text: string) =>
+    text.split(REDACTED).reduce((out, part, i) => {
+      if (i === 0) return part;
+      const name = distinct.length === 1 ? distinct[0] : used[next++];
+      if (!name) unknown = true;
+      return `${out}{{${name ?? "secret"}}}${part}`;
+    }, "");
+  const folded = actions.map((a) => ({
+    instruction: unsecret(foldParams(a.instruction, params)),
+    ...(a.element ? { element: { role: a.element.role, name: foldParams(a.element.name, params), ...(a.element.locator ? { locator: foldParams(a.element.locator, params) } : {}) } } : {}),
+  }));
+  if (unknown) return undefined;
+  // Last guard: no secret value, and no unresolved `[secret]`, may reach the file.
+  const text = JSON.stringify(folded);
+  if (text.includes(REDACTED) || params.some((p) => p.secret && text.includes(p.value))) return undefined;
+  return folded;
+}
+
+/** Origin and path of a URL (no query, no hash), for the entry's page check. */
+export function pageKey(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    if (u.protocol === "http:" || u.protocol === "https:") return `${u.origin}${u.pathname}`;
+    if (u.protocol === "file:") return `file://${u.pathname}`;
+    // about:blank stays whole; a data: URL is not worth keeping beyond its scheme.
+    return u.protocol === "about:" ? url.split(/[?#]/)[0] : u.protocol;
+  } catch {
+    return undefined;
+  }
+}
