@@ -53,8 +53,8 @@ export interface RunWorkflowFileOptions {
   config?: ResolvedCliConfig;
   /** A service shared by several runs (the multi-file runner's): used as is and left open. */
   service?: OpenService;
-  /** Receives the run's events instead of the configured reporter (the multi-file runner's). */
-  events?: Reporter;
+  /** Makes the reporter of the run's events instead of the configured one (the multi-file runner's); `redact` masks this run's secrets. */
+  events?: (redact: (text: string) => string) => Reporter;
 }
 
 /** What {@link runWorkflowFile} returns when the run happened (whatever its outcome). */
@@ -103,7 +103,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   const secrets = [...new Set([...rawSecrets, ...secretValues(workflow, params)])].sort((a, b) => b.length - a.length);
   const redact = (text: string) => redactText(text, secrets);
 
-  const reporter = options.events ?? createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
+  const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
   const service = options.service ?? (await openService(config));
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
