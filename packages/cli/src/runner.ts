@@ -231,6 +231,13 @@ export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string
   const { glob, isDynamicPattern } = await import("tinyglobby");
   const named = new Set<string>();
   const found = new Set<string>();
+  if (patterns.length === 0 && !(await stat(testDir).catch(() => undefined))?.isDirectory()) {
+    throw new CliUsageError(
+      "WF_CLI_FILE_NOT_FOUND",
+      `No workflow file given and the testDir ${testDir} is not a folder. Name the files (wf run flows/search.ts, wf run 'flows/**/*.ts'), or set testDir in wf.config.ts (or WF_TEST_DIR).`,
+      { path: testDir },
+    );
+  }
   for (const pattern of patterns.length ? patterns : [testDir]) {
     const path = resolve(cwd, pattern);
     const info = await stat(path).catch(() => undefined);

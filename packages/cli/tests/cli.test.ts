@@ -37,7 +37,8 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
 
   it("exits 2 on a bad flag, a missing argument or no command", async () => {
     expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts"), "--bogus"]), "Unknown argument");
-    expectUsageError(await runWf(["run"]), "Not enough non-option arguments");
+    // No file and no testDir folder (ROOT has no workflows/): says where it looked and what to do.
+    expectUsageError(await runWf(["run"]), "No workflow file given and the testDir");
     expectUsageError(await runWf([]), "Name a command");
     expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts"), "--reporter", "fancy"]), "fancy");
     expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts"), "--timeout", "-5"]), "--timeout");
