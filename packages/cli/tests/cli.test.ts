@@ -26,10 +26,10 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
   it("--help lists the commands with examples; each command's help has examples", async () => {
     const top = await runWf(["--help"]);
     expect(top.code).toBe(0);
-    for (const command of ["wf run <file>", "wf serve", "wf plan <file>", "wf check <files..>", "wf init [dir]", "wf install-browser", "Examples:", "Exit codes"]) expect(top.stdout).toContain(command);
+    for (const command of ["wf run [files..]", "wf serve", "wf plan <file>", "wf check <files..>", "wf init [dir]", "wf install-browser", "Examples:", "Exit codes"]) expect(top.stdout).toContain(command);
     const run = await runWf(["run", "--help"]);
     expect(run.code).toBe(0);
-    for (const flag of ["--param", "--params-file", "--base-url", "--api-key", "--reporter", "--out", "--timeout", "Examples:"]) expect(run.stdout).toContain(flag);
+    for (const flag of ["--param", "--params-file", "--base-url", "--api-key", "--reporter", "--out", "--timeout", "--workers", "--grep", "--grep-invert", "--retries", "--max-failures", "--list", "--var", "Examples:"]) expect(run.stdout).toContain(flag);
     const serve = await runWf(["serve", "--help"]);
     expect(serve.stdout).toContain("--workflows");
     expect(serve.stdout).toContain("Examples:");
