@@ -68,7 +68,7 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
       const write = (line: string) => (outputFile ? lines.push(line) : stdout.write(line));
       return {
         attemptReporter: (entry, attempt, redact) => ({
-          onEvent: (event) => void write(redact(JSON.stringify({ ...event, file: entry.relFile, attempt })) + "\n"),
+          onEvent: (event) => void write(redact(JSON.stringify({ ...event, file: entry.relFile, retry: attempt })) + "\n"),
           end: () => {},
         }),
         onEnd: async (result) => {
