@@ -1,16 +1,31 @@
 /**
  * Configuration of the `wf` command: `wf.config.ts` (loaded with c12), the environment (and a
  * `.env` file in the working directory), and flags. Precedence, written once in
- * {@link resolveCliConfig}: flag, then config file, then environment variable, then default.
+ * {@link resolveCliConfig}: flag, then environment variable, then config file, then default
+ * (Playwright's order, so CI can override a committed `wf.config.ts` without editing it).
  */
 import { z } from "zod";
 import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
 
 /** Reporters of `wf run`. */
-export const REPORTERS = ["pretty", "json", "ndjson"] as const;
-/** A reporter name: `pretty` (people; plain lines off a terminal), `json` (the run record at the end), `ndjson` (one event per line). */
+export const REPORTERS = ["pretty", "list", "line", "dot", "json", "ndjson", "junit"] as const;
+/**
+ * A reporter name: `pretty` (one workflow's steps live; plain lines off a terminal), `list` (one
+ * line per workflow), `line` (one updating line), `dot` (one character per workflow), `json` (the
+ * run record, or the summary of many), `ndjson` (one event per line), `junit` (JUnit XML).
+ */
 export type ReporterName = (typeof REPORTERS)[number];
+/** Options of a reporter. */
+export interface ReporterOptions {
+  /** Write the report to this file (relative to the working directory) instead of stdout. */
+  outputFile?: string;
+}
+/** One reporter and its options, as `reporter: [["list"], ["junit", { outputFile: "junit.xml" }]]` writes it. */
+export interface ReporterSpec {
+  name: ReporterName;
+  outputFile?: string | undefined;
+}
 
 /** What `wf.config.ts` may set. Every field is optional. */
 export interface WfConfig {
@@ -18,8 +33,19 @@ export interface WfConfig {
   baseUrl?: string;
   /** The service's API key (sent as the `api-key` header). Prefer `WF_API_KEY` in `.env` to committing it. */
   apiKey?: string;
-  /** Reporter of `wf run`. @default "pretty" */
-  reporter?: ReporterName;
+  /**
+   * Reporter(s) of `wf run`: a name, or Playwright's list of `[name, options?]` pairs.
+   * @default "pretty" for one workflow, "list" for several
+   */
+  reporter?: ReporterName | ReadonlyArray<readonly [ReporterName] | readonly [ReporterName, ReporterOptions]>;
+  /** Folder `wf run` without files runs: every `.ts` file under it that default-exports a workflow. @default "workflows" */
+  testDir?: string;
+  /** Workflows run at once by `wf run` on several files. @default half the CPU cores, at least 1 */
+  workers?: number;
+  /** Runs again a failed workflow up to this many times; one that passes on a retry is "flaky". @default 0 */
+  retries?: number;
+  /** Stop starting workflows after this many failed. @default 0 (no limit) */
+  maxFailures?: number;
   /** Abort a whole run after this many ms. @default no limit */
   timeoutMs?: number;
   /** Per-request timeout of the service client, in ms. @default the runtime's */
@@ -66,7 +92,13 @@ const ConfigSchema = z
   .object({
     baseUrl: z.url({ protocol: /^https?$/ }).optional(),
     apiKey: z.string().min(1).optional(),
-    reporter: z.enum(REPORTERS).optional(),
+    reporter: z
+      .union([z.enum(REPORTERS), z.array(z.union([z.tuple([z.enum(REPORTERS)]), z.tuple([z.enum(REPORTERS), z.object({ outputFile: z.string().min(1).optional() }).strict()])])).min(1)])
+      .optional(),
+    testDir: z.string().min(1).optional(),
+    workers: z.number().int().positive().optional(),
+    retries: z.number().int().min(0).optional(),
+    maxFailures: z.number().int().min(0).optional(),
     timeoutMs: z.number().int().positive().optional(),
     requestTimeoutMs: z.number().int().positive().optional(),
     model: z.string().min(1).optional(),
@@ -87,8 +119,12 @@ const ConfigSchema = z
 export interface CliFlags {
   baseUrl?: string | undefined;
   apiKey?: string | undefined;
+  /** One name or several separated by commas (`list,junit`). */
   reporter?: string | undefined;
   timeoutMs?: number | undefined;
+  workers?: number | undefined;
+  retries?: number | undefined;
+  maxFailures?: number | undefined;
   model?: string | undefined;
   lock?: string | undefined;
   host?: string | undefined;
@@ -118,7 +154,18 @@ export interface ResolvedCliConfig {
   /** The service URL; `undefined` means start the embedded server. */
   baseUrl: string | undefined;
   apiKey: string | undefined;
+  /** The first of {@link reporters}: what a single-workflow run uses. */
   reporter: ReporterName;
+  /** Every reporter asked for, in order. */
+  reporters: ReporterSpec[];
+  /** False when no flag, variable or file chose a reporter (the default then depends on the number of workflows). */
+  reporterChosen: boolean;
+  /** Folder of workflows, absolute. */
+  testDir: string;
+  workers: number;
+  retries: number;
+  /** 0: no limit. */
+  maxFailures: number;
   timeoutMs: number | undefined;
   requestTimeoutMs: number | undefined;
   /** The model for free-form steps; `undefined`: none (the grammar alone). */
@@ -134,9 +181,10 @@ export interface ResolvedCliConfig {
 }
 
 /**
- * Loads `wf.config.ts` and `.env` and resolves every setting: flag, then config file, then
- * environment variable (`WF_BASE_URL`, `WF_API_KEY`, `WF_REPORTER`, `WF_TIMEOUT_MS`,
- * `WF_REQUEST_TIMEOUT_MS`, `WF_HOST`, `WF_PORT`, `WF_WORKFLOWS_DIR`, `WF_DATA_DIR`), then default.
+ * Loads `wf.config.ts` and `.env` and resolves every setting: flag, then environment variable
+ * (`WF_BASE_URL`, `WF_API_KEY`, `WF_REPORTER`, `WF_TIMEOUT_MS`, `WF_REQUEST_TIMEOUT_MS`,
+ * `WF_MODEL`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_HOST`, `WF_PORT`,
+ * `WF_WORKFLOWS_DIR`, `WF_DATA_DIR`; process variables beat `.env`), then config file, then default.
  *
  * @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` when the config file does not load or has a
  *   wrong field, or a flag or variable has a wrong value (e.g. `WF_PORT=abc`).
@@ -198,33 +246,49 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     }
   }
 
-  const reporter = flags.reporter ?? file.reporter ?? env.WF_REPORTER ?? "pretty";
-  if (!(REPORTERS as readonly string[]).includes(reporter)) {
-    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown reporter "${reporter}". Use one of: ${REPORTERS.join(", ")}.`);
-  }
-  const baseUrl = nonEmpty(flags.baseUrl) ?? file.baseUrl ?? nonEmpty(env.WF_BASE_URL);
+  const reporterText = nonEmpty(flags.reporter) ?? nonEmpty(env.WF_REPORTER);
+  const reporters: ReporterSpec[] =
+    reporterText !== undefined
+      ? parseReporterList(reporterText)
+      : file.reporter === undefined
+        ? [{ name: "pretty" }]
+        : typeof file.reporter === "string"
+          ? [{ name: file.reporter }]
+          : file.reporter.map(([name, opts]) => ({ name, ...(opts && "outputFile" in opts && opts.outputFile ? { outputFile: opts.outputFile } : {}) }));
+  const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env.WF_BASE_URL) ?? file.baseUrl;
   if (baseUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(baseUrl)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Base URL "${baseUrl}" is not an http(s) URL. Pass one like --base-url http://127.0.0.1:8787, or leave it unset to use the embedded server.`);
   }
-  const model = nonEmpty(flags.model) ?? file.model ?? nonEmpty(env.WF_MODEL);
+  const model = nonEmpty(flags.model) ?? nonEmpty(env.WF_MODEL) ?? file.model;
+  // The lock: the flag, then read on CI (no model calls unless asked), then the file, then heal with a model.
   const lock = nonEmpty(flags.lock) ?? (isCi(env) ? "read" : undefined) ?? file.lock ?? (model ? "heal" : "read");
   if (!["read", "write", "heal", "off"].includes(lock)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown lock mode "${lock}". Use one of: read, write, heal, off.`);
   }
+  const { availableParallelism } = await import("node:os");
+  const { resolve } = await import("node:path");
+  const workers = flags.workers ?? intFromEnv(env, "WF_WORKERS") ?? file.workers ?? Math.max(1, Math.floor(availableParallelism() / 2));
+  if (workers < 1) throw new CliUsageError("WF_CLI_CONFIG_INVALID", `workers must be 1 or more, got ${workers}.`);
   return {
     configFile,
     baseUrl: baseUrl?.replace(/\/+$/, ""),
-    apiKey: nonEmpty(flags.apiKey) ?? file.apiKey ?? nonEmpty(env.WF_API_KEY),
-    reporter: reporter as ReporterName,
-    timeoutMs: flags.timeoutMs ?? file.timeoutMs ?? intFromEnv(env, "WF_TIMEOUT_MS"),
-    requestTimeoutMs: file.requestTimeoutMs ?? intFromEnv(env, "WF_REQUEST_TIMEOUT_MS"),
+    apiKey: nonEmpty(flags.apiKey) ?? nonEmpty(env.WF_API_KEY) ?? file.apiKey,
+    reporter: reporters[0]!.name,
+    reporters,
+    reporterChosen: reporterText !== undefined || file.reporter !== undefined,
+    testDir: resolve(cwd, nonEmpty(env.WF_TEST_DIR) ?? file.testDir ?? "workflows"),
+    workers,
+    retries: flags.retries ?? intFromEnv(env, "WF_RETRIES") ?? file.retries ?? 0,
+    maxFailures: flags.maxFailures ?? intFromEnv(env, "WF_MAX_FAILURES") ?? file.maxFailures ?? 0,
+    timeoutMs: flags.timeoutMs ?? intFromEnv(env, "WF_TIMEOUT_MS") ?? file.timeoutMs,
+    requestTimeoutMs: intFromEnv(env, "WF_REQUEST_TIMEOUT_MS") ?? file.requestTimeoutMs,
     model,
     lock: lock as ResolvedCliConfig["lock"],
     server: {
-      host: nonEmpty(flags.host) ?? file.server?.host ?? nonEmpty(env.WF_HOST) ?? "127.0.0.1",
-      port: flags.port ?? file.server?.port ?? intFromEnv(env, "WF_PORT"),
-      workflowsDir: nonEmpty(flags.workflowsDir) ?? file.server?.workflowsDir ?? nonEmpty(env.WF_WORKFLOWS_DIR),
-      dataDir: nonEmpty(flags.dataDir) ?? file.server?.dataDir ?? nonEmpty(env.WF_DATA_DIR),
+      host: nonEmpty(flags.host) ?? nonEmpty(env.WF_HOST) ?? file.server?.host ?? "127.0.0.1",
+      port: flags.port ?? intFromEnv(env, "WF_PORT") ?? file.server?.port,
+      workflowsDir: nonEmpty(flags.workflowsDir) ?? nonEmpty(env.WF_WORKFLOWS_DIR) ?? file.server?.workflowsDir,
+      dataDir: nonEmpty(flags.dataDir) ?? nonEmpty(env.WF_DATA_DIR) ?? file.server?.dataDir,
     },
     env,
   };
@@ -247,6 +311,22 @@ function tsxLoader(): { import(file: string, options?: { default?: boolean }): P
 function isCi(env: Record<string, string | undefined>): boolean {
   const ci = env.CI;
   return ci !== undefined && ci !== "" && ci !== "0" && ci.toLowerCase() !== "false";
+}
+
+/**
+ * Parses `--reporter list,junit` (or `WF_REPORTER`): names separated by commas.
+ *
+ * @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` for an unknown name.
+ */
+export function parseReporterList(text: string): ReporterSpec[] {
+  const names = text.split(",").map((n) => n.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!(REPORTERS as readonly string[]).includes(name)) {
+      throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown reporter "${name}". Use one of: ${REPORTERS.join(", ")} (several separated by commas, like list,junit).`);
+    }
+  }
+  if (names.length === 0) throw new CliUsageError("WF_CLI_CONFIG_INVALID", `No reporter named in "${text}". Use one of: ${REPORTERS.join(", ")}.`);
+  return names.map((name) => ({ name: name as ReporterName }));
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -105,11 +105,14 @@ wf-report/
 `,
     "wf.config.ts": `import { defineConfig } from "@wf/cli";
 
-// Settings of the wf command. Flags override them; they override environment variables.
+// Settings of the wf command. Flags and environment variables (WF_BASE_URL, WF_REPORTER, ...)
+// override them, so CI can change them without editing this file.
 // Leave baseUrl unset to run on the embedded server (a local Chromium: \`npx wf install-browser\`).
 export default defineConfig({
   // baseUrl: "http://127.0.0.1:8787",
-  reporter: "pretty",
+  testDir: "workflows", // \`npx wf run\` with no file runs every workflow in it
+  // reporter: [["list"], ["junit", { outputFile: "wf-report/junit.xml" }]], // default: pretty for one, list for several
+  // workers: 2, retries: 1,
   // timeoutMs: 120_000,
 });
 `,

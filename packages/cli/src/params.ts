@@ -51,14 +51,33 @@ export async function readParamsFile(file: string, cwd: string = process.cwd()):
 }
 
 /**
+ * Refuses `--param`/`--var` names the workflow does not declare: a typo would otherwise be dropped
+ * silently and the run would use the default.
+ *
+ * @throws {@link CliUsageError} `WF_CLI_PARAMS_INVALID` naming the unknown keys and listing the known ones.
+ */
+export function assertKnownParams(wf: Workflow, names: ReadonlyArray<string>, flag = "--param"): void {
+  const known = Object.keys(wf.params?.shape ?? {});
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length === 0) return;
+  const list = known.length ? `Known params: ${known.join(", ")}.` : `It takes no params.`;
+  throw new CliUsageError(
+    "WF_CLI_PARAMS_INVALID",
+    `Workflow "${wf.name}" has no param${unknown.length === 1 ? "" : "s"} ${unknown.map((n) => JSON.stringify(n)).join(", ")} (${flag}). ${list}`,
+  );
+}
+
+/**
  * Builds and validates the params of a run: the params file's values, overridden by `--param`
  * strings converted by each field's zod type (`parseParamsFromStrings` of `@wf/core`: numbers,
  * booleans, enums, JSON for arrays and objects, dates).
  *
  * @returns the validated params (defaults applied).
+ * @throws {@link CliUsageError} `WF_CLI_PARAMS_INVALID` for a `--param` name the workflow does not declare.
  * @throws `ParamsValidationError` (`WF_PARAMS_INVALID`) listing each bad field.
  */
 export function buildParams(wf: Workflow, fromFile: Record<string, unknown>, fromFlags: Record<string, string>): Record<string, unknown> {
+  assertKnownParams(wf, Object.keys(fromFlags));
   if (Object.keys(fromFile).length === 0) return core.parseParamsFromStrings(wf, fromFlags) as Record<string, unknown>;
   const shape = wf.params?.shape ?? {};
   const known = Object.keys(fromFlags).filter((key) => Object.hasOwn(shape, key));

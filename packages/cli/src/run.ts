@@ -13,7 +13,7 @@ import { resolveCliConfig, type ResolvedCliConfig, type ReporterName } from "./c
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
 import { buildParams, readParamsFile } from "./params.js";
-import { createReporter, type OutputStream } from "./reporters.js";
+import { createReporter, type OutputStream, type Reporter } from "./reporters.js";
 
 /** Options of {@link runWorkflowFile}. Unset fields come from `wf.config.ts`, the environment, then defaults. */
 export interface RunWorkflowFileOptions {
@@ -54,6 +54,12 @@ export interface RunWorkflowFileOptions {
   env?: Record<string, string | undefined>;
   /** Read `wf.config.ts` and `.env` in `cwd`. @default true */
   loadConfigFile?: boolean;
+  /** The configuration already resolved (by the multi-file runner): skips reading it again. */
+  config?: ResolvedCliConfig;
+  /** A service shared by several runs (the multi-file runner's): used as is and left open. */
+  service?: OpenService;
+  /** Makes the reporter of the run's events instead of the configured one (the multi-file runner's); `redact` masks this run's secrets. */
+  events?: (redact: (text: string) => string) => Reporter;
 }
 
 /** What {@link runWorkflowFile} returns when the run happened (whatever its outcome). */
@@ -76,7 +82,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   const cwd = options.cwd ?? process.cwd();
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const config = await resolveCliConfig({
+  const config = options.config ?? await resolveCliConfig({
     cwd,
     env: options.env ?? process.env,
     configFile: options.loadConfigFile ?? true,
@@ -102,8 +108,8 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   const secrets = [...new Set([...rawSecrets, ...secretValues(workflow, params)])].sort((a, b) => b.length - a.length);
   const redact = (text: string) => redactText(text, secrets);
 
-  const reporter = createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = await openService(config);
+  const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
+  const service = options.service ?? (await openService(config));
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
   if (options.signal?.aborted) onOuterAbort();
@@ -129,7 +135,14 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
         model: config.model !== undefined,
         refreshCommand: `wf run ${options.file} --lock write`,
       };
-      record = await runWorkflow(workflow, { params, client: service.client, signal: controller.signal, onEvent: (event) => reporter.onEvent(event), lock });
+      record = await runWorkflow(workflow, {
+        params,
+        client: service.client,
+        signal: controller.signal,
+        onEvent: (event) => reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event),
+        lock,
+      });
+      record = timeoutRecord(record, controller.signal);
     } catch (error) {
       if (!(isWfError(error) && error.code === "WF_ABORTED" && controller.signal.aborted)) throw beforeRunError(error, config, redact);
       // Aborted (timeout, Ctrl-C) before the session existed: still a cancelled run, with a record.
@@ -151,7 +164,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
     reporter.end();
-    await service.close();
+    if (!options.service) await service.close();
   }
 
   record = redactRecord(record, redact);
@@ -168,13 +181,23 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   return { exitCode, record };
 }
 
+/**
+ * A run cancelled by `--timeout` says so: the runtime records any abort as `WF_ABORTED`, the
+ * README promises `WF_RUN_TIMEOUT` (with the timeout's message).
+ */
+function timeoutRecord(record: RunRecord, signal: AbortSignal): RunRecord {
+  const reason: unknown = signal.reason;
+  if (record.status !== "cancelled" || !isWfError(reason) || reason.code !== "WF_RUN_TIMEOUT") return record;
+  return { ...record, error: { ...record.error, code: reason.code, message: reason.message } };
+}
+
 /** The service a run talks to: the configured one, or an embedded server stopped at the end. */
-interface OpenService {
+export interface OpenService {
   client: ServiceClient;
   close(): Promise<void>;
 }
 
-async function openService(config: ResolvedCliConfig): Promise<OpenService> {
+export async function openService(config: ResolvedCliConfig): Promise<OpenService> {
   const { createServiceClient } = await import("@wf/runtime");
   if (config.baseUrl) {
     const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });

@@ -26,10 +26,10 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
   it("--help lists the commands with examples; each command's help has examples", async () => {
     const top = await runWf(["--help"]);
     expect(top.code).toBe(0);
-    for (const command of ["wf run <file>", "wf serve", "wf plan <file>", "wf check <files..>", "wf init [dir]", "wf install-browser", "Examples:", "Exit codes"]) expect(top.stdout).toContain(command);
+    for (const command of ["wf run [files..]", "wf serve", "wf plan <file>", "wf check <files..>", "wf init [dir]", "wf install-browser", "Examples:", "Exit codes"]) expect(top.stdout).toContain(command);
     const run = await runWf(["run", "--help"]);
     expect(run.code).toBe(0);
-    for (const flag of ["--param", "--params-file", "--base-url", "--api-key", "--reporter", "--out", "--timeout", "Examples:"]) expect(run.stdout).toContain(flag);
+    for (const flag of ["--param", "--params-file", "--base-url", "--api-key", "--reporter", "--out", "--timeout", "--workers", "--grep", "--grep-invert", "--retries", "--max-failures", "--list", "--var", "Examples:"]) expect(run.stdout).toContain(flag);
     const serve = await runWf(["serve", "--help"]);
     expect(serve.stdout).toContain("--workflows");
     expect(serve.stdout).toContain("Examples:");
@@ -37,7 +37,8 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
 
   it("exits 2 on a bad flag, a missing argument or no command", async () => {
     expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts"), "--bogus"]), "Unknown argument");
-    expectUsageError(await runWf(["run"]), "Not enough non-option arguments");
+    // No file and no testDir folder (ROOT has no workflows/): says where it looked and what to do.
+    expectUsageError(await runWf(["run"]), "No workflow file given and the testDir");
     expectUsageError(await runWf([]), "Name a command");
     expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts"), "--reporter", "fancy"]), "fancy");
     expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts"), "--timeout", "-5"]), "--timeout");

@@ -29,20 +29,27 @@ describe("resolveCliConfig", () => {
     await expect(lock({}, { lock: "sometimes" })).rejects.toThrow(/Unknown lock mode "sometimes". Use one of: read, write, heal, off/);
   });
 
-  it("ranks flag over wf.config.ts over environment (and .env) over default", async () => {
+  it("ranks flag over environment (process, then .env) over wf.config.ts over default, so CI can override a committed file", async () => {
     await writeFile(
       join(dir, "wf.config.ts"),
       `import { defineConfig } from "@wf/cli";\nexport default defineConfig({ baseUrl: "http://config.test:1", reporter: "ndjson", server: { port: 9 } });\n`,
     );
     await writeFile(join(dir, ".env"), "WF_API_KEY=from-dotenv\nWF_TIMEOUT_MS=5000\nWF_BASE_URL=http://dotenv.test:1\n");
 
-    const fromFile = await resolveCliConfig({ cwd: dir, env: { WF_BASE_URL: "http://env.test:1", WF_REPORTER: "json" } });
-    expect(fromFile.configFile).toBe(join(dir, "wf.config.ts"));
+    const fromEnv = await resolveCliConfig({ cwd: dir, env: { WF_BASE_URL: "http://env.test:1", WF_REPORTER: "json" } });
+    expect(fromEnv.configFile).toBe(join(dir, "wf.config.ts"));
+    expect(fromEnv.baseUrl).toBe("http://env.test:1");
+    expect(fromEnv.reporter).toBe("json");
+    expect(fromEnv.apiKey).toBe("from-dotenv");
+    expect(fromEnv.timeoutMs).toBe(5000);
+    expect(fromEnv.server.port).toBe(9);
+
+    // The file beats .env's absence: without the variable, the committed value holds.
+    await writeFile(join(dir, ".env"), "WF_API_KEY=from-dotenv\n");
+    const fromFile = await resolveCliConfig({ cwd: dir, env: {} });
     expect(fromFile.baseUrl).toBe("http://config.test:1");
     expect(fromFile.reporter).toBe("ndjson");
-    expect(fromFile.apiKey).toBe("from-dotenv");
-    expect(fromFile.timeoutMs).toBe(5000);
-    expect(fromFile.server.port).toBe(9);
+    expect(fromFile.reporterChosen).toBe(true);
 
     // A variable of the process wins over the same one in .env.
     const processEnv = await resolveCliConfig({ cwd: dir, env: { WF_API_KEY: "from-process" } });
@@ -60,6 +67,23 @@ describe("resolveCliConfig", () => {
     expect((error as Error).message).toContain("wf.config.ts");
     expect((error as Error).message).toContain("reporter");
     expect((error as Error).message).toContain("timeoutMs");
+  });
+
+  it("reads Playwright's reporter list and the runner settings from the file; a comma list from the flag or env wins", async () => {
+    await writeFile(
+      join(dir, "wf.config.ts"),
+      `export default { reporter: [["list"], ["junit", { outputFile: "out/junit.xml" }]], testDir: "flows", workers: 3, retries: 2, maxFailures: 1 };\n`,
+    );
+    const fromFile = await resolveCliConfig({ cwd: dir, env: {} });
+    expect(fromFile.reporters).toEqual([{ name: "list" }, { name: "junit", outputFile: "out/junit.xml" }]);
+    expect(fromFile).toMatchObject({ testDir: join(dir, "flows"), workers: 3, retries: 2, maxFailures: 1 });
+    const fromEnv = await resolveCliConfig({ cwd: dir, env: { WF_REPORTER: "dot,junit", WF_WORKERS: "1", WF_RETRIES: "0" } });
+    expect(fromEnv.reporters).toEqual([{ name: "dot" }, { name: "junit" }]);
+    expect(fromEnv).toMatchObject({ workers: 1, retries: 0 });
+    const fromFlag = await resolveCliConfig({ cwd: dir, env: { WF_REPORTER: "dot" }, flags: { reporter: "line", workers: 2 } });
+    expect(fromFlag.reporters).toEqual([{ name: "line" }]);
+    expect(fromFlag.workers).toBe(2);
+    await expect(resolveCliConfig({ cwd: dir, env: {}, flags: { reporter: "list,fancy" } })).rejects.toThrow(/Unknown reporter "fancy"/);
   });
 
   it("rejects a config file that does not load", async () => {

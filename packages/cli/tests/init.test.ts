@@ -31,6 +31,9 @@ describe("initProject", () => {
     const config = await resolveCliConfig({ cwd: project, env: {} });
     expect(config.configFile).toBe(join(project, "wf.config.ts"));
     expect(config.reporter).toBe("pretty");
+    // The scaffold leaves the reporter to the default (and WF_REPORTER) and names its testDir.
+    expect(config.reporterChosen).toBe(false);
+    expect(config.testDir).toBe(join(project, "workflows"));
 
     const plan = await planWorkflowFile(join(project, "workflows/example.ts"));
     expect(plan.steps.map((s) => s.type)).toEqual(["ACT", "ASK", "ASK"]);

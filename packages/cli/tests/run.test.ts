@@ -100,6 +100,8 @@ describe("runWorkflowFile against a service", { timeout: 120_000 }, () => {
     expect(result.exitCode).toBe(1);
     expect(result.record.status).toBe("cancelled");
     expect(result.record.error?.message).toContain("timeout of 1500 ms");
+    // The runtime records any abort as WF_ABORTED; the CLI says it was the timeout.
+    expect(result.record.error?.code).toBe("WF_RUN_TIMEOUT");
   });
 
   it("a wrong API key is a configuration error (exit 2)", async () => {

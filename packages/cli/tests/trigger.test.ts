@@ -141,6 +141,12 @@ describe("wf trigger", () => {
     expect(invalid.code).toBe(EXIT.usage);
     expect(invalid.stderr).toContain("/variables/url");
 
+    // --param is --var (as on `wf run`); an unknown name is refused with the known ones.
+    const unknownVar = await wf(["trigger", "read-title", "--param", `url=${pages.url}`, "--param", "nope=1"]);
+    expect(unknownVar.code).toBe(EXIT.usage);
+    expect(unknownVar.stderr).toContain("/variables/nope");
+    expect(unknownVar.stderr).toMatch(/takes url/);
+
     const proxy = await wf(["trigger", "read-title", "--var", `url=${pages.url}`, "--proxy"]);
     expect(proxy.code).toBe(EXIT.usage);
     expect(proxy.stderr).toContain("/proxy");

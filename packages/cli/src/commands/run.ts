@@ -5,54 +5,108 @@ import { runWorkflowFile } from "../run.js";
 import { defineCommand } from "./_types.js";
 
 export const runCommand = defineCommand({
-  command: "run <file>",
-  describe: "Run a workflow file (the embedded server unless a base URL is configured)",
+  command: "run [files..]",
+  describe: "Run workflow files: one, or many in parallel as a test runner (the embedded server unless a base URL is configured)",
   builder: (yargs) =>
     yargs
-      .positional("file", { type: "string", demandOption: true, describe: "The workflow file (.ts), default-exporting workflow(...)" })
-      .option("param", { alias: "p", type: "string", array: true, default: [] as string[], describe: "A param as key=value (repeatable); converted by the param's zod type" })
+      .positional("files", { type: "string", array: true, default: [] as string[], describe: "Workflow files (.ts), folders and globs [default: testDir of wf.config.ts, else workflows/]" })
+      .option("param", { alias: ["p", "var"], type: "string", array: true, default: [] as string[], describe: "A param as key=value (repeatable; --var is the same); converted by the param's zod type; unknown names are refused" })
       .option("params-file", { type: "string", describe: "A JSON object of params; --param overrides its fields" })
       .option("base-url", { type: "string", describe: "The wf service to use (else WF_BASE_URL, wf.config.ts, or an embedded server)" })
       .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
-      .option("reporter", { alias: "r", choices: REPORTERS, describe: "pretty: live steps for people; json: the run record at the end; ndjson: one event per line [default: pretty]" })
-      .option("out", { alias: "o", type: "string", describe: "Write the run record (JSON, secrets redacted) to this file" })
-      .option("timeout", { type: "number", describe: "Abort the whole run after this many ms (status cancelled, exit 1)" })
-      .option("model", { type: "string", describe: "Model for free-form steps on the embedded server, e.g. gpt-4.1-mini (else wf.config.ts model, or WF_MODEL; provider from OPENAI_API_KEY / OPENAI_BASE_URL)" })
+      .option("reporter", {
+        alias: "r",
+        type: "string",
+        describe: `One or several, comma-separated: ${REPORTERS.join(", ")} [default: pretty for one workflow, list for several]`,
+      })
+      .option("out", { alias: "o", type: "string", describe: "Write the run record (JSON, secrets redacted) to this file (one workflow only)" })
+      .option("timeout", { type: "number", describe: "Abort a workflow's run after this many ms (status cancelled, code WF_RUN_TIMEOUT, exit 1)" })
+      .option("model", { type: "string", describe: "Model for free-form steps on the embedded server, e.g. gpt-4.1-mini (else WF_MODEL, or wf.config.ts model; provider from OPENAI_API_KEY / OPENAI_BASE_URL)" })
+      .option("workers", { alias: "j", type: "number", describe: "Workflows run at once, on one shared server [default: half the CPU cores, at least 1]" })
+      .option("grep", { alias: "g", type: "string", describe: "Only workflows whose name matches this regular expression" })
+      .option("grep-invert", { type: "string", describe: "Only workflows whose name does not match this regular expression" })
+      .option("retries", { type: "number", describe: "Run a failed workflow again up to this many times; passed on a retry = flaky [default: 0]" })
+      .option("max-failures", { type: "number", describe: "Stop starting workflows after this many failed [default: 0, no limit]" })
+      .option("x", { type: "boolean", describe: "Stop after the first failure (--max-failures 1)" })
+      .option("list", { type: "boolean", describe: "List the workflows that would run, without running them" })
       .option("lock", {
         choices: ["read", "write", "heal", "off"] as const,
         describe:
           "The action lock beside the workflow (<name>.wf.lock.json): read = replay recorded steps without the model; write = record what the model resolves; heal = replay, and let the model repair a step that no longer replays; off [default: heal with a model, else read; read on CI (CI=true); or lock in wf.config.ts]",
       })
       .example("$0 run workflows/search.ts --param query=postgres", "Run on the embedded server with one param")
+      .example("$0 run", "Run every workflow of testDir (workflows/), half the cores at a time")
+      .example("$0 run flows/ 'nightly/**/*.ts' --workers 2 --retries 1 --reporter list,junit", "Many workflows; JUnit XML in wf-report/junit.xml")
+      .example("$0 run --grep checkout --list", "What would run")
       .example("$0 run flow.ts --params-file params.json --reporter json --out run.json", "Params from a file; print and save the run record")
       .example("WF_BASE_URL=http://127.0.0.1:8787 WF_API_KEY=… $0 run flow.ts", "Run on a service started with `wf serve`")
       .example("OPENAI_API_KEY=sk-… $0 run flow.ts --model gpt-4.1-mini", "Free-form steps through a model")
       .example("$0 run flow.ts --lock write --model gpt-4.1-mini", "Record flow.wf.lock.json; later runs replay it with no model call")
-      .epilog("Exit codes: 0 succeeded, 1 the workflow failed or timed out, 2 usage or configuration error, 130 interrupted (Ctrl-C; the session is closed first)."),
+      .epilog("Exit codes: 0 succeeded (flaky workflows included), 1 a workflow failed or timed out, 2 usage or configuration error, 130 interrupted (Ctrl-C; the sessions are closed first)."),
   handler: async (args, context) => {
-    if (args.timeout !== undefined && (!Number.isInteger(args.timeout) || args.timeout <= 0)) {
-      const { CliUsageError } = await import("../errors.js");
-      throw new CliUsageError("WF_CLI_USAGE", `--timeout must be a whole number of milliseconds above 0, got ${args.timeout}.`);
-    }
+    const { CliUsageError } = await import("../errors.js");
+    const positive = (flag: string, value: number | undefined, min: number) => {
+      if (value !== undefined && (!Number.isInteger(value) || value < min)) throw new CliUsageError("WF_CLI_USAGE", `--${flag} must be a whole number${min > 0 ? ` above ${min - 1}` : " (0 or more)"}, got ${value}.`);
+    };
+    positive("timeout", args.timeout, 1);
+    positive("workers", args.workers, 1);
+    positive("retries", args.retries, 0);
+    positive("max-failures", args["max-failures"], 0);
     // Start loading the runtime (the service client) now: it arrives while the config and the
-    // workflow file load, instead of after them.
+    // workflow files load, instead of after them.
     import("@wf/runtime").catch(() => {});
-    const result = await runWorkflowFile({
-      file: args.file,
+    const { resolveCliConfig } = await import("../config.js");
+    const config = await resolveCliConfig({
+      cwd: context.cwd,
+      env: context.env,
+      flags: {
+        baseUrl: args["base-url"],
+        apiKey: args["api-key"],
+        reporter: args.reporter,
+        timeoutMs: args.timeout,
+        model: args.model,
+        workers: args.workers,
+        retries: args.retries,
+        maxFailures: args.x ? 1 : args["max-failures"],
+        lock: args.lock,
+      },
+    });
+    const files = (args.files ?? []).map(String);
+    const params = parseParamFlags(args.param.map(String));
+    const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
+    const entries = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
+    const specs = reporterSpecs(config, entries.length);
+    // One workflow with a single-run reporter and no retries: today's `wf run <file>`, output unchanged.
+    const single = !args.list && entries.length === 1 && config.retries === 0 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
+    if (!single && args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", `--out saves one workflow's run record; for many use --reporter json with an outputFile in wf.config.ts (reporter: [["json", { outputFile: "run.json" }]]).`);
+    if (single) {
+      const result = await runWorkflowFile({
+        file: entries[0]!.file,
+        cwd: context.cwd,
+        env: context.env,
+        stdout: context.stdout,
+        stderr: context.stderr,
+        signal: context.signal,
+        config: { ...config, reporter: specs[0]!.name as ReporterName },
+        params,
+        ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
+        ...(args.out !== undefined ? { out: args.out } : {}),
+      });
+      return result.exitCode;
+    }
+    const result = await runWorkflows({
+      patterns: files,
       cwd: context.cwd,
       env: context.env,
       stdout: context.stdout,
       stderr: context.stderr,
       signal: context.signal,
-      params: parseParamFlags(args.param.map(String)),
+      config,
+      params,
+      list: args.list === true,
+      ...(args.grep !== undefined ? { grep: args.grep } : {}),
+      ...(args["grep-invert"] !== undefined ? { grepInvert: args["grep-invert"] } : {}),
       ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
-      ...(args["base-url"] !== undefined ? { baseUrl: args["base-url"] } : {}),
-      ...(args["api-key"] !== undefined ? { apiKey: args["api-key"] } : {}),
-      ...(args.reporter !== undefined ? { reporter: args.reporter as ReporterName } : {}),
-      ...(args.out !== undefined ? { out: args.out } : {}),
-      ...(args.timeout !== undefined ? { timeoutMs: args.timeout } : {}),
-      ...(args.model !== undefined ? { model: args.model } : {}),
-      ...(args.lock !== undefined ? { lock: args.lock } : {}),
     });
     return result.exitCode;
   },

@@ -305,7 +305,7 @@ export const triggerCommand = defineCommand({
   builder: (yargs) =>
     yargs
       .positional("workflowId", { type: "string", demandOption: true, describe: "The stored workflow's id (its name; see `wf workflows`)" })
-      .option("var", { type: "string", array: true, default: [] as string[], describe: "A variable as key=value (repeatable)" })
+      .option("var", { alias: ["param", "p"], type: "string", array: true, default: [] as string[], describe: "A variable as key=value (repeatable; --param is the same, as on `wf run`); unknown names are refused" })
       .option("vars-file", { type: "string", describe: "A JSON object of variables; --var overrides its fields" })
       .option("proxy", { type: "boolean", default: false, describe: "Run the browser behind the service's configured proxy (WF_PROXY_URL on the server)" })
       .option("wait", { type: "boolean", default: false, describe: "Follow the run to its end, print each finished step and the output, exit by its outcome" })

@@ -1,0 +1,289 @@
+/**
+ * `runWorkflows()`: `wf run` on many workflows, as a test runner. Finds the workflow files (files,
+ * folders, globs; the config's `testDir` when none is given), filters them by name (`grep`), and
+ * runs them `workers` at a time on ONE service (the embedded server is started once and shared;
+ * every run has its own session), each through {@link runWorkflowFile}. A failed workflow is run
+ * again up to `retries` times (Playwright's semantics: one that passes on a retry is `flaky`, and
+ * a flaky run does not fail the command). `maxFailures` stops starting new workflows once that
+ * many have failed.
+ */
+import { stat } from "node:fs/promises";
+import { relative, resolve } from "node:path";
+import { isWfError, type Workflow } from "@wf/core";
+import type { RunRecord } from "@wf/runtime";
+import { resolveCliConfig, type ResolvedCliConfig, type ReporterSpec } from "./config.js";
+import { CliUsageError, EXIT, type ExitCode } from "./errors.js";
+import { loadWorkflowFile } from "./load-workflow.js";
+import { openService, runWorkflowFile, type OpenService } from "./run.js";
+import type { OutputStream } from "./reporters.js";
+import { createSuiteReporters, type SuiteReporter } from "./suite-reporters.js";
+
+/** A workflow found by {@link findWorkflows}. */
+export interface WorkflowEntry {
+  /** Absolute path of its file. */
+  file: string;
+  /** The file relative to the working directory, as reports show it. */
+  relFile: string;
+  /** The workflow's `name`. */
+  name: string;
+  workflow: Workflow;
+}
+
+/**
+ * How a workflow ended, in Playwright's words: `passed` on its first run, `flaky` when it failed
+ * and then passed on a retry, `failed` when every attempt failed, `interrupted` when Ctrl-C
+ * cancelled it, `skipped` when it never started (`maxFailures` reached, or interrupted before).
+ */
+export type WorkflowOutcome = "passed" | "flaky" | "failed" | "interrupted" | "skipped";
+
+/** One workflow's result: every attempt's run record (secrets redacted), first to last. */
+export interface WorkflowResult {
+  entry: WorkflowEntry;
+  outcome: WorkflowOutcome;
+  attempts: RunRecord[];
+  /** Sum of the attempts' durations, in ms. */
+  durationMs: number;
+}
+
+/** The whole run, as reporters see it at the end. */
+export interface SuiteResult {
+  /** `passed` when no workflow failed (flaky ones pass), `failed`, or `interrupted`. */
+  status: "passed" | "failed" | "interrupted";
+  results: WorkflowResult[];
+  startedAt: string;
+  durationMs: number;
+  stats: { passed: number; flaky: number; failed: number; interrupted: number; skipped: number };
+}
+
+/** Options of {@link runWorkflows}. Unset fields come from `wf.config.ts`, the environment, then defaults. */
+export interface RunWorkflowsOptions {
+  /** Files, folders and globs, relative to `cwd`. @default the config's `testDir` */
+  patterns?: string[];
+  /** @default process.cwd() */
+  cwd?: string;
+  /** Only workflows whose `name` matches this regular expression. */
+  grep?: string;
+  /** Only workflows whose `name` does not match this regular expression. */
+  grepInvert?: string;
+  /** Print what would run, run nothing. */
+  list?: boolean;
+  /** `--param` values; each goes to the workflows that declare it (refused when none does). */
+  params?: Record<string, string>;
+  paramsFile?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  /** One name or several, comma-separated. */
+  reporter?: string;
+  timeoutMs?: number;
+  model?: string;
+  workers?: number;
+  retries?: number;
+  maxFailures?: number;
+  /** Aborting it interrupts the run: running workflows are cancelled, exit code 130. */
+  signal?: AbortSignal;
+  stdout?: OutputStream;
+  stderr?: OutputStream;
+  env?: Record<string, string | undefined>;
+  /** The resolved configuration, when the caller has it already. */
+  config?: ResolvedCliConfig;
+}
+
+/**
+ * Runs many workflows (see the module comment).
+ *
+ * @returns exit code 0 when none failed (flaky ones included), 1 when one failed or `maxFailures`
+ *   stopped the run, 130 when interrupted; and the suite's result (undefined with `list`).
+ * @throws {@link CliUsageError} (exit code 2) before any run: no workflow found, a file that does
+ *   not load, a bad `grep`, a `--param` no selected workflow declares, bad configuration.
+ */
+export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exitCode: ExitCode; result?: SuiteResult }> {
+  const cwd = options.cwd ?? process.cwd();
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const config =
+    options.config ??
+    (await resolveCliConfig({
+      cwd,
+      env: options.env ?? process.env,
+      flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures },
+    }));
+  const entries = selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir), options.grep, options.grepInvert);
+
+  if (options.list) {
+    for (const entry of entries) stdout.write(`  ${entry.relFile} › ${entry.name}\n`);
+    const files = new Set(entries.map((e) => e.file)).size;
+    stdout.write(`Total: ${entries.length} workflow${entries.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}\n`);
+    return { exitCode: EXIT.ok };
+  }
+  if (entries.length === 0) throw new CliUsageError("WF_CLI_USAGE", `No workflow matches${options.grep ? ` --grep ${options.grep}` : ""}${options.grepInvert ? ` --grep-invert ${options.grepInvert}` : ""}. Run with --list to see the workflows found.`);
+
+  const params = options.params ?? {};
+  for (const key of Object.keys(params)) {
+    if (!entries.some((e) => Object.hasOwn(e.workflow.params?.shape ?? {}, key))) {
+      const known = [...new Set(entries.flatMap((e) => Object.keys(e.workflow.params?.shape ?? {})))];
+      throw new CliUsageError("WF_CLI_PARAMS_INVALID", `No selected workflow has a param "${key}" (--param). ${known.length ? `Known params: ${known.join(", ")}.` : "They take no params."}`);
+    }
+  }
+
+  const reporters = createSuiteReporters(reporterSpecs(config, entries.length), { stdout, stderr, env: config.env, cwd });
+  const service = await openService(config);
+  const startedAt = new Date();
+  const results: WorkflowResult[] = new Array(entries.length);
+  let failures = 0;
+  let next = 0;
+  const stopped = () => options.signal?.aborted === true || (config.maxFailures > 0 && failures >= config.maxFailures);
+  for (const r of reporters) r.onBegin?.({ entries, workers: config.workers, retries: config.retries });
+
+  const runOne = async (entry: WorkflowEntry): Promise<WorkflowResult> => {
+    const attempts: RunRecord[] = [];
+    const own = Object.fromEntries(Object.entries(params).filter(([key]) => Object.hasOwn(entry.workflow.params?.shape ?? {}, key)));
+    for (let attempt = 0; attempt <= config.retries; attempt++) {
+      if (attempt > 0 && options.signal?.aborted) break;
+      for (const r of reporters) r.onAttemptBegin?.(entry, attempt);
+      const record = await runWorkflowFile({
+        file: entry.file,
+        cwd,
+        config,
+        service,
+        params: own,
+        ...(options.paramsFile ? { paramsFile: options.paramsFile } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        stdout,
+        stderr,
+        events: (redact) => {
+          const parts = reporters.map((r) => r.attemptReporter?.(entry, attempt, redact)).filter((x) => x !== undefined);
+          return { onEvent: (event) => parts.forEach((p) => p.onEvent(event)), end: () => parts.forEach((p) => p.end()) };
+        },
+      }).then(
+        (r) => r.record,
+        (error: unknown) => failedRecord(entry, error),
+      );
+      attempts.push(record);
+      for (const r of reporters) r.onAttemptEnd?.(entry, attempt, record);
+      if (record.status === "succeeded" || options.signal?.aborted) break;
+    }
+    const last = attempts.at(-1)!;
+    const outcome: WorkflowOutcome =
+      last.status === "succeeded" ? (attempts.length > 1 ? "flaky" : "passed") : last.status === "cancelled" && options.signal?.aborted ? "interrupted" : "failed";
+    return { entry, outcome, attempts, durationMs: attempts.reduce((sum, a) => sum + a.durationMs, 0) };
+  };
+
+  const worker = async () => {
+    while (next < entries.length && !stopped()) {
+      const index = next++;
+      const result = await runOne(entries[index]!);
+      if (result.outcome === "failed") failures++;
+      results[index] = result;
+      for (const r of reporters) r.onWorkflowEnd?.(result);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(config.workers, entries.length) }, worker));
+  } finally {
+    await service.close();
+  }
+  for (let i = 0; i < entries.length; i++) results[i] ??= { entry: entries[i]!, outcome: "skipped", attempts: [], durationMs: 0 };
+
+  const count = (outcome: WorkflowOutcome) => results.filter((r) => r.outcome === outcome).length;
+  const stats = { passed: count("passed"), flaky: count("flaky"), failed: count("failed"), interrupted: count("interrupted"), skipped: count("skipped") };
+  const interrupted = options.signal?.aborted === true;
+  const status: SuiteResult["status"] = interrupted ? "interrupted" : stats.failed > 0 || stats.skipped > 0 ? "failed" : "passed";
+  const result: SuiteResult = { status, results, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), stats };
+  for (const r of reporters) await r.onEnd?.(result);
+  return { exitCode: interrupted ? EXIT.interrupted : status === "passed" ? EXIT.ok : EXIT.failed, result };
+}
+
+/** The reporters of a run of `count` workflows: the chosen ones, else `pretty` for one and `list` for several. */
+export function reporterSpecs(config: ResolvedCliConfig, count: number): ReporterSpec[] {
+  if (config.reporterChosen) return config.reporters;
+  return [{ name: count === 1 ? "pretty" : "list" }];
+}
+
+/** A run that could not start (the file's params are wrong, the service refused): a failed record saying why. */
+function failedRecord(entry: WorkflowEntry, error: unknown): RunRecord {
+  const now = new Date().toISOString();
+  return {
+    workflow: entry.name,
+    status: "failed",
+    params: {},
+    error: { code: isWfError(error) ? error.code : "WF_CLI_RUN_FAILED", message: error instanceof Error ? error.message : String(error) },
+    startedAt: now,
+    finishedAt: now,
+    durationMs: 0,
+    steps: [],
+  };
+}
+
+/** Extensions of workflow files found in folders and by globs. */
+const WORKFLOW_GLOB = "**/*.{ts,mts}";
+/** Never workflows: dependencies, type declarations, and `_`-prefixed helper files. */
+const IGNORED = ["**/node_modules/**", "**/*.d.ts", "**/*.d.mts", "**/_*", "**/_*/**"];
+
+/**
+ * Finds the workflows of `patterns` (files, folders, globs relative to `cwd`), or of `testDir`
+ * when there is none, sorted by file. A file named on the command line must default-export a
+ * workflow; a file found in a folder or by a glob that exports none (a helper) is passed over.
+ *
+ * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` for a pattern that matches nothing,
+ *   `WF_CLI_LOAD_FAILED` / `WF_CLI_NO_WORKFLOW` as {@link loadWorkflowFile} throws them.
+ */
+export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string, testDir: string): Promise<WorkflowEntry[]> {
+  const { glob, isDynamicPattern } = await import("tinyglobby");
+  const named = new Set<string>();
+  const found = new Set<string>();
+  if (patterns.length === 0 && !(await stat(testDir).catch(() => undefined))?.isDirectory()) {
+    throw new CliUsageError(
+      "WF_CLI_FILE_NOT_FOUND",
+      `No workflow file given and the testDir ${testDir} is not a folder. Name the files (wf run flows/search.ts, wf run 'flows/**/*.ts'), or set testDir in wf.config.ts (or WF_TEST_DIR).`,
+      { path: testDir },
+    );
+  }
+  for (const pattern of patterns.length ? patterns : [testDir]) {
+    const path = resolve(cwd, pattern);
+    const info = await stat(path).catch(() => undefined);
+    // A plain path that is not a folder is a file: loading it says "not found" with its path.
+    if (info?.isFile() || (!info && !isDynamicPattern(pattern))) {
+      named.add(path);
+      continue;
+    }
+    const matches = info?.isDirectory()
+      ? await glob(WORKFLOW_GLOB, { cwd: path, absolute: true, ignore: IGNORED })
+      : await glob(pattern, { cwd, absolute: true, ignore: IGNORED });
+    if (matches.length === 0) {
+      const what = patterns.length ? `"${pattern}"` : `the testDir ${path} (set testDir in wf.config.ts, WF_TEST_DIR, or name files: wf run flows/*.ts)`;
+      throw new CliUsageError("WF_CLI_FILE_NOT_FOUND", `No workflow file matches ${what}. Workflow files end in .ts or .mts; helpers start with _.`, { path });
+    }
+    for (const match of matches) found.add(resolve(match));
+  }
+  const entries: WorkflowEntry[] = [];
+  for (const file of [...new Set([...named, ...found])].sort()) {
+    try {
+      const { workflow } = await loadWorkflowFile(file, cwd);
+      entries.push({ file, relFile: relative(cwd, file) || file, name: workflow.name, workflow });
+    } catch (error) {
+      if (!named.has(file) && isWfError(error) && error.code === "WF_CLI_NO_WORKFLOW") continue;
+      throw error;
+    }
+  }
+  return entries;
+}
+
+/**
+ * Keeps the workflows whose name matches `grep` and does not match `grepInvert` (regular expressions).
+ *
+ * @throws {@link CliUsageError} `WF_CLI_USAGE` for an invalid expression.
+ */
+export function selectWorkflows(entries: WorkflowEntry[], grep?: string, grepInvert?: string): WorkflowEntry[] {
+  const compile = (source: string, flag: string) => {
+    try {
+      return new RegExp(source);
+    } catch (error) {
+      throw new CliUsageError("WF_CLI_USAGE", `${flag} ${JSON.stringify(source)} is not a regular expression: ${(error as Error).message}.`);
+    }
+  };
+  const keep = grep ? compile(grep, "--grep") : undefined;
+  const drop = grepInvert ? compile(grepInvert, "--grep-invert") : undefined;
+  return entries.filter((e) => (!keep || keep.test(e.name)) && (!drop || !drop.test(e.name)));
+}
+
+export type { SuiteReporter, OpenService };
