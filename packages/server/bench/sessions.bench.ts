@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-"));
   const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
   const key = "bench-key";
-  const server = await startServer({ port: 0, apiKeys: [key], dataDir, maxSessions: Math.max(...COUNTS) + 1 });
+  const server = await startServer({ port: 0, apiKeys: [key], dataDir, maxSessions: Math.max(...COUNTS) + 1, idleTimeoutMs: 3_600_000 });
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.url + path, {
       method,
@@ -79,8 +79,9 @@ async function main(): Promise<void> {
     // Warm the browser: one session opened and closed before measuring.
     const warm = await open();
     await call("POST", routePath(ROUTES.stepClose, { id: warm.id }));
-    const lines = [`sessions on a warm browser, each on form.html (server in this process; RSS from /proc):`];
-    lines.push(`${"sessions".padStart(8)} ${"create median".padStart(14)} ${"server +RSS".padStart(12)} ${"browser +RSS".padStart(13)} ${"per session".padStart(12)}`);
+    const print = (line: string) => process.stdout.write(`${line}\n`);
+    print(`sessions on a warm browser, each on form.html (server in this process; RSS from /proc):`);
+    print(`${"sessions".padStart(8)} ${"create median".padStart(14)} ${"server +RSS".padStart(12)} ${"browser +RSS".padStart(13)} ${"per session".padStart(12)}`);
     for (const count of COUNTS) {
       global.gc?.();
       const server0 = process.memoryUsage.rss();
@@ -90,12 +91,11 @@ async function main(): Promise<void> {
       global.gc?.();
       const serverAdded = process.memoryUsage.rss() - server0;
       const browserAdded = (await browserRss()) - browser0;
-      lines.push(
+      print(
         `${String(count).padStart(8)} ${`${median(opened.map((o) => o.createMs)).toFixed(1)} ms`.padStart(14)} ${mib(serverAdded).padStart(12)} ${mib(browserAdded).padStart(13)} ${mib((serverAdded + browserAdded) / count).padStart(12)}`,
       );
       for (const o of opened) await call("POST", routePath(ROUTES.stepClose, { id: o.id }));
     }
-    process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
     await server.close();
     await pages.close();
