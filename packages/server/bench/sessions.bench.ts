@@ -2,7 +2,7 @@
  * Benchmark (not a test): what a new session costs on a warm browser. For 1, 10 and 30 sessions
  * open at once (each having opened the bench form), prints the median time to create a session
  * (`POST /workflow/step/create`) and the memory the sessions add: the resident set (RSS) of this
- * process (the server runs in it) and of the browser's process tree, read from /proc (Linux).
+ * process (the server runs in it) and the PSS of the browser's process tree, read from /proc (Linux).
  *
  * Run: `pnpm --filter @wf/server bench:sessions` (`WF_BENCH_SESSIONS=1,5,20` for other counts).
  */
@@ -17,19 +17,24 @@ import { startStaticServer } from "../tests/helpers/static-server.js";
 
 const COUNTS = (process.env.WF_BENCH_SESSIONS ?? "1,10,30").split(",").map(Number);
 
-/** RSS in bytes of `pid` and all its descendants (the browser, its GPU, network and renderer processes). */
+/**
+ * Memory in bytes of `pid` and all its descendants (the browser, its GPU, network and renderer
+ * processes), as PSS (`/proc/<pid>/smaps_rollup`): shared pages split between the processes that
+ * share them, so the sum doesn't count Chromium's shared libraries once per renderer as RSS would.
+ */
 async function treeRss(pid: number): Promise<number> {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => undefined);
-    const status = await readFile(`/proc/${entry}/status`, "utf8").catch(() => undefined);
+    const status = await readFile(`/proc/${entry}/smaps_rollup`, "utf8").catch(() => undefined);
     if (!stat || !status) continue;
     const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
     children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    rss.set(Number(entry), Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
+    rss.set(Number(entry), Number(/^Pss:\s+(\d+)/m.exec(status)?.[1] ?? 0) * 1024);
   }
+  if (pid < 0) return rss.get(-pid) ?? 0; // the process alone
   let total = 0;
   const stack = [pid];
   while (stack.length) {
@@ -40,9 +45,9 @@ async function treeRss(pid: number): Promise<number> {
   return total;
 }
 
-/** RSS of every process this one started (the browser and its helpers), not counting this one. */
+/** PSS of every process this one started (the browser and its helpers), not counting this one. */
 async function browserRss(): Promise<number> {
-  return (await treeRss(process.pid)) - process.memoryUsage.rss();
+  return (await treeRss(process.pid)) - (await treeRss(-process.pid));
 }
 
 function median(values: number[]): number {
@@ -80,8 +85,8 @@ async function main(): Promise<void> {
     const warm = await open();
     await call("POST", routePath(ROUTES.stepClose, { id: warm.id }));
     const print = (line: string) => process.stdout.write(`${line}\n`);
-    print(`sessions on a warm browser, each on form.html (server in this process; RSS from /proc):`);
-    print(`${"sessions".padStart(8)} ${"create median".padStart(14)} ${"server +RSS".padStart(12)} ${"browser +RSS".padStart(13)} ${"per session".padStart(12)}`);
+    print(`sessions on a warm browser, each on form.html (server in this process; PSS from /proc):`);
+    print(`${"sessions".padStart(8)} ${"create median".padStart(14)} ${"server +RSS".padStart(12)} ${"browser +PSS".padStart(13)} ${"per session".padStart(12)}`);
     for (const count of COUNTS) {
       global.gc?.();
       const server0 = process.memoryUsage.rss();
