@@ -781,7 +781,7 @@ export class SessionManager {
 
   /**
    * Captures the session's page as a PNG through CDP `Page.captureScreenshot` with
-   * `optimizeForSpeed` (faster encoding, larger file); see "Screenshots" in the README for the
+   * `optimizeForSpeed` (faster encoding, larger file); see "Speed" in the README for the
    * figures behind this choice. @returns the image, or undefined when the page can't be captured
    * (closed mid-way, crashed, slower than `SCREENSHOT_TIMEOUT_MS`).
    */
