@@ -3,6 +3,7 @@
  * `AsyncLocalStorage`, so helper modules can call them too.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { findSourceMap, type SourceMap } from "node:module";
 import { AnswerValidationError, RunAbortedError, StepFailedError, WorkflowContextError, isWfError } from "./errors.js";
 import type { Executor, Logger, StepOptions, StepRequest } from "./executor.js";
 import { decodeAnswer, toResponseFormat } from "./schema/translate.js";
@@ -174,15 +175,52 @@ function safeDecode(path: string): string {
   }
 }
 
+/** Frames kept when capturing the call site: act/ask's own frame, the user's, and a few more for helpers in between. */
+const CALL_SITE_FRAMES = 6;
+
+/**
+ * Reads the stack as V8's call sites and maps only the frame it returns through the module's
+ * source map (when source maps are on, as under tsx), instead of formatting `new Error().stack`,
+ * which maps every frame: that was the largest per-step cost of our own in the runtime benchmark.
+ */
 function captureCallSite(): string | undefined {
-  const stack = new Error().stack?.split("\n").slice(1) ?? [];
-  for (const line of stack) {
-    const match = /\(?((?:file:\/\/)?[^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line.trim());
-    if (!match) continue;
+  const previous = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  let sites: NodeJS.CallSite[] = [];
+  try {
+    Error.prepareStackTrace = (_error, callSites) => callSites;
+    Error.stackTraceLimit = CALL_SITE_FRAMES;
+    const holder: { stack?: unknown } = {};
+    Error.captureStackTrace(holder, captureCallSite);
+    if (Array.isArray(holder.stack)) sites = holder.stack as NodeJS.CallSite[];
+  } finally {
+    Error.prepareStackTrace = previous;
+    Error.stackTraceLimit = limit;
+  }
+  for (const site of sites) {
+    const script = site.getFileName() ?? undefined;
+    let line = site.getLineNumber();
+    let column = site.getColumnNumber();
+    if (!script || line === null || column === null) continue;
+    let source = script;
+    const entry = sourceMapOf(script)?.findEntry(line - 1, column - 1);
+    if (entry && "originalSource" in entry && entry.originalSource) {
+      source = entry.originalSource;
+      line = entry.originalLine + 1;
+      column = entry.originalColumn + 1;
+    }
     // Loaders add a query to module URLs (tsx: `?tsx-namespace=…`); the file is what matters.
-    const file = safeDecode(match[1]!.replace(/^file:\/\//, "").replace(/\?.*$/, ""));
+    const file = safeDecode(source.replace(/^file:\/\//, "").replace(/\?.*$/, ""));
     if (file === OWN_FILE || file.startsWith("node:") || file.includes("/node_modules/")) continue;
-    return `${file}:${match[2]}:${match[3]}`;
+    return `${file}:${line}:${column}`;
   }
   return undefined;
+}
+
+function sourceMapOf(script: string): SourceMap | undefined {
+  try {
+    return findSourceMap(script);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,7 +4,7 @@
  * honoured). Every answer is validated with the protocol's zod schema.
  */
 import { randomUUID } from "node:crypto";
-import { Pool, request, type Dispatcher } from "undici";
+import { Pool, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { RunAbortedError } from "@wf/core";
 import {
@@ -158,6 +158,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     throw new TypeError(`createServiceClient: baseUrl ${JSON.stringify(options.baseUrl)} must be http or https.`);
   }
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const origin = base.origin;
+  /** The base URL's path prefix (no trailing slash), put before each route's path. */
+  const basePath = base.pathname.replace(/\/+$/, "");
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
   const ownPool = options.dispatcher ? undefined : new Pool(base.origin, { connections: 16, keepAliveTimeout: 4_000 });
@@ -181,7 +184,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       headers["content-type"] = "application/json";
     }
     try {
-      const response = await request(url, { dispatcher, method: call.method, headers, body, signal: controller.signal });
+      // The dispatcher directly, with the origin parsed once: undici's top-level `request(url)`
+      // parses the URL again on every call (a measurable share of a step, see the README).
+      const response = await dispatcher.request({ origin, path: basePath + call.path, method: call.method, headers, body, signal: controller.signal });
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
