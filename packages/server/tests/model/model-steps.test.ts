@@ -215,6 +215,24 @@ describe("ACT through the grammar, then the model", () => {
     expect(model.requests[1]!.body.messages.at(-1)!.content).toMatch(/e999, which is not on the page/);
   });
 
+  it("does nothing to an element that is no longer the one the model saw (an earlier action changed the page)", async () => {
+    await act(`go to "${pages.url}/two-a.html"`);
+    // The button's place on page A holds another button on page B: the second action must not hit it.
+    model.script = (request) => ({
+      content: {
+        reason: "Open page B, then save.",
+        actions: [
+          { verb: "click", ref: refFor(request, "Go to page B"), value: null },
+          { verb: "click", ref: refFor(request, "Save draft"), value: null },
+        ],
+      },
+    });
+    const status = await act("go to page B and save the draft");
+    expect(status).toMatchObject({ status: "FAILED", interpreter: "model", error: { code: "WF_ELEMENT_NOT_FOUND" } });
+    expect(status.error!.message).toContain('(in its place: button "Delete everything")');
+    expect(await act('wait for "nothing deleted"')).toMatchObject({ status: "SUCCEEDED" });
+  });
+
   it("never sends a secret to the provider: the model sees a placeholder, the page masks it, the action types the real value", async () => {
     const secret = "hunter2-Zebra";
     model.script = (request) => ({

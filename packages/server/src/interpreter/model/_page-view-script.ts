@@ -47,9 +47,32 @@ export interface PageViewScriptOptions {
   maxLineChars: number;
 }
 
+/** The view's role of an element: the grammar's, plus clickable and editable generics. */
+const VIEW_ROLE_SOURCE = String.raw`
+  function role(el) {
+    var r = wfRole(el);
+    if (r === "text" || r === "generic") {
+      if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
+      if (el.hasAttribute("onclick") || (el.tabIndex >= 0 && el.hasAttribute("tabindex"))) return "button";
+    }
+    return r;
+  }
+`;
+
+/**
+ * The role and accessible name of one element, computed as the page view computes them
+ * (`locator.evaluate(identifyViewElement)`): lets the server check that an element it is about to
+ * act on is still the one the view showed.
+ */
+export const identifyViewElement = new Function(
+  String.raw`return function (el) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}
+    return { role: role(el), name: (wfName(el) || "").replace(/\s+/g, " ").trim() };
+  }`,
+)() as (element: Element) => { role: string; name: string };
+
 /** `page.evaluate(snapshotPageView, options)`. */
 export const snapshotPageView = new Function(
-  String.raw`return function (opts) {${DESCRIBE_SOURCE}
+  String.raw`return function (opts) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}
     var INTERACTIVE = { button: 1, link: 1, checkbox: 1, radio: 1, "switch": 1, tab: 1, menuitem: 1, menuitemcheckbox: 1,
       menuitemradio: 1, option: 1, treeitem: 1, combobox: 1, textbox: 1, searchbox: 1, spinbutton: 1, slider: 1, listbox: 1 };
     var SKIP = { SCRIPT: 1, STYLE: 1, NOSCRIPT: 1, TEMPLATE: 1, HEAD: 1, META: 1, LINK: 1, IFRAME: 1, OBJECT: 1, EMBED: 1, CANVAS: 1, svg: 1, SVG: 1 };
@@ -79,14 +102,6 @@ export const snapshotPageView = new Function(
         parts.unshift(same > 1 ? tag + "[" + i + "]" : tag);
       }
       return "/" + parts.join("/");
-    }
-    function role(el) {
-      var r = wfRole(el);
-      if (r === "text" || r === "generic") {
-        if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
-        if (el.hasAttribute("onclick") || (el.tabIndex >= 0 && el.hasAttribute("tabindex"))) return "button";
-      }
-      return r;
     }
     function interactive(el) { return INTERACTIVE[role(el)] === 1 && !(el.tagName === "OPTION"); }
     function control(el) {

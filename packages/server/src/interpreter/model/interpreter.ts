@@ -16,6 +16,7 @@ import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar.js"
 import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
 import { estimateTokens, readPageView, type ViewElement } from "./page-view.js";
+import { identifyViewElement } from "./_page-view-script.js";
 import { addUsage, ProviderCallError, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
 import {
   ACT_RESPONSE_SCHEMA,
@@ -250,10 +251,15 @@ interface ResolvedTarget {
 async function resolveRef(page: Page, elements: ViewElement[], ref: string, clock: StepClock): Promise<ResolvedTarget> {
   const element = elements[refIndex(ref, elements)! - 1]!;
   const locator = page.locator(`xpath=${element.xpath}`);
-  if ((await locator.count()) !== 1) {
-    throw new InterpreterError("WF_ELEMENT_NOT_FOUND", `The element the model chose (${element.role} ${JSON.stringify(element.name)}) is no longer on the page: the page changed while the step ran.`, {
-      target: element.name,
-    });
+  // The page may have changed since the view (an earlier action navigated or re-rendered it): the
+  // element at that place must still be the one the model saw, or nothing is done.
+  const now = (await locator.count()) === 1 ? await locator.evaluate(identifyViewElement, undefined, { timeout: clock.left() }).catch(() => undefined) : undefined;
+  if (!now || now.role !== element.role || now.name !== element.name) {
+    throw new InterpreterError(
+      "WF_ELEMENT_NOT_FOUND",
+      `The element the model chose (${element.role} ${JSON.stringify(element.name)}) is no longer on the page${now ? ` (in its place: ${now.role} ${JSON.stringify(now.name)})` : ""}: the page changed while the step ran. Nothing was done to it.`,
+      { target: element.name, ...(now ? { candidates: [now] } : {}) },
+    );
   }
   const normalized = await locator.normalize().then(
     (l) => l.toString(),
