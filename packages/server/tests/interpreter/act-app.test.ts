@@ -2,15 +2,13 @@
  * ACT on an app-shaped page (issue 9): negative answers that name the right thing and come as soon
  * as the page is stable, loose text, twins, scopes, labels by proximity, sentences people write.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import { createDeterministicInterpreter, type InterpreterError } from "../../src/interpreter/index.js";
 import type { StaticServer } from "../helpers/static-server.js";
-import { launchBrowser, rejection, serveFixtures, step } from "./_setup.js";
+import { rejection, step, usePages } from "./_setup.js";
 
-let browser: Browser;
 let server: StaticServer;
-let context: BrowserContext;
 let page: Page;
 // A find timeout far longer than any step here: a not-found must come from the page being stable.
 const interpreter = createDeterministicInterpreter({ findTimeoutMs: 60_000 });
@@ -23,22 +21,7 @@ function failure(instruction: string): Promise<InterpreterError> {
 }
 const log = async () => (await page.locator("#log").textContent()) ?? "";
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await serveFixtures();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-beforeEach(async () => {
-  context = await browser.newContext();
-  page = await context.newPage();
-  await page.goto(`${server.url}/app.html`);
-});
-afterEach(async () => {
-  await context.close();
-});
+usePages((test) => ({ server, page } = test), "app.html");
 
 describe("negative answers name the right thing, as soon as the page is stable", () => {
   it("a missing option of a <select> lists the options, not 'not found'", async () => {

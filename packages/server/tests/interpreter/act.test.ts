@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
 import { createDeterministicInterpreter, InterpreterError } from "../../src/interpreter/index.js";
 import type { StaticServer } from "../helpers/static-server.js";
-import { FIXTURES, launchBrowser, rejection, serveFixtures, step } from "./_setup.js";
+import { FIXTURES, rejection, step, usePages } from "./_setup.js";
 
-let browser: Browser;
 let server: StaticServer;
 let context: BrowserContext;
 let page: Page;
@@ -19,22 +18,7 @@ async function failure(instruction: string): Promise<InterpreterError> {
 }
 
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await serveFixtures();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-beforeEach(async () => {
-  context = await browser.newContext();
-  page = await context.newPage();
-  await page.goto(`${server.url}/form.html`);
-});
-afterEach(async () => {
-  await context.close();
-});
+usePages((test) => ({ server, context, page } = test), "form.html");
 
 describe("navigation", () => {
   it("goes to a URL, follows a link, goes back and forward, reloads", async () => {

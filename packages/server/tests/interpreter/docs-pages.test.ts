@@ -5,20 +5,18 @@
  */
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { decodeAnswer, toResponseFormat } from "@wf/core";
 import { normalizeStepSchema } from "@wf/core/protocol";
 import { createDeterministicInterpreter, InterpreterError } from "../../src/interpreter/index.js";
 import type { StaticServer } from "../helpers/static-server.js";
-import { FIXTURES, launchBrowser, rejection, serveFixtures, step } from "./_setup.js";
+import { FIXTURES, rejection, step, usePages } from "./_setup.js";
 
 const PG_DOCS = "/usr/share/doc/postgresql-doc-15/html/";
 
-let browser: Browser;
 let server: StaticServer;
-let context: BrowserContext;
 let page: Page;
 /** What `wf run`'s embedded server uses: local files allowed. */
 const local = createDeterministicInterpreter({ allowFileUrls: true, findTimeoutMs: 1_000 });
@@ -43,21 +41,7 @@ function pgIt(file: string, title: string, fn: (url: string) => Promise<void>) {
   else it.skip(`${title} (${file}) — SKIPPED: ${path} is absent (apt-get install postgresql-doc-15)`, () => undefined);
 }
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await serveFixtures();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-beforeEach(async () => {
-  context = await browser.newContext();
-  page = await context.newPage();
-});
-afterEach(async () => {
-  await context.close();
-});
+usePages((test) => ({ server, page } = test));
 
 describe("a table whose labels are the first column's cells (item 1) and a wrapped scalar named by the question (item 2)", () => {
   it("reads a row whose first cell matches the field, from the column the question names", async () => {
