@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { defineConfig } from "tsdown";
+import { PUBLISHED_BUILD } from "../../tsdown.base.ts";
 
-// The published build (see packages/core/tsdown.config.ts). A user's project installs @wf/core
+// The published build (tsdown.base.ts at the root). A user's project installs @wf/core
 // and @wf/cli only, so the CLI carries the service client and the embedded server inside its
 // build: @wf/runtime and @wf/server are bundled (they are devDependencies here), and their own
 // dependencies (fastify, playwright-core, undici…) must be dependencies of @wf/cli, installed
@@ -16,13 +17,9 @@ if (missing.length > 0) {
 }
 
 export default defineConfig({
+  ...PUBLISHED_BUILD,
   entry: ["src/index.ts", "src/bin.ts"],
-  format: "esm",
-  platform: "node",
-  target: "node20.19",
-  fixedExtension: false,
   deps: { alwaysBundle: (id) => BUNDLED.some((name) => id === name || id.startsWith(`${name}/`)) },
   // The bundled packages' declarations are inlined too: dist/index.d.ts names no package the user lacks.
   dts: { eager: true },
-  clean: true,
 });

@@ -1,12 +1,4 @@
 import { defineConfig } from "tsdown";
+import { PUBLISHED_BUILD } from "../../tsdown.base.ts";
 
-// The published build: ES modules + declarations in dist/ (see packages/core/tsdown.config.ts).
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: "esm",
-  platform: "node",
-  target: "node20.19",
-  fixedExtension: false,
-  dts: true,
-  clean: true,
-});
+export default defineConfig({ ...PUBLISHED_BUILD, entry: ["src/index.ts"] });
