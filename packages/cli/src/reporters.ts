@@ -172,7 +172,7 @@ function formatStepLive(step: StepRecord, c: Colors, width: number): string {
   const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(step.type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${cut(oneLine(step.instruction), room)} ${c.dim(duration)}`;
   const lines = [head];
   if (step.interpreter === "model" && step.resolved) lines.push(`   ${c.dim(`↳ ${step.healed ? "healed by the model" : "model"}: ${cut(oneLine(step.resolved), Math.max(20, width - 24))}`)}`);
-  if (step.replayed && step.resolved) lines.push(`   ${c.dim(`↳ lock: ${cut(oneLine(step.resolved), Math.max(20, width - 13))}`)}`);
+  if (step.replayed && step.resolved) lines.push(`   ${c.dim(`↳ ${step.healed ? "lock, healed (element found again)" : "lock"}: ${cut(oneLine(step.resolved), Math.max(20, width - (step.healed ? 40 : 13)))}`)}`);
   if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(`   ${c.dim("→")} ${compact(step.answer, Math.max(20, width - 6))}`);
   if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code && !step.error.message.includes(`[${step.error.code}]`) ? c.dim(` [${step.error.code}]`) : ""}`);
   return lines.join("\n");

@@ -1,8 +1,9 @@
 /**
  * The action lock end to end, `wf run` spawned as a user runs it, against a double of an
  * OpenAI-compatible provider that records every request: the first run calls the model and writes
- * `<name>.wf.lock.json`; the next replays it with no model call; a page change heals the entry in
- * place through one model call; on CI without a model a stale entry fails with the command that
+ * `<name>.wf.lock.json`; the next replays it with no model call; a renamed field is found again by
+ * its recorded locator (no model call) and a page change beyond that heals the entry in place
+ * through one model call; on CI without a model a stale entry fails with the command that
  * refreshes it; no secret value ever reaches the lock.
  */
 import { copyFile, readFile } from "node:fs/promises";
@@ -106,24 +107,43 @@ describe("wf run with the action lock (spawned)", { timeout: 200_000 }, () => {
     expect(result.stdout).not.toContain(SECRETS[1]);
   });
 
-  it("a page change that breaks the entry heals it: one model call, the entry rewritten in place, the step marked healed", async () => {
+  it("a renamed field is healed without the model: found again by its recorded locator, the entry rewritten in place", async () => {
     const calls = model.requests.length;
-    const result = await run("lock-b.html", "cy@example.com", SECRETS[2]!, { ...withModel(), NO_COLOR: "1" }, "pretty");
+    const result = await run("lock-b.html", "cy@example.com", SECRETS[2]!, { ...withModel(), NO_COLOR: "1" }, "json");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(model.requests.length).toBe(calls);
+    const record = JSON.parse(result.stdout);
+    expect(record.steps[1]).toMatchObject({ status: "succeeded", interpreter: "grammar", replayed: true, healed: true });
+    expect(record.steps[1].resolved).toContain('type "cy@example.com" into the "Work email" field');
+    const text = await readFile(lockPath, "utf8");
+    const lock = JSON.parse(text);
+    expect(lock.entries).toHaveLength(1);
+    expect(lock.entries[0].actions[0]).toEqual({ instruction: 'type "{{user}}" into the "Work email" field', element: { role: "textbox", name: "Work email", locator: expect.stringContaining("Work email") } });
+    // The actions that still found their elements are kept as they were, and so is the model that resolved them.
+    expect(lock.entries[0].actions[2]).toMatchObject({ instruction: 'click the "Sign in" button' });
+    expect(lock.entries[0]).toMatchObject({ model: "test-model", page: `${pages.url}/lock-b.html` });
+    for (const value of [...SECRETS, "cy@example.com"]) expect(text).not.toContain(value);
+  });
+
+  it("a page change the recorded element cannot be found again on heals through one model call: the entry rewritten in place, the step marked healed", async () => {
+    const calls = model.requests.length;
+    const result = await run("lock-c.html", "cy@example.com", SECRETS[2]!, { ...withModel(), NO_COLOR: "1" }, "pretty");
     expect(result.code).toBe(0);
     expect(model.requests.length).toBe(calls + 1);
     expect(result.stdout).toMatch(/^step 2 ACT "sign in as cy@example\.com with password \[secret\]" succeeded \d+ms model=.* healed tokens=550$/m);
     const text = await readFile(lockPath, "utf8");
     const lock = JSON.parse(text);
     expect(lock.entries).toHaveLength(1);
-    expect(lock.entries[0].actions[0]).toEqual({ instruction: 'type "{{user}}" into the "Work email" field', element: { role: "textbox", name: "Work email", locator: expect.any(String) } });
-    expect(lock.entries[0].page).toBe(`${pages.url}/lock-b.html`);
+    expect(lock.entries[0].actions[0]).toEqual({ instruction: 'type "{{user}}" into the "E-mail address" field', element: { role: "textbox", name: "E-mail address", locator: expect.any(String) } });
+    expect(lock.entries[0].page).toBe(`${pages.url}/lock-c.html`);
     for (const value of [...SECRETS, "cy@example.com"]) expect(text).not.toContain(value);
   });
 
   it("on CI without a model, a stale entry fails the run naming the entry and the command that refreshes it", async () => {
     const calls = model.requests.length;
     const before = await readFile(lockPath, "utf8");
-    // The lock now names "Work email"; this page says "Email".
+    // The lock now names "E-mail address"; this page says "Email".
     const result = await run("lock-a.html", "dee@example.com", SECRETS[0]!, { CI: "true" });
     expect(result.code).toBe(1);
     const record = JSON.parse(result.stdout);
@@ -132,7 +152,7 @@ describe("wf run with the action lock (spawned)", { timeout: 200_000 }, () => {
     const message: string = record.steps[1].error.message;
     expect(message).toContain('"sign in as {{user}} with password {{password}}" at lock-flow.ts:9:');
     expect(message).toContain(`\`wf run ${flow} --lock write\``);
-    expect(message).toContain('the lock recorded textbox "Work email"');
+    expect(message).toContain('the lock recorded textbox "E-mail address"');
     expect(model.requests.length).toBe(calls);
     expect(await readFile(lockPath, "utf8")).toBe(before);
   });

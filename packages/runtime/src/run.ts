@@ -309,8 +309,8 @@ class ServiceExecutor implements Executor {
         timeoutMs,
         ...(this.init.secrets.length > 0 ? { redact: this.init.secrets.slice(0, 100) } : {}),
       };
-      const attempt = async (replay?: ReplayAction[]): Promise<FinishedStatus> => {
-        const started = await client.runStep(sessionId, { ...request, ...(replay ? { replay } : {}) }, { idempotencyKey: randomUUID(), signal });
+      const attempt = async (replay?: ReplayAction[], refind = false): Promise<FinishedStatus> => {
+        const started = await client.runStep(sessionId, { ...request, ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}) }, { idempotencyKey: randomUUID(), signal });
         stepId = started.stepId;
         open.record.stepId = stepId;
         const status = await this.waitForStep(stepId, timeoutMs, signal);
@@ -349,7 +349,7 @@ class ServiceExecutor implements Executor {
    * replay once through the model (`heal`), records what the model resolved (`write`, `heal`), and
    * turns a stale entry's failure into one that names the entry and the command that refreshes it.
    */
-  private async runLocked(step: StepRequest, lock: LockState, attempt: (replay?: ReplayAction[]) => Promise<FinishedStatus>, record: StepRecord): Promise<FinishedStatus> {
+  private async runLocked(step: StepRequest, lock: LockState, attempt: (replay?: ReplayAction[], refind?: boolean) => Promise<FinishedStatus>, record: StepRecord): Promise<FinishedStatus> {
     const { mode, model } = lock.options;
     let key = lock.keys.get(step.index);
     if (!key) {
@@ -365,7 +365,14 @@ class ServiceExecutor implements Executor {
     const entry = mode === "write" ? undefined : findEntry(lock.file, key);
     const replay = entry ? toReplay(entry, lock.params) : undefined;
 
-    let status = await attempt(replay);
+    // heal: an element its instruction no longer finds is first looked for by its recorded identity
+    // and locator (deterministic, server-side); only then is the model asked.
+    let status = await attempt(replay, mode === "heal");
+    if (replay && status.status === "SUCCEEDED" && refoundActions(status) > 0) {
+      record.healed = true;
+      await this.record(lock, key, status, startedOn, entry!.model);
+      return status;
+    }
     if (replay && status.status === "FAILED") {
       const acted = ((status.error?.details as { actionIndex?: number } | undefined)?.actionIndex ?? 0) > 0;
       if (mode === "heal" && model && !acted && HEALABLE.includes(status.error?.code ?? "")) {
@@ -404,7 +411,7 @@ class ServiceExecutor implements Executor {
   }
 
   /** Records (or replaces in place) the entry of a step the model resolved, and writes the lock file. */
-  private async record(lock: LockState, key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">, status: FinishedStatus, startedOn: string | undefined): Promise<void> {
+  private async record(lock: LockState, key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">, status: FinishedStatus, startedOn: string | undefined, model = status.usage?.model): Promise<void> {
     const ran = (status.result as { actions?: Array<{ instruction: string; element?: { role: string; name: string; locator?: string } }> } | undefined)?.actions;
     if (!ran || ran.length === 0) return;
     const actions = foldActions(ran, key.instruction, lock.params);
@@ -412,7 +419,7 @@ class ServiceExecutor implements Executor {
       this.init.emit({ type: "log", message: `Not recorded in the lock: ${describeEntry(key)} (a secret in it could not be told apart from another).` });
       return;
     }
-    upsertEntry(lock.file, { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(status.usage?.model ? { model: status.usage.model } : {}), recordedAt: new Date().toISOString() });
+    upsertEntry(lock.file, { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(model ? { model } : {}), recordedAt: new Date().toISOString() });
     try {
       await writeLock(lock.options.path, lock.file);
     } catch (error) {
@@ -497,13 +504,20 @@ class ServiceExecutor implements Executor {
 }
 
 /** An entry's actions with this run's param values filled in; undefined when a placeholder names no param of the run. */
+/** How many actions of a replayed step acted on a recorded element found again (`--lock heal`). */
+function refoundActions(status: FinishedStatus): number {
+  const actions = (status.result as { actions?: Array<{ refound?: boolean }> } | undefined)?.actions;
+  return Array.isArray(actions) ? actions.filter((a) => a?.refound === true).length : 0;
+}
+
 function toReplay(entry: LockEntry, params: readonly LockParam[]): ReplayAction[] | undefined {
   const out: ReplayAction[] = [];
   for (const action of entry.actions) {
     const instruction = fillParams(action.instruction, params);
     const name = action.element ? fillParams(action.element.name, params) : undefined;
     if (instruction === undefined || (action.element && name === undefined)) return undefined;
-    out.push({ instruction, ...(action.element ? { element: { role: action.element.role, name: name! } } : {}) });
+    const locator = action.element?.locator ? fillParams(action.element.locator, params) : undefined;
+    out.push({ instruction, ...(action.element ? { element: { role: action.element.role, name: name!, ...(locator ? { locator } : {}) } } : {}) });
   }
   return out.length > 0 ? out : undefined;
 }

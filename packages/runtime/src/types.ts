@@ -39,7 +39,11 @@ export interface StepRecord {
   usage?: StepUsage;
   /** ACT: true when the service replayed the step's lock entry (no model call). */
   replayed?: boolean;
-  /** ACT: true when the lock entry's replay failed and the model resolved the step again (the entry was rewritten). */
+  /**
+   * ACT (`--lock heal`): true when the lock entry's instruction no longer found its element and the step
+   * was healed, by finding the recorded element again (role and name, then locator; no model call) or
+   * else by the model resolving the step again. The entry was rewritten in place.
+   */
   healed?: boolean;
 }
 

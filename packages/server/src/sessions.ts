@@ -75,6 +75,8 @@ export interface StepInput {
   redact?: string[];
   /** ACT only: recorded actions to replay instead of interpreting `step` (see `interpreter/replay.ts`). */
   replay?: ReplayAction[];
+  /** With `replay`: look again for a recorded element its instruction no longer finds (see `interpreter/replay.ts`). @default false */
+  refind?: boolean;
 }
 
 /** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */
@@ -768,7 +770,7 @@ export class SessionManager {
     if (live.page.isClosed()) live.page = await live.context.newPage();
     const base = { timeoutMs, signal, secrets: secretsOf(input), report };
     if (input.type === "ACT") {
-      if (input.replay) return replayActions({ page: live.page, instruction: input.step, ...base }, input.replay, replayOptions(this.deps.options));
+      if (input.replay) return replayActions({ page: live.page, instruction: input.step, ...base }, input.replay, replayOptions(this.deps.options, input.refind));
       return interpreter.act({ page: live.page, instruction: input.step, ...base });
     }
     const schema = normalizeStepSchema(input.schema);

@@ -154,6 +154,11 @@ export function jsonDepth(value: unknown, stopAt = Number.POSITIVE_INFINITY): nu
 export const RecordedElement = z.object({
   role: z.string().min(1).max(100).describe("ARIA role, e.g. button."),
   name: z.string().max(4000).describe("Accessible name, e.g. Sign in."),
+  locator: z
+    .string()
+    .max(4000)
+    .optional()
+    .describe("The Playwright locator recorded for it (as locator.normalize() writes it), e.g. getByTestId('submit'); used only by `refind`."),
 });
 export type RecordedElement = z.infer<typeof RecordedElement>;
 
@@ -187,6 +192,12 @@ export const RunStepRequest = z
       .optional()
       .describe(
         "ACT only: replay a recorded resolution (an action lock) instead of interpreting `step`. Each instruction runs through the grammar, no model is called, and the element it finds must be exactly the recorded one (same role and accessible name) or the step fails WF_REPLAY_MISMATCH without acting.",
+      ),
+    refind: z
+      .boolean()
+      .optional()
+      .describe(
+        "With `replay`: when a recorded instruction no longer finds its element (or finds another), look for the recorded element itself, by role and exact accessible name and then by its recorded locator, and act only on exactly one visible element of the recorded role. Such an action is reported in `result.actions` with `refound: true` and the instruction that names it now. Default false (a mismatch fails the step).",
       ),
   })
   .describe("Run one step in a session.");

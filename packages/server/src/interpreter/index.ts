@@ -9,7 +9,8 @@ export type { InterpreterErrorCode, InterpreterErrorDetails, ElementCandidate } 
 export { ACT_GRAMMAR, parseInstruction, parseInstructions, describeGrammar } from "./grammar.js";
 export type { ParsedAction, TargetSpec, GrammarRule } from "./grammar.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./types.js";
-export { createModelInterpreter, createGrammarThenModelInterpreter, grammarText, DEFAULT_MAX_PROMPT_TOKENS } from "./model/interpreter.js";
+export { createModelInterpreter, createGrammarThenModelInterpreter, DEFAULT_MAX_PROMPT_TOKENS } from "./model/interpreter.js";
+export { grammarText } from "./grammar-text.js";
 export type { ModelInterpreterOptions } from "./model/interpreter.js";
 export { createModelProvider } from "./model/provider.js";
 export type { ModelProvider, ModelProviderOptions, ResponseFormatMode } from "./model/provider.js";

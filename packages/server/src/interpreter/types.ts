@@ -70,10 +70,12 @@ export interface ActResult {
   /** The element acted on (the last action's, for a chained instruction), when there was one. */
   element?: ElementIdentity;
   /**
-   * For a step the model resolved: each action it ran, as a grammar instruction and the element it
-   * acted on (what a lock of resolved steps records to replay without the model).
+   * For a step the model resolved or a replay: each action it ran, as a grammar instruction and the
+   * element it acted on (what a lock of resolved steps records to replay without the model).
+   * `refound` marks a replayed action whose recorded instruction no longer found its element and
+   * which acted on the recorded element found again (its instruction is then the one naming it now).
    */
-  actions?: Array<{ instruction: string; element?: ElementIdentity }>;
+  actions?: Array<{ instruction: string; element?: ElementIdentity; refound?: true }>;
 }
 
 /** What an ASK gets. */

@@ -79,4 +79,45 @@ describe("replayActions", { timeout: 60_000 }, () => {
     expect(error.code).toBe("WF_REPLAY_MISMATCH");
     expect(error.details.actionIndex).toBe(1);
   });
+
+  describe("with refind (--lock heal)", () => {
+    const healing = { ...options, refind: true };
+
+    it("finds the recorded element again by its role and exact name when the instruction now finds another one, and acts on it", async () => {
+      // Recorded when the page had only the link; now a button of the same name comes first.
+      await page.setContent(`<title>Replay</title><button type="button" onclick="document.title = 'clicked button'">Sign in</button>
+        <a href="#signed-in" onclick="document.title = 'clicked link'">Sign in</a>`);
+      const recorded = [{ instruction: 'click "Sign in"', element: { role: "link", name: "Sign in" } }];
+      const plain = await rejection(replayActions(context({}), recorded, options));
+      expect(plain.code).toBe("WF_REPLAY_MISMATCH");
+      expect(await page.title()).toBe("Replay");
+
+      const report: StepReport = {};
+      const result = await replayActions(context(report), recorded, healing);
+      expect(await page.title()).toBe("clicked link");
+      expect(result.actions).toEqual([{ instruction: 'click the "Sign in" link', element: { role: "link", name: "Sign in", locator: expect.stringContaining("getByRole('link'") }, refound: true }]);
+      expect(report.resolved).toBe('click the "Sign in" link');
+      expect(result.message).toContain("found again by their recorded identity");
+    });
+
+    it("finds it by its recorded locator when its name changed, and reports the instruction that names it now", async () => {
+      await page.setContent(`<title>Replay</title><label>Work e-mail <input data-testid="email"></label><label>Other <input></label>`);
+      const recorded = [{ instruction: 'type "ada@example.com" into the "Email" field', element: { role: "textbox", name: "Email", locator: "getByTestId('email')" } }];
+      const result = await replayActions(context({}), recorded, healing);
+      expect(await page.getByTestId("email").inputValue()).toBe("ada@example.com");
+      expect(result.actions).toEqual([
+        { instruction: 'type "ada@example.com" into the "Work e-mail" field', element: { role: "textbox", name: "Work e-mail", locator: "getByTestId('email')" }, refound: true },
+      ]);
+    });
+
+    it("acts on nothing when the recorded locator now names an element of another role, or several", async () => {
+      await page.setContent(`<title>Replay</title><a href="#x" data-testid="go" onclick="document.title = 'clicked'">Go</a><button data-testid="twin">Twin</button><button data-testid="twin">Twin</button>`);
+      const wrongRole = await rejection(replayActions(context({}), [{ instruction: 'click the "Start" button', element: { role: "button", name: "Start", locator: "getByTestId('go')" } }], healing));
+      expect(wrongRole.code).toBe("WF_REPLAY_MISMATCH");
+      expect(wrongRole.message).toContain("not found again by its role and name or its recorded locator");
+      const twins = await rejection(replayActions(context({}), [{ instruction: 'click the "Begin" button', element: { role: "button", name: "Begin", locator: "getByTestId('twin')" } }], healing));
+      expect(twins.code).toBe("WF_REPLAY_MISMATCH");
+      expect(await page.title()).toBe("Replay");
+    });
+  });
 });

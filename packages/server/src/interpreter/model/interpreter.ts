@@ -13,6 +13,7 @@ import { StepClock } from "../_clock.js";
 import { answerErrors } from "../_answer-check.js";
 import { performAction, type ActionDone, type PerformOptions } from "../deterministic.js";
 import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar.js";
+import { grammarText, ROLE_WORDS } from "../grammar-text.js";
 import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
 import { estimateTokens, readPageView, type ViewElement } from "./page-view.js";
@@ -284,27 +285,6 @@ function ordinalOf(locator: string | undefined): number | undefined {
   return undefined;
 }
 
-/** The grammar's word for a role, as written in a resolved instruction. */
-const ROLE_WORDS: Record<string, string> = {
-  button: "button",
-  link: "link",
-  checkbox: "checkbox",
-  radio: "radio button",
-  switch: "switch",
-  textbox: "field",
-  searchbox: "field",
-  spinbutton: "field",
-  combobox: "dropdown",
-  listbox: "dropdown",
-  tab: "tab",
-  menuitem: "menu item",
-  menuitemcheckbox: "menu item",
-  menuitemradio: "menu item",
-  option: "option",
-  heading: "heading",
-  img: "image",
-};
-
 function toParsedAction(action: ModelAction, target: TargetSpec | undefined, placeholders: Map<string, string>): ParsedAction {
   const value = action.value === null ? "" : unplaceholder(action.value, placeholders);
   const t = target!;
@@ -338,55 +318,6 @@ function toParsedAction(action: ModelAction, target: TargetSpec | undefined, pla
     case "reload":
       return { verb: action.verb };
   }
-}
-
-/** Writes an action as the grammar instruction that does the same: `click the "Sign in" button`. */
-export function grammarText(action: ParsedAction, identity?: ElementIdentity): string {
-  const target = (t: TargetSpec) => {
-    const ordinal = t.ordinal === undefined ? "" : `${t.ordinal === -1 ? "last" : (["", "first", "second", "third", "fourth", "fifth"][t.ordinal] ?? `${t.ordinal}th`)} `;
-    const word = t.roleWord ?? (identity ? ROLE_WORDS[identity.role] : undefined);
-    if (!t.text) return `the ${ordinal}${word ?? "element"}`;
-    return `the ${ordinal}${quote(t.text)}${word ? ` ${word}` : ""}`;
-  };
-  switch (action.verb) {
-    case "goto":
-      return `go to ${quote(action.url)}`;
-    case "back":
-    case "forward":
-      return `go ${action.verb}`;
-    case "reload":
-      return "reload";
-    case "click":
-      return `click ${target(action.target)}`;
-    case "dblclick":
-      return `double-click ${target(action.target)}`;
-    case "rightclick":
-      return `right-click ${target(action.target)}`;
-    case "hover":
-      return `hover over ${target(action.target)}`;
-    case "fill":
-      return `type ${quote(action.text)} into ${target(action.target)}`;
-    case "clear":
-      return `clear ${target(action.target)}`;
-    case "select":
-      return `select ${quote(action.option)} in ${target(action.target)}`;
-    case "check":
-    case "uncheck":
-      return `${action.verb} ${target(action.target)}`;
-    case "press":
-      return action.target ? `press ${quote(action.key)} in ${target(action.target)}` : `press ${quote(action.key)}`;
-    case "scroll-to":
-      return `scroll to ${target(action.target)}`;
-    default:
-      return action.verb;
-  }
-}
-
-/** Quotes a text for an instruction, with a quote character it does not contain. */
-function quote(text: string): string {
-  if (!text.includes('"')) return `"${text}"`;
-  if (!text.includes("'")) return `'${text}'`;
-  return `“${text}”`;
 }
 
 /** Replaces each secret in a text by `[secret]`. */

@@ -1,0 +1,77 @@
+/**
+ * Grammar instructions written back from actions: what the model interpreter and a healed replay
+ * report as `resolved` and record in the action lock, e.g. `click the "Sign in" button`. Every text
+ * written here parses back through `parseInstructions` to the same action.
+ */
+import type { ParsedAction, TargetSpec } from "./grammar.js";
+import type { ElementIdentity } from "./types.js";
+
+/** The grammar's word for a role, as written in a resolved instruction. */
+export const ROLE_WORDS: Record<string, string> = {
+  button: "button",
+  link: "link",
+  checkbox: "checkbox",
+  radio: "radio button",
+  switch: "switch",
+  textbox: "field",
+  searchbox: "field",
+  spinbutton: "field",
+  combobox: "dropdown",
+  listbox: "dropdown",
+  tab: "tab",
+  menuitem: "menu item",
+  menuitemcheckbox: "menu item",
+  menuitemradio: "menu item",
+  option: "option",
+  heading: "heading",
+  img: "image",
+};
+
+/** Writes an action as the grammar instruction that does the same: `click the "Sign in" button`. */
+export function grammarText(action: ParsedAction, identity?: ElementIdentity): string {
+  const target = (t: TargetSpec) => {
+    const ordinal = t.ordinal === undefined ? "" : `${t.ordinal === -1 ? "last" : (["", "first", "second", "third", "fourth", "fifth"][t.ordinal] ?? `${t.ordinal}th`)} `;
+    const word = t.roleWord ?? (identity ? ROLE_WORDS[identity.role] : undefined);
+    if (!t.text) return `the ${ordinal}${word ?? "element"}`;
+    return `the ${ordinal}${quote(t.text)}${word ? ` ${word}` : ""}`;
+  };
+  switch (action.verb) {
+    case "goto":
+      return `go to ${quote(action.url)}`;
+    case "back":
+    case "forward":
+      return `go ${action.verb}`;
+    case "reload":
+      return "reload";
+    case "click":
+      return `click ${target(action.target)}`;
+    case "dblclick":
+      return `double-click ${target(action.target)}`;
+    case "rightclick":
+      return `right-click ${target(action.target)}`;
+    case "hover":
+      return `hover over ${target(action.target)}`;
+    case "fill":
+      return `type ${quote(action.text)} into ${target(action.target)}`;
+    case "clear":
+      return `clear ${target(action.target)}`;
+    case "select":
+      return `select ${quote(action.option)} in ${target(action.target)}`;
+    case "check":
+    case "uncheck":
+      return `${action.verb} ${target(action.target)}`;
+    case "press":
+      return action.target ? `press ${quote(action.key)} in ${target(action.target)}` : `press ${quote(action.key)}`;
+    case "scroll-to":
+      return `scroll to ${target(action.target)}`;
+    default:
+      return action.verb;
+  }
+}
+
+/** Quotes a text for an instruction, with a quote character it does not contain. */
+function quote(text: string): string {
+  if (!text.includes('"')) return `"${text}"`;
+  if (!text.includes("'")) return `'${text}'`;
+  return `“${text}”`;
+}

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "../../tests/interpreter/_setup.js";
+import { recordedLocator } from "./recorded-locator.js";
+
+describe("recordedLocator", { timeout: 60_000 }, () => {
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    await page.setContent(`<label>Email <input name="email"></label><button data-testid="go">Sign 'in'</button><button>Sign 'in'</button><a href="#">It's "here"</a><p>hello</p>`);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("reads back what locator.normalize() writes, to the same element", async () => {
+    for (const css of ["input[name=email]", "[data-testid=go]", "button >> nth=1", "a", "p"]) {
+      const written = (await page.locator(css).normalize()).toString();
+      const read = recordedLocator(page, written);
+      expect(read, written).toBeDefined();
+      expect(await read!.count(), written).toBe(1);
+      expect(await read!.evaluate((el) => el.outerHTML), written).toBe(await page.locator(css).evaluate((el) => el.outerHTML));
+    }
+  });
+
+  it("reads options, chains and double quotes", async () => {
+    expect(await recordedLocator(page, `getByRole("button", { name: "Sign 'in'", exact: true }).first()`)!.getAttribute("data-testid")).toBe("go");
+    expect(await recordedLocator(page, "locator('button').last()")!.getAttribute("data-testid")).toBeNull();
+  });
+
+  it("gives undefined for anything it does not read, never a guess", () => {
+    for (const text of ["getByText(/hello/)", "page.evaluate('x')", "getByRole('button', { name: `${x}` })", "nth(1)", "getByRole('button'", "", "getByTestId('a') trailing", "frameLocator('iframe')"]) {
+      expect(recordedLocator(page, text), text).toBeUndefined();
+    }
+  });
+});
