@@ -15,8 +15,10 @@ export interface StaleLockEntry {
 
 /**
  * The entries of `lock` that no ACT of `plan` uses: no `act` call on the entry's file and line any
- * more, or a call there whose literal instruction is not the entry's (a template call is matched by
- * its line alone: its values are only known at run time).
+ * more, a call there whose literal instruction is not the entry's (a template call is matched by
+ * its line alone: its values are only known at run time), or an entry whose `{{param}}`
+ * placeholders name a param the workflow no longer declares (checked when `plan.params` is known;
+ * a replay could not fill it in).
  */
 export function staleLockEntries(plan: PlanResult, lock: LockFile, lockPath: string): StaleLockEntry[] {
   const acts = [{ file: plan.file, steps: plan.steps }, ...plan.modules].flatMap((m) =>
@@ -33,6 +35,13 @@ export function staleLockEntries(plan: PlanResult, lock: LockFile, lockPath: str
     const literal = here.filter((a) => a.step.literal && !a.step.instruction.includes("${…}"));
     if (literal.length === here.length && !entry.instruction.includes("{{") && !literal.some((a) => a.step.instruction === entry.instruction)) {
       stale.push({ entry, reason: `the call at ${site} now says ${JSON.stringify(literal[0]!.step.instruction)}` });
+      continue;
+    }
+    const placeholders = [entry.instruction, ...entry.actions.flatMap((a) => [a.instruction, a.element?.name ?? "", a.element?.locator ?? ""])].flatMap((text) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]!));
+    const gone = [...new Set(placeholders)].filter((name) => plan.params && !plan.params.includes(name));
+    if (gone.length > 0) {
+      const declared = plan.params!.length > 0 ? `its params are ${plan.params!.join(", ")}` : "it has no params";
+      stale.push({ entry, reason: `its placeholder${gone.length > 1 ? "s" : ""} ${gone.map((n) => `{{${n}}}`).join(", ")} name${gone.length > 1 ? "" : "s"} no param of the workflow any more (${declared})` });
     }
   }
   return stale;
@@ -45,7 +54,7 @@ export async function lockFindings(plan: PlanResult): Promise<Finding[]> {
   const lock = await readLock(lockPath);
   return staleLockEntries(plan, lock, lockPath).map(({ entry, reason }) => ({
     code: "WF_LOCK_STALE_ENTRY",
-    message: `The lock entry ${JSON.stringify(entry.instruction)} at ${entry.callSite} is not used: ${reason}. Remove it with \`wf lock --prune ${relative(process.cwd(), plan.file) || plan.file}\`.`,
+    message: `The lock entry ${JSON.stringify(entry.instruction)} at ${entry.callSite} is stale: ${reason}. Remove it with \`wf lock --prune ${relative(process.cwd(), plan.file) || plan.file}\` (a model records the step again on the next \`wf run\`).`,
     file: lockPath,
     line: 0,
     column: 0,

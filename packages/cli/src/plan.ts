@@ -86,6 +86,12 @@ export interface PlanResult {
    * understand when a model is configured ("this step will need the model").
    */
   notes: Finding[];
+  /**
+   * The param names the file's `workflow({ params: z.object({ … }) })` declares (`[]` with no
+   * `params`), read from the source; undefined when they cannot be read without running it (no
+   * `workflow()` call, or params built some other way than an object literal of `z.object`).
+   */
+  params?: string[];
 }
 
 /** Options of {@link planWorkflowFile} and {@link checkWorkflowFiles}. */
@@ -139,8 +145,35 @@ export async function planWorkflowFile(file: string, options: PlanOptions = {}):
   const syntax = project.getProgram().getSyntacticDiagnostics(sourceFile);
   for (const d of syntax) result.findings.unshift(toFinding(d, "WF_LINT_SYNTAX"));
   await planHelperModules(project, sourceFile, result, true, lintOptions);
+  const params = await declaredParams(sourceFile);
+  if (params) result.params = params;
   await annotateLock(result);
   return result;
+}
+
+/** See {@link PlanResult.params}: the keys of the `z.object({ … })` a `workflow()` call's `params` is (directly or through a `const`). */
+async function declaredParams(sourceFile: SourceFile): Promise<string[] | undefined> {
+  const { Node, SyntaxKind } = await import("ts-morph");
+  const call = sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression).find((c) => /(^|\.)workflow$/.test(c.getExpression().getText()));
+  const options = call?.getArguments()[0];
+  if (!options || !Node.isObjectLiteralExpression(options)) return undefined;
+  const property = options.getProperty("params");
+  if (!property) return options.getProperties().some((p) => Node.isSpreadAssignment(p)) ? undefined : [];
+  let schema: MorphNode | undefined = Node.isPropertyAssignment(property) ? property.getInitializer() : Node.isShorthandPropertyAssignment(property) ? property.getNameNode() : undefined;
+  if (schema && Node.isIdentifier(schema)) {
+    const declaration = sourceFile.getVariableDeclaration(schema.getText());
+    schema = declaration?.getInitializer();
+  }
+  if (!schema || !Node.isCallExpression(schema)) return undefined;
+  const callee = schema.getExpression();
+  const shape = schema.getArguments()[0];
+  if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== "object" || !shape || !Node.isObjectLiteralExpression(shape)) return undefined;
+  const names: string[] = [];
+  for (const p of shape.getProperties()) {
+    if (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) names.push(p.getName().replace(/^["']|["']$/g, ""));
+    else return undefined;
+  }
+  return names;
 }
 
 /** Marks each ACT with what the workflow's action lock replays for it, or that it needs the model. */

@@ -116,6 +116,48 @@ describe("planWorkflowFile", () => {
     expect(JSON.parse(await readFile(lockPath, "utf8")).entries.map((e: { callSite: string }) => e.callSite)).toEqual(["pruned.ts:9:11"]);
   });
 
+  it("reads the workflow's declared params, and wf check flags an entry whose placeholder names a param the workflow no longer has", async () => {
+    const { copyFile, readFile, writeFile } = await import("node:fs/promises");
+    const { lockFindings, pruneLock } = await import("../src/index.js");
+    const flow = join(dir, "renamed.ts");
+    await copyFile(join(FIXTURES, "lock-flow.ts"), flow);
+    const plan = await planWorkflowFile(flow);
+    expect(plan.params).toEqual(["url", "user", "password"]);
+    const lockPath = join(dir, "renamed.wf.lock.json");
+    const actions = (name: string) => [{ instruction: `type "{{${name}}}" into the "Email" field`, element: { role: "textbox", name: "Email" } }];
+    await writeFile(
+      lockPath,
+      JSON.stringify({
+        version: 1,
+        entries: [
+          { callSite: "renamed.ts:9:11", instruction: "sign in as {{user}} with password {{password}}", actions: actions("user"), recordedAt: "2026-11-23T16:00:00.000Z" },
+          { callSite: "renamed.ts:9:11", ordinal: 2, instruction: "sign in as {{login}} with password {{password}}", actions: actions("login"), recordedAt: "2026-11-23T16:00:00.000Z" },
+        ],
+      }),
+    );
+    const findings = await lockFindings(plan);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ code: "WF_LOCK_STALE_ENTRY", file: lockPath });
+    expect(findings[0]!.message).toContain('"sign in as {{login}} with password {{password}}"');
+    expect(findings[0]!.message).toContain("its placeholder {{login}} names no param of the workflow any more (its params are url, user, password)");
+    const pruned = await pruneLock(flow, { cwd: dir });
+    expect(pruned.kept).toBe(1);
+    expect(JSON.parse(await readFile(lockPath, "utf8")).entries[0].instruction).toBe("sign in as {{user}} with password {{password}}");
+  });
+
+  it("knows a workflow without params has none, and leaves params it cannot read unknown", async () => {
+    const { writeFile } = await import("node:fs/promises");
+    const none = join(dir, "no-params.ts");
+    await writeFile(none, 'import { act, workflow } from "@wf/core";\nexport default workflow({ name: "no-params" }, async () => { await act("reload"); });\n');
+    expect((await planWorkflowFile(none)).params).toEqual([]);
+    const built = join(dir, "built-params.ts");
+    await writeFile(built, 'import { act, workflow } from "@wf/core";\nimport { shared } from "./shared.js";\nexport default workflow({ name: "built-params", params: shared.extend({}) }, async () => { await act("reload"); });\n');
+    expect((await planWorkflowFile(built)).params).toBeUndefined();
+    const viaConst = join(dir, "const-params.ts");
+    await writeFile(viaConst, 'import { act, workflow } from "@wf/core";\nimport { z } from "zod";\nconst Params = z.object({ q: z.string(), "page-size": z.number() });\nexport default workflow({ name: "const-params", params: Params }, async () => { await act("reload"); });\n');
+    expect((await planWorkflowFile(viaConst)).params).toEqual(["q", "page-size"]);
+  });
+
   it("reports a syntax error as a finding", async () => {
     const plan = await planWorkflowFile(await brokenFixture(dir, "syntax-error"));
     expect(plan.findings[0]).toMatchObject({ code: "WF_LINT_SYNTAX", line: 4 });
