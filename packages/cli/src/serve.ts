@@ -23,6 +23,8 @@ export interface ServeOptions {
   allowFileUrls?: boolean;
   /** The model for free-form steps. @default `model` of wf.config.ts, else `WF_MODEL`, else none */
   model?: string;
+  /** Let stored runs write the action lock beside each workflow file (`heal`; else `read`). @default the server's (`WF_WRITE_LOCKS`, else false) */
+  writeLocks?: boolean;
   /** @default process.cwd() */
   cwd?: string;
   /** @default process.env */
@@ -83,6 +85,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       ...(config.server.dataDir ? { dataDir: resolve(cwd, config.server.dataDir) } : {}),
       ...(config.server.workflowsDir ? { workflowsDir: resolve(cwd, config.server.workflowsDir) } : {}),
       ...(options.allowFileUrls !== undefined ? { allowFileUrls: options.allowFileUrls } : {}),
+      ...(options.writeLocks !== undefined ? { writeLocks: options.writeLocks } : {}),
       ...(config.model ? { model: config.model } : {}),
       logger: { level, stream: options.logStream ?? process.stderr },
     }, config.env);

@@ -7,7 +7,8 @@ export type { ServiceClient, ServiceClientOptions, CallOptions, RunStepOptions, 
 export { ServiceError } from "./errors.js";
 export type { ServiceErrorCode, ServiceErrorInit } from "./errors.js";
 export { runWorkflow } from "./run.js";
-export type { RunWorkflowOptions, RunLockOptions } from "./run.js";
+export type { RunWorkflowOptions } from "./run.js";
+export type { RunLockOptions } from "./locked-steps.js";
 export { LOCK_MODES, lockPathFor, readLock, writeLock, formatLock } from "./lock.js";
 export type { LockMode, LockFile, LockEntry, LockedAction, LockedElement } from "./lock.js";
 export type { RunStatus, StepRecord, RunRecord, RunEvent, RunUsage } from "./types.js";

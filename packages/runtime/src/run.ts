@@ -23,35 +23,7 @@ import { MAX_LONG_POLL_MS, type ReplayAction, type RunStepRequest, type StepStat
 import { sleep } from "./_retry.js";
 import type { ServiceClient } from "./client.js";
 import type { RunEvent, RunRecord, RunUsage, StepRecord } from "./types.js";
-import {
-  describeEntry,
-  fillParams,
-  findEntry,
-  foldActions,
-  foldParams,
-  lockParams,
-  pageKey,
-  readLock,
-  relativeCallSite,
-  upsertEntry,
-  writeLock,
-  type LockEntry,
-  type LockFile,
-  type LockMode,
-  type LockParam,
-} from "./lock.js";
-
-/** The action lock of a run (see `lock.ts`). */
-export interface RunLockOptions {
-  /** The lock file, e.g. `/repo/flows/sign-in.wf.lock.json` (see `lockPathFor`). */
-  path: string;
-  /** How the run uses it; `off` neither reads nor writes it. */
-  mode: LockMode;
-  /** Whether the service has a model to resolve steps (a missing entry then goes to it). */
-  model: boolean;
-  /** The command that records the lock again, shown when an entry is stale, e.g. `wf run flows/sign-in.ts --lock write`. */
-  refreshCommand: string;
-}
+import { openLock, runLockedAct, type FinishedStatus, type LockState, type RunLockOptions } from "./locked-steps.js";
 
 /** Options of {@link runWorkflow}. */
 export interface RunWorkflowOptions {
@@ -123,9 +95,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
 
   if (signal.aborted) throw new RunAbortedError(signal.reason);
   const lock: LockState | undefined =
-    options.lock && options.lock.mode !== "off"
-      ? { options: options.lock, file: await readLock(options.lock.path), params: lockParams((params ?? {}) as Record<string, unknown>, secretParamNames(workflow)), ordinals: new Map(), keys: new Map() }
-      : undefined;
+    options.lock && options.lock.mode !== "off" ? await openLock(options.lock, (params ?? {}) as Record<string, unknown>, secretParamNames(workflow)) : undefined;
   const startedAt = new Date();
   const t0 = performance.now();
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
@@ -221,22 +191,6 @@ interface ExecutorInit {
   lock?: LockState;
 }
 
-/** A run's lock: the file as read (and updated), the params it folds, and the key of each step. */
-interface LockState {
-  options: RunLockOptions;
-  file: LockFile;
-  params: LockParam[];
-  /** How many times each call site ran each (folded) instruction so far. */
-  ordinals: Map<string, number>;
-  /** The lock key of each step index (a retried step keeps its key). */
-  keys: Map<number, Pick<LockEntry, "callSite" | "ordinal" | "instruction">>;
-}
-
-/** Codes of a replay that failed before it acted, which a model may heal. */
-const HEALABLE = ["WF_REPLAY_MISMATCH", "WF_ELEMENT_NOT_FOUND", "WF_ELEMENT_AMBIGUOUS", "WF_INSTRUCTION_NOT_UNDERSTOOD"];
-
-type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed">;
-
 interface OpenStep {
   record: StepRecord;
   t0: number;
@@ -319,7 +273,14 @@ class ServiceExecutor implements Executor {
         else delete open.record.replayed;
         return status;
       };
-      const status = this.init.lock && step.type === "ACT" ? await this.runLocked(step, this.init.lock, attempt, open.record) : await attempt();
+      let status: FinishedStatus;
+      if (this.init.lock && step.type === "ACT") {
+        const locked = await runLockedAct(step, this.init.lock, attempt, { pageUrl: this.pageUrl, log: (message) => this.init.emit({ type: "log", message }) });
+        status = locked.status;
+        if (locked.healed) open.record.healed = true;
+      } else {
+        status = await attempt();
+      }
       if (status.pageUrl !== undefined) this.pageUrl = status.pageUrl;
       if (status.status === "FAILED") {
         const wire = status.error ?? { code: "WF_STEP_FAILED", message: "The service reported the step as failed without an error." };
@@ -341,90 +302,6 @@ class ServiceExecutor implements Executor {
       const thrown = signal.aborted && !(isWfError(error) && error.code === "WF_ABORTED") ? new RunAbortedError(signal.reason) : error;
       this.fail(step, thrown);
       throw thrown;
-    }
-  }
-
-  /**
-   * Runs an ACT with the lock: replays its entry when the mode reads the lock, heals a failed
-   * replay once through the model (`heal`), records what the model resolved (`write`, `heal`), and
-   * turns a stale entry's failure into one that names the entry and the command that refreshes it.
-   */
-  private async runLocked(step: StepRequest, lock: LockState, attempt: (replay?: ReplayAction[], refind?: boolean) => Promise<FinishedStatus>, record: StepRecord): Promise<FinishedStatus> {
-    const { mode, model } = lock.options;
-    let key = lock.keys.get(step.index);
-    if (!key) {
-      const instruction = foldParams(step.instruction, lock.params);
-      const callSite = step.callSite ? relativeCallSite(step.callSite, lock.options.path) : "(unknown)";
-      const counted = `${callSite}\u0000${instruction}`;
-      const ordinal = (lock.ordinals.get(counted) ?? 0) + 1;
-      lock.ordinals.set(counted, ordinal);
-      key = { callSite, instruction, ...(ordinal > 1 ? { ordinal } : {}) };
-      lock.keys.set(step.index, key);
-    }
-    const startedOn = pageKey(this.pageUrl);
-    const entry = mode === "write" ? undefined : findEntry(lock.file, key);
-    const replay = entry ? toReplay(entry, lock.params) : undefined;
-
-    // heal: an element its instruction no longer finds is first looked for by its recorded identity
-    // and locator (deterministic, server-side); only then is the model asked.
-    let status = await attempt(replay, mode === "heal");
-    if (replay && status.status === "SUCCEEDED" && refoundActions(status) > 0) {
-      record.healed = true;
-      await this.record(lock, key, status, startedOn, entry!.model);
-      return status;
-    }
-    if (replay && status.status === "FAILED") {
-      const acted = ((status.error?.details as { actionIndex?: number } | undefined)?.actionIndex ?? 0) > 0;
-      if (mode === "heal" && model && !acted && HEALABLE.includes(status.error?.code ?? "")) {
-        const failedReplay = status.error;
-        status = await attempt();
-        if (status.status === "SUCCEEDED") record.healed = true;
-        else if (failedReplay) status = { ...status, error: { ...status.error!, message: `${status.error!.message} (It was healing the lock entry ${describeEntry(key)}, whose replay failed: ${failedReplay.message})` } };
-      } else {
-        const error = status.error ?? { code: "WF_REPLAY_MISMATCH", message: "The replay failed." };
-        const moved = entry!.page && startedOn && entry!.page !== startedOn ? ` It was recorded on ${entry!.page}; this step started on ${startedOn}.` : "";
-        const why = acted ? " The replay had already acted when it failed, so it was not healed." : mode === "heal" && !model ? " No model is configured to heal it." : "";
-        return {
-          ...status,
-          error: {
-            ...error,
-            message: `The lock entry ${describeEntry(key)} in ${lock.options.path} is stale: ${error.message}${moved}${why} Refresh it with \`${lock.options.refreshCommand}\` (a model must be configured).`,
-          },
-        };
-      }
-    } else if (!replay && !model && status.status === "FAILED" && (mode === "read" || mode === "heal") && status.error?.code === "WF_INSTRUCTION_NOT_UNDERSTOOD") {
-      // A free-form step with neither a lock entry nor a model: what is missing is the entry.
-      const error = status.error!;
-      return {
-        ...status,
-        error: {
-          code: "WF_LOCK_ENTRY_MISSING",
-          message: `${error.message} The lock ${lock.options.path} has no entry for ${describeEntry(key)} and no model is configured to resolve it. Record it with a model configured: \`${lock.options.refreshCommand}\`.`,
-          details: { serviceCode: error.code },
-        },
-      };
-    }
-    if (status.status === "SUCCEEDED" && status.interpreter === "model" && !status.replayed && (mode === "write" || mode === "heal")) {
-      await this.record(lock, key, status, startedOn);
-    }
-    return status;
-  }
-
-  /** Records (or replaces in place) the entry of a step the model resolved, and writes the lock file. */
-  private async record(lock: LockState, key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">, status: FinishedStatus, startedOn: string | undefined, model = status.usage?.model): Promise<void> {
-    const ran = (status.result as { actions?: Array<{ instruction: string; element?: { role: string; name: string; locator?: string } }> } | undefined)?.actions;
-    if (!ran || ran.length === 0) return;
-    const actions = foldActions(ran, key.instruction, lock.params);
-    if (!actions) {
-      this.init.emit({ type: "log", message: `Not recorded in the lock: ${describeEntry(key)} (a secret in it could not be told apart from another).` });
-      return;
-    }
-    upsertEntry(lock.file, { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(model ? { model } : {}), recordedAt: new Date().toISOString() });
-    try {
-      await writeLock(lock.options.path, lock.file);
-    } catch (error) {
-      // The step itself succeeded: a lock that cannot be written is said, not a failed step.
-      this.init.emit({ type: "log", message: `Could not write the lock ${lock.options.path}: ${(error as Error).message}. Check the folder is writable.` });
     }
   }
 
@@ -501,25 +378,6 @@ class ServiceExecutor implements Executor {
       }
     }
   }
-}
-
-/** An entry's actions with this run's param values filled in; undefined when a placeholder names no param of the run. */
-/** How many actions of a replayed step acted on a recorded element found again (`--lock heal`). */
-function refoundActions(status: FinishedStatus): number {
-  const actions = (status.result as { actions?: Array<{ refound?: boolean }> } | undefined)?.actions;
-  return Array.isArray(actions) ? actions.filter((a) => a?.refound === true).length : 0;
-}
-
-function toReplay(entry: LockEntry, params: readonly LockParam[]): ReplayAction[] | undefined {
-  const out: ReplayAction[] = [];
-  for (const action of entry.actions) {
-    const instruction = fillParams(action.instruction, params);
-    const name = action.element ? fillParams(action.element.name, params) : undefined;
-    if (instruction === undefined || (action.element && name === undefined)) return undefined;
-    const locator = action.element?.locator ? fillParams(action.element.locator, params) : undefined;
-    out.push({ instruction, ...(action.element ? { element: { role: action.element.role, name: name!, ...(locator ? { locator } : {}) } } : {}) });
-  }
-  return out.length > 0 ? out : undefined;
 }
 
 /** Waits up to `timeoutMs` for a session being created when the run was aborted, and closes it. */

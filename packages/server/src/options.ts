@@ -91,6 +91,14 @@ export interface ServerOptions {
    * @default false
    */
   blockPrivateNetworks?: boolean;
+  /**
+   * Stored runs may write their workflow's action lock (`<name>.wf.lock.json` beside the workflow
+   * file): they then run it in `heal` mode (record steps the model resolves, heal stale entries in
+   * place). Off by default: stored runs only read the lock (`read`: replay its entries; a stale
+   * entry fails the run), since the workflows folder is usually a deployed copy of a repository.
+   * Env `WF_WRITE_LOCKS` (`1`/`true`). @default false
+   */
+  writeLocks?: boolean;
   /** Folder that `upload "file" to "field"` resolves paths under; paths outside are refused. Env `WF_UPLOAD_ROOT`. @default the working directory */
   uploadRoot?: string;
   /**
@@ -157,6 +165,7 @@ export interface ResolvedServerOptions {
   proxyUrl: string | undefined;
   allowFileUrls: boolean;
   blockPrivateNetworks: boolean;
+  writeLocks: boolean;
   /** Absolute path. */
   uploadRoot: string;
   /** The model configuration, or undefined when no model is configured. */
@@ -222,6 +231,7 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     proxyUrl: options.proxyUrl ?? nonEmpty(env.WF_PROXY_URL),
     allowFileUrls: options.allowFileUrls ?? envFlag(env, "WF_ALLOW_FILE_URLS") ?? false,
     blockPrivateNetworks: options.blockPrivateNetworks ?? envFlag(env, "WF_BLOCK_PRIVATE_NETWORKS") ?? false,
+    writeLocks: options.writeLocks ?? envFlag(env, "WF_WRITE_LOCKS") ?? false,
     uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
     model: resolveModel(options, env),
     interpreter: options.interpreter,

@@ -15,6 +15,7 @@ export const serveCommand = defineCommand({
       .option("api-key", { type: "string", describe: "The key clients must send [default: WF_API_KEY, else a random one]" })
       .option("model", { type: "string", describe: "Model for free-form steps, e.g. gpt-4.1-mini or qwen2.5:7b (else wf.config.ts model, or WF_MODEL; provider from OPENAI_API_KEY / OPENAI_BASE_URL) [default: none]" })
       .option("allow-file-urls", { type: "boolean", describe: "Let steps open file: URLs on this machine (anyone with the key can then read its files) [default: WF_ALLOW_FILE_URLS, else false]" })
+      .option("write-locks", { type: "boolean", describe: "Let stored runs record and heal the action lock beside each workflow file (else they only replay it) [default: WF_WRITE_LOCKS, else false]" })
       .example("$0 serve --port 8787", "Serve on http://127.0.0.1:8787")
       .example("$0 serve --workflows workflows --data-dir .wf", "Serve stored workflows from a folder")
       .example("$0 serve --workflows examples/pg-numeric-types --allow-file-urls", "Serve an example that reads local docs (file: URLs)"),
@@ -31,6 +32,7 @@ export const serveCommand = defineCommand({
       ...(args["api-key"] !== undefined ? { apiKey: args["api-key"] } : {}),
       ...(args["allow-file-urls"] !== undefined ? { allowFileUrls: args["allow-file-urls"] } : {}),
       ...(args.model !== undefined ? { model: args.model } : {}),
+      ...(args["write-locks"] !== undefined ? { writeLocks: args["write-locks"] } : {}),
     });
     context.stdout.write("wf server stopped.\n");
     return EXIT.ok;

@@ -1,15 +1,17 @@
 /**
  * The in-process {@link Executor} of a stored run: each `act`/`ask` of the workflow becomes a step
  * of the run's session, queued and interpreted by the session manager exactly as a step-mode
- * step is (same interpreter, same records, same screenshots).
+ * step is (same interpreter, same records, same screenshots). With the workflow's action lock, its
+ * ACTs go through the lock exactly as under `wf run` (see `@wf/runtime/lock`).
  */
 import { RunAbortedError, StepFailedError, redactText, untilAborted, type Executor, type StepOutcome, type StepRequest } from "@wf/core";
-import type { StepStatus } from "@wf/core/protocol";
+import type { ReplayAction, StepStatus } from "@wf/core/protocol";
+import { runLockedAct, type LockState } from "@wf/runtime/lock";
 
 /** Runs one step in a session and resolves with its finished status (the session manager's `runStep`). */
 export type RunSessionStep = (
   sessionId: string,
-  step: { type: "ACT" | "ASK"; step: string; schema?: Record<string, unknown>; timeoutMs?: number; redact?: string[] },
+  step: { type: "ACT" | "ASK"; step: string; schema?: Record<string, unknown>; timeoutMs?: number; redact?: string[]; replay?: ReplayAction[]; refind?: boolean },
   options: { signal?: AbortSignal },
 ) => Promise<StepStatus>;
 
@@ -21,20 +23,41 @@ export type RunSessionStep = (
  * throws {@link StepFailedError} carrying the service's error code and message and the call site.
  * When `signal` aborts, the step is aborted in the session manager too and {@link RunAbortedError}
  * is thrown at once. `secrets` (the run's secret param values) travel with each step as its
- * `redact` list, so the session's records never hold them.
+ * `redact` list, so the session's records never hold them. With `options.lock`, each ACT replays,
+ * heals and records its lock entry (`log` says what is not a failure: an entry healed, a lock not
+ * writable).
  */
-export function createStoredRunExecutor(runStep: RunSessionStep, sessionId: string, secrets: ReadonlyArray<string> = []): Executor {
+export function createStoredRunExecutor(
+  runStep: RunSessionStep,
+  sessionId: string,
+  secrets: ReadonlyArray<string> = [],
+  options: { lock?: LockState; log?: (message: string) => void } = {},
+): Executor {
+  let pageUrl: string | null | undefined;
   return {
     async runStep(request: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
       if (signal.aborted) throw new RunAbortedError(signal.reason);
-      const pending = runStep(sessionId, {
-        type: request.type,
-        step: request.instruction,
-        ...(request.responseFormat ? { schema: request.responseFormat as unknown as Record<string, unknown> } : {}),
-        ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
-        ...(secrets.length > 0 ? { redact: [...secrets] } : {}),
-      }, { signal });
-      const status = await untilAborted(pending, signal);
+      const attempt = async (replay?: ReplayAction[], refind = false): Promise<StepStatus> => {
+        const pending = runStep(sessionId, {
+          type: request.type,
+          step: request.instruction,
+          ...(request.responseFormat ? { schema: request.responseFormat as unknown as Record<string, unknown> } : {}),
+          ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+          ...(secrets.length > 0 ? { redact: [...secrets] } : {}),
+          ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}),
+        }, { signal });
+        return untilAborted(pending, signal);
+      };
+      let status: StepStatus;
+      if (options.lock && request.type === "ACT") {
+        const log = options.log ?? (() => undefined);
+        const locked = await runLockedAct(request, options.lock, attempt, { pageUrl, log });
+        status = locked.status as StepStatus;
+        if (locked.healed) log(`Step ${request.index} healed its lock entry in ${options.lock.options.path}.`);
+      } else {
+        status = await attempt();
+      }
+      if (status.pageUrl !== undefined) pageUrl = status.pageUrl;
       if (status.status === "FAILED") {
         throw new StepFailedError({
           index: request.index,

@@ -3,7 +3,9 @@
  * the workflow in the background through the session's in-process executor, ending the session
  * with the outcome, and cancelling.
  */
-import { WfError, executeWorkflow, isWfError, parseParamsFromStrings, redactValue, secretValues, type Workflow } from "@wf/core";
+import { relative } from "node:path";
+import { WfError, executeWorkflow, isWfError, parseParamsFromStrings, redactValue, secretParamNames, secretValues, type Workflow } from "@wf/core";
+import { lockPathFor, openLock, type LockState } from "@wf/runtime/lock";
 import { toFieldErrors, type FieldError, type RunWorkflowRequest, type SessionStatus, type WireError } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
@@ -80,7 +82,7 @@ export class StoredRuns {
       workflowId: entry.workflowId,
       ...(request.proxy && proxyUrl ? { proxy: proxyUrl } : {}),
     });
-    this.launch(session, entry.workflow, params);
+    await this.launch(session, entry.workflow, params, entry.path);
     return session;
   }
 
@@ -118,6 +120,31 @@ export class StoredRuns {
     return [...this.running.keys()];
   }
 
+  /**
+   * The action lock beside the workflow file, read like `wf run` reads it: `read` mode (replay;
+   * a stale entry fails the step), or `heal` when the server may write locks (`writeLocks`). A
+   * lock file that is not valid is logged and the run goes on without it.
+   */
+  private async openLock(wf: Workflow, params: unknown, path: string, log: (message: string) => Promise<unknown>): Promise<LockState | undefined> {
+    const { options } = this.context;
+    const lockPath = lockPathFor(path);
+    try {
+      return await openLock(
+        {
+          path: lockPath,
+          mode: options.writeLocks ? "heal" : "read",
+          model: options.model !== undefined,
+          refreshCommand: `wf run ${relative(process.cwd(), path) || path} --lock write`,
+        },
+        (params ?? {}) as Record<string, unknown>,
+        secretParamNames(wf),
+      );
+    } catch (error) {
+      await log(`The action lock was not used: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
   /** Variables → typed params, or the 422 with a `/variables/<name>` error per bad or unknown field. */
   private parseVariables(wf: Workflow, variables: Record<string, string>): unknown {
     const known = wf.params ? Object.keys(wf.params.shape) : [];
@@ -141,15 +168,19 @@ export class StoredRuns {
     return params;
   }
 
-  private launch(session: SessionRecord, wf: Workflow, params: unknown): void {
+  private async launch(session: SessionRecord, wf: Workflow, params: unknown, path: string): Promise<void> {
     const controller = new AbortController();
     const { sessionId } = session;
     const secrets = secretValues(wf, params);
-    const executor = createStoredRunExecutor((id, step, options) => this.context.sessions.runStep(id, step, options), sessionId, secrets);
     const log = (message: string, data?: Record<string, unknown>) =>
       this.context.journal
         .append({ type: "stored-log", record: redactValue({ sessionId, message, ...(data ? { data } : {}) }, secrets) })
         .catch(() => undefined);
+    const lock = await this.openLock(wf, params, path, log);
+    const executor = createStoredRunExecutor((id, step, options) => this.context.sessions.runStep(id, step, options), sessionId, secrets, {
+      ...(lock ? { lock } : {}),
+      log: (message) => void log(message),
+    });
     void (async () => {
       let end: { status: "SUCCEEDED"; output: unknown } | { status: "FAILED"; error: WireError };
       try {

@@ -1,0 +1,209 @@
+/**
+ * The action lock applied to ACT steps: each step's key, the replay of its entry, healing (the
+ * recorded element found again on the service, else the model once), recording what the model
+ * resolved, and the failure that names a stale entry and the command that refreshes it. Shared by
+ * `runWorkflow` (wf run) and the server's stored runs, which differ only in how a step is sent.
+ */
+import type { ReplayAction, StepStatus } from "@wf/core/protocol";
+import {
+  describeEntry,
+  fillParams,
+  findEntry,
+  foldActions,
+  foldParams,
+  lockParams,
+  pageKey,
+  readLock,
+  relativeCallSite,
+  upsertEntry,
+  writeLock,
+  type LockEntry,
+  type LockFile,
+  type LockMode,
+  type LockParam,
+} from "./lock.js";
+
+/** The action lock of a run (see `lock.ts`). */
+export interface RunLockOptions {
+  /** The lock file, e.g. `/repo/flows/sign-in.wf.lock.json` (see `lockPathFor`). */
+  path: string;
+  /** How the run uses it; `off` neither reads nor writes it. */
+  mode: LockMode;
+  /** Whether the service has a model to resolve steps (a missing entry then goes to it). */
+  model: boolean;
+  /** The command that records the lock again, shown when an entry is stale, e.g. `wf run flows/sign-in.ts --lock write`. */
+  refreshCommand: string;
+}
+
+/** A run's lock: the file as read (and updated), the params it folds, and the key of each step. */
+export interface LockState {
+  options: RunLockOptions;
+  file: LockFile;
+  params: LockParam[];
+  /** How many times each call site ran each (folded) instruction so far. */
+  ordinals: Map<string, number>;
+  /** The lock key of each step index (a retried step keeps its key). */
+  keys: Map<number, Pick<LockEntry, "callSite" | "ordinal" | "instruction">>;
+}
+
+/** The fields of a finished step's status the lock reads. */
+export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed">;
+
+/** Sends a step once: with a lock entry's actions to `replay` (and `refind` in `heal`), or without them. */
+export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean) => Promise<FinishedStatus>;
+
+/** What a run tells {@link runLockedAct} about itself. */
+export interface LockedActHooks {
+  /** The page's URL where the step starts (the last step's `pageUrl`), kept in an entry as a check. */
+  pageUrl: string | null | undefined;
+  /** Says something that is not a failure (an entry not recorded, a lock not writable). */
+  log(message: string): void;
+}
+
+/** Codes of a replay that failed before it acted, which a model may heal. */
+const HEALABLE = ["WF_REPLAY_MISMATCH", "WF_ELEMENT_NOT_FOUND", "WF_ELEMENT_AMBIGUOUS", "WF_INSTRUCTION_NOT_UNDERSTOOD"];
+
+/**
+ * Reads a run's lock file and folds its params.
+ * @param params - the run's validated params; `secretNames` the names of its secret params.
+ * @throws Error naming the file when it is not a wf lock (see `readLock`).
+ */
+export async function openLock(options: RunLockOptions, params: Record<string, unknown>, secretNames: readonly string[]): Promise<LockState> {
+  return { options, file: await readLock(options.path), params: lockParams(params, secretNames), ordinals: new Map(), keys: new Map() };
+}
+
+/**
+ * Runs an ACT with the lock: replays its entry when the mode reads the lock; in `heal`, asks the
+ * service to find a recorded element again (`refind`) and, when that fails before anything was
+ * done, sends the step once more without the lock for the model; records what was healed or
+ * what the model resolved (`write`, `heal`); turns a stale entry's failure into one that names the
+ * entry and the command that refreshes it.
+ *
+ * @param step - the step's index, instruction (values filled in) and call site (`path:line:column`).
+ * @returns the step's final status (its error rewritten for a stale or missing entry) and whether
+ *   it was healed.
+ */
+export async function runLockedAct(
+  step: { index: number; instruction: string; callSite?: string | undefined },
+  lock: LockState,
+  attempt: LockedAttempt,
+  hooks: LockedActHooks,
+): Promise<{ status: FinishedStatus; healed: boolean }> {
+  const { mode, model } = lock.options;
+  let key = lock.keys.get(step.index);
+  if (!key) {
+    const instruction = foldParams(step.instruction, lock.params);
+    const callSite = step.callSite ? relativeCallSite(step.callSite, lock.options.path) : "(unknown)";
+    const counted = `${callSite}\u0000${instruction}`;
+    const ordinal = (lock.ordinals.get(counted) ?? 0) + 1;
+    lock.ordinals.set(counted, ordinal);
+    key = { callSite, instruction, ...(ordinal > 1 ? { ordinal } : {}) };
+    lock.keys.set(step.index, key);
+  }
+  const startedOn = pageKey(hooks.pageUrl);
+  const entry = mode === "write" ? undefined : findEntry(lock.file, key);
+  const replay = entry ? toReplay(entry, lock.params) : undefined;
+
+  // heal: an element its instruction no longer finds is first looked for by its recorded identity
+  // and locator (deterministic, on the service); only then is the model asked.
+  let status = await attempt(replay, mode === "heal");
+  let healed = false;
+  if (replay && status.status === "SUCCEEDED" && refoundActions(status) > 0) {
+    await recordEntry(lock, key, status, startedOn, hooks, entry!.model);
+    return { status, healed: true };
+  }
+  if (replay && status.status === "FAILED") {
+    const acted = ((status.error?.details as { actionIndex?: number } | undefined)?.actionIndex ?? 0) > 0;
+    if (mode === "heal" && model && !acted && HEALABLE.includes(status.error?.code ?? "")) {
+      const failedReplay = status.error;
+      status = await attempt();
+      if (status.status === "SUCCEEDED") healed = true;
+      else if (failedReplay) status = { ...status, error: { ...status.error!, message: `${status.error!.message} (It was healing the lock entry ${describeEntry(key)}, whose replay failed: ${failedReplay.message})` } };
+    } else {
+      const error = status.error ?? { code: "WF_REPLAY_MISMATCH", message: "The replay failed." };
+      const moved = entry!.page && startedOn && entry!.page !== startedOn ? ` It was recorded on ${entry!.page}; this step started on ${startedOn}.` : "";
+      const why = acted ? " The replay had already acted when it failed, so it was not healed." : mode === "heal" && !model ? " No model is configured to heal it." : "";
+      return {
+        status: {
+          ...status,
+          error: {
+            ...error,
+            message: `The lock entry ${describeEntry(key)} in ${lock.options.path} is stale: ${error.message}${moved}${why} Refresh it with \`${lock.options.refreshCommand}\` (a model must be configured).`,
+          },
+        },
+        healed,
+      };
+    }
+  } else if (!replay && !model && status.status === "FAILED" && (mode === "read" || mode === "heal") && status.error?.code === "WF_INSTRUCTION_NOT_UNDERSTOOD") {
+    // A free-form step with neither a lock entry nor a model: what is missing is the entry.
+    const error = status.error!;
+    return {
+      status: {
+        ...status,
+        error: {
+          code: "WF_LOCK_ENTRY_MISSING",
+          message: `${error.message} The lock ${lock.options.path} has no entry for ${describeEntry(key)} and no model is configured to resolve it. Record it with a model configured: \`${lock.options.refreshCommand}\`.`,
+          details: { serviceCode: error.code },
+        },
+      },
+      healed,
+    };
+  }
+  if (status.status === "SUCCEEDED" && status.interpreter === "model" && !status.replayed && (mode === "write" || mode === "heal")) {
+    await recordEntry(lock, key, status, startedOn, hooks);
+  }
+  return { status, healed };
+}
+
+/**
+ * Records (or replaces in place) the entry of a resolved step and writes the lock file. The file is
+ * read again first, so entries another run of the same workflow wrote meanwhile are kept.
+ */
+async function recordEntry(
+  lock: LockState,
+  key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">,
+  status: FinishedStatus,
+  startedOn: string | undefined,
+  hooks: LockedActHooks,
+  model = status.usage?.model,
+): Promise<void> {
+  const ran = (status.result as { actions?: Array<{ instruction: string; element?: { role: string; name: string; locator?: string } }> } | undefined)?.actions;
+  if (!ran || ran.length === 0) return;
+  const actions = foldActions(ran, key.instruction, lock.params);
+  if (!actions) {
+    hooks.log(`Not recorded in the lock: ${describeEntry(key)} (a secret in it could not be told apart from another).`);
+    return;
+  }
+  try {
+    lock.file = await readLock(lock.options.path);
+  } catch {
+    // Unreadable now (edited by hand mid-run): the run's own copy is written over it.
+  }
+  upsertEntry(lock.file, { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(model ? { model } : {}), recordedAt: new Date().toISOString() });
+  try {
+    await writeLock(lock.options.path, lock.file);
+  } catch (error) {
+    // The step itself succeeded: a lock that cannot be written is said, not a failed step.
+    hooks.log(`Could not write the lock ${lock.options.path}: ${(error as Error).message}. Check the folder is writable.`);
+  }
+}
+
+/** How many actions of a replayed step acted on a recorded element found again (`--lock heal`). */
+function refoundActions(status: FinishedStatus): number {
+  const actions = (status.result as { actions?: Array<{ refound?: boolean }> } | undefined)?.actions;
+  return Array.isArray(actions) ? actions.filter((a) => a?.refound === true).length : 0;
+}
+
+/** An entry's actions with this run's param values filled in; undefined when a placeholder names no param of the run. */
+function toReplay(entry: LockEntry, params: readonly LockParam[]): ReplayAction[] | undefined {
+  const out: ReplayAction[] = [];
+  for (const action of entry.actions) {
+    const instruction = fillParams(action.instruction, params);
+    const name = action.element ? fillParams(action.element.name, params) : undefined;
+    if (instruction === undefined || (action.element && name === undefined)) return undefined;
+    const locator = action.element?.locator ? fillParams(action.element.locator, params) : undefined;
+    out.push({ instruction, ...(action.element ? { element: { role: action.element.role, name: name!, ...(locator ? { locator } : {}) } } : {}) });
+  }
+  return out.length > 0 ? out : undefined;
+}
+export { lockPathFor, LOCK_MODES, type LockMode } from "./lock.js";
