@@ -1,17 +1,26 @@
 /**
- * Start-up benchmark of `wf run` (not a test): the time from spawning `node bin/wf.js run <file>`
- * to the first request reaching the service. The service is a tiny node:http server that records
- * when each request arrives and answers 401 at once, so the run ends right after.
+ * Start-up benchmark of `wf` (not a test), for two ways of running it:
+ * - **installed**: the packed @wf/core and @wf/cli tarballs installed with npm into a temporary
+ *   project outside the workspace (built JavaScript, as a user gets it);
+ * - **source**: `bin/wf.js` in this repository (the CLI's TypeScript loaded through tsx).
+ * For each: `wf --help` (spawn to exit) and `wf run <file>` from spawn to the first request reaching
+ * the service, a tiny node:http server that records when each request arrives and answers 401 at
+ * once, so the run ends right after. Goals (issue 14): run ≤ 300 ms, help ≤ 150 ms median.
  *
- * Run (in packages/cli): pnpm bench [runs], or node --import tsx bench/startup.bench.ts [runs]; 7 runs by default.
- * Prints each run in ms and the median.
+ * Run (in packages/cli): pnpm bench [runs]; 7 runs by default. `WF_BENCH_SKIP_INSTALL=1` measures the
+ * source checkout only (no pack, no npm install); `WF_BENCH_PROJECT=<dir>` measures the wf installed
+ * in that project instead of installing one (it must hold flow.ts, a copy of tests/fixtures/params.ts).
+ * Prints each run in ms and the medians.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 7);
-const BIN = fileURLToPath(new URL("../bin/wf.js", import.meta.url));
+const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
 const WORKFLOW = fileURLToPath(new URL("../tests/fixtures/params.ts", import.meta.url));
 
 let firstRequestAt: number | undefined;
@@ -24,27 +33,62 @@ const server = createServer((req, res) => {
 await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
 const { port } = server.address() as { port: number };
 
-/** One spawn of `wf run`; resolves with ms from spawn to the first request, and with the exit. */
-async function once(): Promise<number> {
+/** Spawns `node <bin> …args` in `cwd`; resolves with ms from spawn to exit and to the first request (if any). */
+async function spawnOnce(bin: string, args: string[], cwd: string): Promise<{ exitMs: number; requestMs: number | undefined }> {
   firstRequestAt = undefined;
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [BIN, "run", WORKFLOW, "--param", "query=bench", "--param", "limit=1", "--base-url", `http://127.0.0.1:${port}`, "--api-key", "bench"], {
-    stdio: "ignore",
-    env: { ...process.env, NO_COLOR: "1" },
-  });
+  const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } });
   await new Promise<void>((done) => child.on("close", () => done()));
-  if (firstRequestAt === undefined) throw new Error("wf run exited without sending a request; run it by hand to see why.");
-  return firstRequestAt - startedAt;
+  return { exitMs: performance.now() - startedAt, requestMs: firstRequestAt === undefined ? undefined : firstRequestAt - startedAt };
 }
 
-const times: number[] = [];
-await once(); // warm the file system cache and tsx's compile cache
-for (let i = 0; i < RUNS; i++) {
-  const ms = await once();
-  times.push(ms);
-  console.log(`run ${i + 1}: ${ms.toFixed(0)} ms from spawn to first request`);
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 }
-times.sort((a, b) => a - b);
-const median = times.length % 2 ? times[(times.length - 1) / 2]! : (times[times.length / 2 - 1]! + times[times.length / 2]!) / 2;
-console.log(`median over ${RUNS} runs: ${median.toFixed(0)} ms (min ${times[0]!.toFixed(0)}, max ${times[times.length - 1]!.toFixed(0)})`);
-server.close();
+
+/** Measures `wf --help` and `wf run` for one way of running wf; returns the medians in ms. */
+async function measure(label: string, bin: string, workflow: string, cwd: string): Promise<{ help: number; run: number }> {
+  const runArgs = ["run", workflow, "--param", "query=bench", "--param", "limit=1", "--base-url", `http://127.0.0.1:${port}`, "--api-key", "bench"];
+  await spawnOnce(bin, ["--help"], cwd); // warm the file system cache and tsx's compile cache
+  await spawnOnce(bin, runArgs, cwd);
+  const help: number[] = [];
+  const run: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    help.push((await spawnOnce(bin, ["--help"], cwd)).exitMs);
+    const ran = await spawnOnce(bin, runArgs, cwd);
+    if (ran.requestMs === undefined) throw new Error(`${label}: wf run exited without sending a request; run it by hand to see why.`);
+    run.push(ran.requestMs);
+    console.log(`${label} run ${i + 1}: wf --help ${help[i]!.toFixed(0)} ms, wf run → first request ${run[i]!.toFixed(0)} ms`);
+  }
+  const result = { help: median(help), run: median(run) };
+  console.log(`${label}: median over ${RUNS} runs: wf --help ${result.help.toFixed(0)} ms (goal ≤ 150), wf run → first request ${result.run.toFixed(0)} ms (goal ≤ 300)`);
+  return result;
+}
+
+/** Packs @wf/core and @wf/cli and installs them with npm into a new project; returns its folder. */
+function installBuild(): string {
+  const dir = mkdtempSync(join(tmpdir(), "wf-startup-bench-"));
+  for (const name of ["core", "cli"]) execFileSync("pnpm", ["pack", "--pack-destination", dir], { cwd: join(CLI_DIR, "..", name), stdio: "ignore" });
+  const project = join(dir, "project");
+  execFileSync("mkdir", [project]);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "wf-startup-bench", private: true, type: "module" }));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(dir, "wf-core-0.1.0.tgz"), join(dir, "wf-cli-0.1.0.tgz"), "zod"], { cwd: project, stdio: "ignore" });
+  copyFileSync(WORKFLOW, join(project, "flow.ts"));
+  return project;
+}
+
+let project: string | undefined;
+try {
+  const source = await measure("source", join(CLI_DIR, "bin", "wf.js"), WORKFLOW, CLI_DIR);
+  if (process.env.WF_BENCH_SKIP_INSTALL !== "1") {
+    const given = process.env.WF_BENCH_PROJECT;
+    if (!given) console.log("packing and installing @wf/core and @wf/cli into a temporary project…");
+    const installedIn = given ?? (project = installBuild());
+    const installed = await measure("installed", join(installedIn, "node_modules", "@wf", "cli", "bin", "wf.js"), join(installedIn, "flow.ts"), installedIn);
+    console.log(`installed ÷ source: help ${(installed.help / source.help).toFixed(2)}×, run ${(installed.run / source.run).toFixed(2)}×`);
+  }
+} finally {
+  server.close();
+  if (project) rmSync(join(project, ".."), { recursive: true, force: true });
+}

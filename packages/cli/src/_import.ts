@@ -1,22 +1,49 @@
 /**
- * Imports a user's TypeScript file (a workflow, `wf.config.ts`). Under `bin/wf.js`, tsx is
- * registered for the whole process, so a plain `import()` shares the CLI's own module graph
- * (`@wf/core`, zod: loaded once); elsewhere (tests, an embedding program) `tsImport` compiles the
- * file in its own namespace.
+ * Imports a user's TypeScript file (a workflow, `wf.config.ts`).
+ * - Under `bin/wf.js` in this repository, tsx is already registered for the whole process.
+ * - Under the installed `wf` (built JavaScript), `bin.ts` allows a process-wide registration, made
+ *   here on the first user file: the CLI's own modules were loaded by Node's loader before it, at
+ *   full speed, and the user's file shares their module graph (`@wf/core`, zod: loaded once).
+ * - Elsewhere (tests, an embedding program) `tsImport` compiles the file in its own namespace and
+ *   leaves the host process's loader alone.
  */
 import { pathToFileURL } from "node:url";
 
 const REGISTERED = Symbol.for("wf.cli.tsxRegistered");
+const MAY_REGISTER = Symbol.for("wf.cli.tsxMayRegister");
+const flags = globalThis as Record<symbol, unknown>;
 
-/** Called by `bin/wf.js` once tsx's loader is registered process-wide. */
-export function markTsxRegistered(): void {
-  (globalThis as Record<symbol, unknown>)[REGISTERED] = true;
+/** Modules to load before tsx is registered (see {@link preloadBeforeTsx}). */
+const preloads: Array<() => Promise<unknown>> = [];
+
+/** Called by the `wf` process (`bin.ts`): tsx may be registered process-wide when a user file is first imported. */
+export function allowProcessWideTsx(): void {
+  flags[MAY_REGISTER] = true;
+}
+
+/**
+ * Asks for a module the command will need to be loaded before tsx is registered: once tsx's hooks
+ * are in place every module load is a round trip to its loader thread, which costs the installed
+ * `wf` hundreds of ms for big dependency graphs (undici, fastify, the openai SDK). A no-op when tsx
+ * is registered already or will never be (tests, embedding programs).
+ *
+ * @param load - e.g. `() => import("@wf/runtime")` (a function, so the bundler rewrites the specifier).
+ */
+export function preloadBeforeTsx(load: () => Promise<unknown>): void {
+  if (flags[REGISTERED] !== true && flags[MAY_REGISTER] === true) preloads.push(load);
 }
 
 /** Imports `path` (absolute) as an ES module, compiling TypeScript on the fly. */
 export async function importTs(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
-  if ((globalThis as Record<symbol, unknown>)[REGISTERED] === true) return (await import(url)) as Record<string, unknown>;
+  if (flags[REGISTERED] !== true && flags[MAY_REGISTER] === true) {
+    // Best effort: a preload that fails costs its time only; the command's own import reports it.
+    await Promise.all(preloads.splice(0).map((load) => load().catch(() => undefined)));
+    const { register } = await import("tsx/esm/api");
+    register();
+    flags[REGISTERED] = true;
+  }
+  if (flags[REGISTERED] === true) return (await import(url)) as Record<string, unknown>;
   const { tsImport } = await import("tsx/esm/api");
   return (await tsImport(url, { parentURL: import.meta.url })) as Record<string, unknown>;
 }

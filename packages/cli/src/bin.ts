@@ -4,13 +4,14 @@
  * a second Ctrl-C exits at once.
  */
 import { existsSync } from "node:fs";
-import { WfError } from "@wf/core";
-import { markTsxRegistered } from "./_import.js";
+import { WfError } from "@wf/core/errors";
+import { allowProcessWideTsx } from "./_import.js";
 import { runCli } from "./cli.js";
 import { EXIT } from "./errors.js";
 
-// bin/wf.js registered tsx for the process: user files load with plain import().
-markTsxRegistered();
+// User files load through tsx registered for the whole process (at once in this repository, on
+// the first user file when installed; see _import.ts), sharing the CLI's module graph.
+allowProcessWideTsx();
 
 // A .env in the working directory applies to the whole process (the embedded server reads its
 // WF_* variables too); variables already set win. resolveCliConfig() reads it the same way.

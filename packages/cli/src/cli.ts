@@ -4,7 +4,7 @@
  * returns the exit code; only `bin.ts` touches `process.argv` and exits.
  */
 import yargs from "yargs";
-import { isWfError } from "@wf/core";
+import { isWfError } from "@wf/core/errors";
 import { checkCommand } from "./commands/check.js";
 import { initCommand } from "./commands/init.js";
 import { installBrowserCommand } from "./commands/install-browser.js";

@@ -2,7 +2,7 @@
  * Errors of `@wf/cli`. Each carries the process exit code it maps to, so `bin.ts` is the only
  * place that turns an error into an exit, and messages say what is wrong and what to do.
  */
-import { WfError, isWfError } from "@wf/core";
+import { WfError, isWfError } from "@wf/core/errors";
 
 /** Exit codes of the `wf` command. */
 export const EXIT = {

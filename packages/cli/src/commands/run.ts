@@ -52,9 +52,11 @@ export const runCommand = defineCommand({
     positive("workers", args.workers, 1);
     positive("retries", args.retries, 0);
     positive("max-failures", args["max-failures"], 0);
-    // Start loading the runtime (the service client) now: it arrives while the config and the
-    // workflow files load, instead of after them.
-    import("@wf/runtime").catch(() => {});
+    // The service client, and the embedded server unless a service URL is given, load before the
+    // first workflow file registers tsx (see _import.ts).
+    const { preloadBeforeTsx } = await import("../_import.js");
+    preloadBeforeTsx(() => import("@wf/runtime"));
+    if (args["base-url"] === undefined && !context.env.WF_BASE_URL) preloadBeforeTsx(() => import("@wf/server"));
     const { resolveCliConfig } = await import("../config.js");
     const config = await resolveCliConfig({
       cwd: context.cwd,
