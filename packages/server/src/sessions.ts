@@ -27,7 +27,8 @@ import {
 import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
 import { HttpProblem, isHttpProblem, StepExecutionError } from "./errors.js";
-import { STORAGE_RETRY_AFTER_MS, type Journal, type JournalReplay } from "./journal.js";
+import { STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
+import type { RecoveredWork, SessionRecord, StepRecord, Store, StoredSession } from "./store/store.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
 import { blockPrivateNetworkRequests } from "./network-guard.js";
@@ -85,69 +86,7 @@ export interface SubmitStepOptions {
   signal?: AbortSignal;
 }
 
-/** The public record of a session (what the session manager keeps and journals). */
-export interface SessionRecord {
-  sessionId: string;
-  kind: SessionKind;
-  workflowId: string | null;
-  /** Token that opens the session's debugger page and its live updates without the API key. */
-  token: string;
-  /** The job id reported with every step of the session. */
-  jobTaskId: string;
-  status: SessionState;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  finishedAt: string | null;
-  currentUrl: string | null;
-  output?: unknown;
-  error: WireError | null;
-  /** Whether the context runs behind a proxy. */
-  proxied: boolean;
-  stepIds: string[];
-}
-
-/** The record of a step: its wire status plus what the server keeps about the request. */
-export interface StepRecord {
-  stepId: string;
-  jobTaskId: string;
-  sessionId: string;
-  index: number;
-  type: StepType;
-  step: string;
-  status: StepState;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  durationMs: number | null;
-  result?: unknown;
-  error: WireError | null;
-  pageUrl: string | null;
-  /** The request without `currentDom` (recorded by length and SHA-256 instead). */
-  request: {
-    schema?: Record<string, unknown>;
-    currentPageURL?: string;
-    currentDomBytes?: number;
-    /** HMAC-SHA-256 of `currentDom` with the server's secret (see `secret.ts`). */
-    currentDomHmac?: string;
-    timeoutMs?: number;
-  };
-  idempotencyKey: string | null;
-  /**
-   * `hmac-sha256:<hex>`: HMAC-SHA-256 of the canonical request body with the server's secret, to
-   * tell a reused idempotency key from a retry. Never a bare digest: the body may carry secrets.
-   * Empty for records of older servers (their bare SHA-256 is dropped at start).
-   */
-  requestHash: string;
-  /** True when a screenshot was taken after the step. */
-  screenshot: boolean;
-  /** What the interpreter reported (see `StepReport`), once the step ran. */
-  interpreter?: StepInterpreterKind;
-  resolved?: string;
-  usage?: StepUsage;
-  pageReduced?: boolean;
-  replayed?: boolean;
-}
+export type { SessionRecord, StepRecord } from "./store/store.js";
 
 /** A change of a session or one of its steps: what long-polls and live pages wait for. */
 export interface SessionChange {
@@ -182,7 +121,7 @@ interface LiveSession {
 export interface SessionManagerDeps {
   options: ResolvedServerOptions;
   browser: BrowserHost;
-  journal: Journal;
+  store: Store;
   interpreter: StepInterpreter;
   /** The base URL of links handed out (`viewUrl`, `debuggerUrl`), known once the server listens. */
   publicUrl: () => string;
@@ -221,75 +160,19 @@ export class SessionManager {
   }
 
   /**
-   * Rebuilds sessions and steps from the journal. Steps that were `QUEUED`/`RUNNING` and sessions
-   * that were open become `FAILED` with code `WF_SERVER_RESTARTED`; then the journal is compacted
-   * to one line per record (so it holds those changes too). Unreadable lines are first copied to
-   * `journal.corrupt-<time>.ndjson` beside the journal (see {@link Journal.quarantine}).
-   *
-   * @returns where the unreadable lines were kept, if there were any.
+   * At start-up: steps that were `QUEUED`/`RUNNING` and sessions that were open become `FAILED`
+   * with code `WF_SERVER_RESTARTED` (one transaction; only those rows are read). Finished records
+   * stay in the store and are read when asked for.
    */
-  async restore(replay: JournalReplay): Promise<{ quarantinePath?: string }> {
-    for (const event of replay.events) {
-      if (event.type === "session") {
-        const record = event.record as unknown as SessionRecord;
-        if (typeof record.sessionId === "string") this.sessions.set(record.sessionId, record);
-      } else if (event.type === "step") {
-        const record = event.record as unknown as StepRecord;
-        if (typeof record.stepId === "string") this.steps.set(record.stepId, record);
-      }
-    }
-    // A session's step list comes from the step records (a step is journaled before its session is).
-    const bySession = new Map<string, StepRecord[]>();
-    for (const step of this.steps.values()) bySession.set(step.sessionId, [...(bySession.get(step.sessionId) ?? []), step]);
-    for (const session of this.sessions.values()) {
-      session.stepIds = (bySession.get(session.sessionId) ?? []).sort((a, b) => a.index - b.index).map((s) => s.stepId);
-    }
-    const now = new Date().toISOString();
-    let changed = replay.skippedLines.length > 0;
-    for (const step of this.steps.values()) {
-      // Bare SHA-256 digests of older servers could give away a secret of the body: dropped.
-      if (typeof step.requestHash === "string" && step.requestHash !== "" && !step.requestHash.startsWith(REQUEST_HASH_PREFIX)) {
-        step.requestHash = "";
-        changed = true;
-      }
-      const legacyDom = step.request as { currentDomSha256?: string } | undefined;
-      if (legacyDom?.currentDomSha256 !== undefined) {
-        delete legacyDom.currentDomSha256;
-        changed = true;
-      }
-      if (step.idempotencyKey) this.idempotency.set(idempotencyId(step.sessionId, step.idempotencyKey), step.stepId);
-      if (step.status === "QUEUED" || step.status === "RUNNING") {
-        step.error = {
-          code: "WF_SERVER_RESTARTED",
-          message: `The server stopped while this step was ${step.status.toLowerCase()}, so it did not finish. Run it again in a new session.`,
-        };
-        step.status = "FAILED";
-        step.finishedAt = now;
-        step.durationMs = step.startedAt ? Math.max(0, Date.parse(now) - Date.parse(step.startedAt)) : null;
-        changed = true;
-      }
-    }
-    for (const session of this.sessions.values()) {
-      if (session.status === "RUNNING") {
-        session.status = "FAILED";
-        session.error = { code: "WF_SERVER_RESTARTED", message: "The server stopped while this session was open, so its browser context is gone. Create a new session." };
-        session.finishedAt = now;
-        session.updatedAt = now;
-        session.version += 1;
-        changed = true;
-      }
-    }
-    // Other record types (e.g. the stored-workflow routes') are kept as they were.
-    const others = replay.events.filter((e) => e.type !== "session" && e.type !== "step");
-    const quarantinePath = await this.deps.journal.quarantine(replay.corruptLines);
-    if (changed || replay.events.length > this.sessions.size + this.steps.size + others.length) {
-      await this.deps.journal.rewrite([
-        ...[...this.sessions.values()].map((record) => ({ type: "session", record: { ...record } })),
-        ...[...this.steps.values()].map((record) => ({ type: "step", record: { ...record } })),
-        ...others,
-      ]);
-    }
-    return quarantinePath !== undefined ? { quarantinePath } : {};
+  async recover(): Promise<RecoveredWork> {
+    return this.deps.store.failUnfinished(
+      { code: "WF_SERVER_RESTARTED", message: "The server stopped while this session was open, so its browser context is gone. Create a new session." },
+      (step) => ({
+        code: "WF_SERVER_RESTARTED",
+        message: `The server stopped while this step was ${step.status.toLowerCase()}, so it did not finish. Run it again in a new session.`,
+      }),
+      new Date().toISOString(),
+    );
   }
 
   /** Number of sessions holding a browser context. */
@@ -351,7 +234,7 @@ export class SessionManager {
     // Nothing is registered before the session is on disk: a failed write (a full disk, 503
     // WF_STORAGE_UNAVAILABLE) frees the browser context and leaves no trace.
     try {
-      await this.deps.journal.append({ type: "session", record: { ...session } });
+      await this.deps.store.createSession(session);
     } catch (error) {
       await context.close().catch(() => undefined);
       throw error;
@@ -394,8 +277,11 @@ export class SessionManager {
    *   `WF_VALIDATION_FAILED` (422: an ACT with a non-empty schema), `WF_IDEMPOTENCY_KEY_REUSED` (422).
    */
   async submitStep(sessionId: string, input: StepInput, options: SubmitStepOptions = {}): Promise<SubmittedStep> {
-    const session = this.requireSession(sessionId);
     const requestHash = this.hashRequest(input);
+    const session = this.sessions.get(sessionId);
+    // Not open on this server: a finished session (read from the store) or none. Only a retry
+    // of a step it already has gets an answer.
+    if (!session) return this.submitToFinished(sessionId, requestHash, options);
     if (options.idempotencyKey !== undefined) {
       const existingId = this.idempotency.get(idempotencyId(sessionId, options.idempotencyKey));
       const existing = existingId ? this.steps.get(existingId) : undefined;
@@ -404,21 +290,11 @@ export class SessionManager {
         // the same ids once written, the same 503 if the write failed.
         await this.journaling.get(existing.stepId);
         // An empty hash (a record from before keyed digests) can't tell: the retry gets the first step.
-        if (existing.requestHash !== "" && existing.requestHash !== requestHash) {
-          throw new HttpProblem(
-            "WF_IDEMPOTENCY_KEY_REUSED",
-            `The idempotency key "${options.idempotencyKey}" was already used in this session for a different step (${existing.stepId}). Use a new key for a new step.`,
-            { extra: { stepId: existing.stepId } },
-          );
-        }
+        checkSameRequest(existing, requestHash, options.idempotencyKey);
         return { stepId: existing.stepId, jobTaskId: existing.jobTaskId, created: false, done: this.stepDone.get(existing.stepId) ?? this.waitForStep(existing.stepId, Infinity) };
       }
     }
-    if (session.status !== "RUNNING" || !this.live.has(sessionId)) {
-      throw new HttpProblem("WF_SESSION_CLOSED", `Session ${sessionId} is ${session.status.toLowerCase()}; it takes no more steps. Create a new session.`, {
-        extra: { sessionStatus: session.status },
-      });
-    }
+    if (session.status !== "RUNNING" || !this.live.has(sessionId)) throw sessionClosed(session);
     if (input.type === "ACT" && normalizeStepSchema(input.schema) !== undefined) {
       throw new HttpProblem("WF_VALIDATION_FAILED", "An ACT step takes no schema; send an empty or no schema, or make the step an ASK.", {
         errors: [{ path: "/schema", message: "must be empty or absent for an ACT step" }],
@@ -461,7 +337,7 @@ export class SessionManager {
     if (options.idempotencyKey !== undefined) this.idempotency.set(idempotencyId(sessionId, options.idempotencyKey), step.stepId);
     live.pending += 1;
     this.disarmIdleTimer(live);
-    const journaled = this.deps.journal.append({ type: "step", record: { ...step } });
+    const journaled = this.deps.store.createStep(step);
     this.journaling.set(step.stepId, journaled);
     const done = new Promise<StepStatus>((resolve) => {
       const finished = () => resolve(this.toStepStatus(step));
@@ -490,6 +366,20 @@ export class SessionManager {
     return { stepId: step.stepId, jobTaskId: step.jobTaskId, created: true, done };
   }
 
+  /** {@link SessionManager.submitStep} for a session that is not open here. */
+  private async submitToFinished(sessionId: string, requestHash: string, options: SubmitStepOptions): Promise<SubmittedStep> {
+    const stored = await this.deps.store.getSession(sessionId);
+    if (!stored) throw sessionNotFound(sessionId);
+    if (options.idempotencyKey !== undefined) {
+      const existing = stored.steps.find((s) => s.idempotencyKey === options.idempotencyKey);
+      if (existing) {
+        checkSameRequest(existing, requestHash, options.idempotencyKey);
+        return { stepId: existing.stepId, jobTaskId: existing.jobTaskId, created: false, done: Promise.resolve(this.toStepStatus(existing)) };
+      }
+    }
+    throw sessionClosed(stored.session);
+  }
+
   /** Undoes the registration of a step whose record could not be written. */
   private unregisterStep(session: SessionRecord, live: LiveSession, step: StepRecord): void {
     this.steps.delete(step.stepId);
@@ -504,15 +394,15 @@ export class SessionManager {
   }
 
   /**
-   * Appends events, retrying while the journal reports the disk unavailable (every
+   * Runs a write, retrying while the store reports itself unavailable (every
    * {@link STORAGE_RETRY_AFTER_MS}), until written or `giveUp()` says the outcome no longer
    * matters (the server stops, the session ended).
    * @throws the last write error when it gave up.
    */
-  private async appendPersistently(events: () => Array<{ type: string; record: Record<string, unknown> }>, giveUp: () => boolean): Promise<void> {
+  private async writePersistently(write: () => Promise<void>, giveUp: () => boolean): Promise<void> {
     for (;;) {
       try {
-        await Promise.all(events().map((event) => this.deps.journal.append(event)));
+        await write();
         return;
       } catch (error) {
         if (giveUp() || !isHttpProblem(error) || error.code !== "WF_STORAGE_UNAVAILABLE") throw error;
@@ -541,7 +431,7 @@ export class SessionManager {
    * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404); `WF_SESSION_FINISHED` (409) when it already ended.
    */
   async finishSession(sessionId: string, end: { status: Exclude<SessionState, "RUNNING">; output?: unknown; error?: WireError | null }): Promise<SessionStatus> {
-    const session = this.requireSession(sessionId);
+    const session = this.sessions.get(sessionId) ?? (await this.requireStoredSession(sessionId)).session;
     if (session.status !== "RUNNING") {
       throw new HttpProblem("WF_SESSION_FINISHED", `Session ${sessionId} already ended (${session.status}).`, { extra: { sessionStatus: session.status } });
     }
@@ -563,38 +453,55 @@ export class SessionManager {
       this.live.delete(sessionId);
     }
     this.bump(session);
+    const status = this.toSessionStatus(session);
     try {
-      await this.deps.journal.append({ type: "session", record: { ...session } });
+      await this.deps.store.saveSession(session);
+      this.forget(session);
     } catch (error) {
-      // The browser context is gone either way; the end is written as soon as the disk takes it.
-      void this.appendPersistently(() => [{ type: "session", record: { ...session } }], () => this.stopping).catch(() => undefined);
+      // The browser context is gone either way; the end is written as soon as the store takes it.
+      void this.writePersistently(() => this.deps.store.saveSession(session), () => this.stopping)
+        .then(() => this.forget(session))
+        .catch(() => undefined);
       throw error;
     } finally {
       this.emit(session);
     }
-    return this.toSessionStatus(session);
+    return status;
   }
 
-  /** The session's record, or undefined. */
-  getSession(sessionId: string): SessionRecord | undefined {
-    return this.sessions.get(sessionId);
+  /** Drops a finished session and its steps from memory: from now on they are read from the store. */
+  private forget(session: SessionRecord): void {
+    if (this.sessions.get(session.sessionId) !== session) return;
+    this.sessions.delete(session.sessionId);
+    for (const stepId of session.stepIds) {
+      const step = this.steps.get(stepId);
+      this.steps.delete(stepId);
+      this.stepDone.delete(stepId);
+      if (step?.idempotencyKey != null) this.idempotency.delete(idempotencyId(session.sessionId, step.idempotencyKey));
+    }
   }
 
-  /** The step's record, or undefined. */
-  getStep(stepId: string): StepRecord | undefined {
-    return this.steps.get(stepId);
+  /** The session's record (from memory while it is open here, else from the store), or undefined. */
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.sessions.get(sessionId) ?? (await this.deps.store.getSession(sessionId))?.session;
+  }
+
+  /** The step's record (from memory while its session is open here, else from the store), or undefined. */
+  async getStep(stepId: string): Promise<StepRecord | undefined> {
+    return this.steps.get(stepId) ?? (await this.deps.store.getStep(stepId));
   }
 
   /** The wire status of a session. @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404). */
-  sessionStatus(sessionId: string): SessionStatus {
-    return this.toSessionStatus(this.requireSession(sessionId));
+  async sessionStatus(sessionId: string): Promise<SessionStatus> {
+    const session = this.sessions.get(sessionId);
+    if (session) return this.toSessionStatus(session);
+    const stored = await this.requireStoredSession(sessionId);
+    return this.toSessionStatus(stored.session, stored.steps);
   }
 
   /** The wire status of a step. @throws {@link HttpProblem} `WF_STEP_NOT_FOUND` (404). */
-  stepStatus(stepId: string): StepStatus {
-    const step = this.steps.get(stepId);
-    if (!step) throw new HttpProblem("WF_STEP_NOT_FOUND", `No step has the id ${stepId}. Use the stepId a step run returned.`);
-    return this.toStepStatus(step);
+  async stepStatus(stepId: string): Promise<StepStatus> {
+    return this.toStepStatus(await this.requireStep(stepId));
   }
 
   /**
@@ -602,8 +509,7 @@ export class SessionManager {
    * @throws {@link HttpProblem} `WF_STEP_NOT_FOUND` (404).
    */
   async waitForStep(stepId: string, waitMs: number, signal?: AbortSignal): Promise<StepStatus> {
-    const step = this.steps.get(stepId);
-    if (!step) throw new HttpProblem("WF_STEP_NOT_FOUND", `No step has the id ${stepId}. Use the stepId a step run returned.`);
+    const step = await this.requireStep(stepId);
     await this.waitUntil(step.sessionId, () => isFinished(step.status), waitMs, signal);
     return this.toStepStatus(step);
   }
@@ -614,14 +520,27 @@ export class SessionManager {
    * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404).
    */
   async waitForSession(sessionId: string, options: { since?: number; waitMs: number }, signal?: AbortSignal): Promise<SessionStatus> {
-    const session = this.requireSession(sessionId);
-    // A finished session changes no more: answer at once rather than hold the poll for nothing.
+    const session = this.sessions.get(sessionId);
+    // Not open here: finished, and a finished session changes no more, so the answer is at once.
+    if (!session) return this.sessionStatus(sessionId);
     const ready =
       options.since !== undefined
         ? () => session.version > options.since! || session.status !== "RUNNING"
         : () => session.status !== "RUNNING";
     await this.waitUntil(sessionId, ready, options.waitMs, signal);
-    return this.toSessionStatus(session);
+    return this.sessions.get(sessionId) === session ? this.toSessionStatus(session) : this.sessionStatus(sessionId);
+  }
+
+  /**
+   * What the debugger page shows: the session's status and the ids of its steps that have a
+   * screenshot. @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404).
+   */
+  async sessionView(sessionId: string): Promise<{ status: SessionStatus; screenshotStepIds: string[] }> {
+    const session = this.sessions.get(sessionId);
+    const { session: record, steps } = session
+      ? { session, steps: session.stepIds.flatMap((id) => this.steps.get(id) ?? []) }
+      : await this.requireStoredSession(sessionId);
+    return { status: this.toSessionStatus(record, steps), screenshotStepIds: steps.filter((s) => s.screenshot).map((s) => s.stepId) };
   }
 
   /** Calls `listener` on every change of any session or step. @returns a function that unsubscribes. */
@@ -631,8 +550,8 @@ export class SessionManager {
   }
 
   /** Path of the PNG screenshot taken after a step, or undefined when there is none. */
-  screenshotPath(stepId: string): string | undefined {
-    const step = this.steps.get(stepId);
+  async screenshotPath(stepId: string): Promise<string | undefined> {
+    const step = await this.getStep(stepId);
     return step?.screenshot ? join(this.screenshotDir, `${stepId}.png`) : undefined;
   }
 
@@ -666,10 +585,16 @@ export class SessionManager {
     return REQUEST_HASH_PREFIX + createHmac("sha256", this.secret).update(canonicalJson({ ...input })).digest("hex");
   }
 
-  private requireSession(sessionId: string): SessionRecord {
-    const session = this.sessions.get(sessionId);
-    if (!session) throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${sessionId}. Use the workflowId (or sessionId) that creating the session returned.`);
-    return session;
+  private async requireStoredSession(sessionId: string): Promise<StoredSession> {
+    const stored = await this.deps.store.getSession(sessionId);
+    if (!stored) throw sessionNotFound(sessionId);
+    return stored;
+  }
+
+  private async requireStep(stepId: string): Promise<StepRecord> {
+    const step = await this.getStep(stepId);
+    if (!step) throw new HttpProblem("WF_STEP_NOT_FOUND", `No step has the id ${stepId}. Use the stepId a step run returned.`);
+    return step;
   }
 
   /**
@@ -698,7 +623,7 @@ export class SessionManager {
       this.touch(session, step.stepId);
       // Not awaited: no answer depends on RUNNING being on disk (a restart fails QUEUED and RUNNING
       // steps alike), and the step's end is written after it in the same ordered file.
-      const runningJournaled = this.deps.journal.append({ type: "step", record: { ...step } }).catch(() => undefined);
+      const runningJournaled = this.deps.store.saveStep({ ...step }).catch(() => undefined);
 
       const timeoutMs = input.timeoutMs ?? this.deps.options.stepTimeoutMs;
       const controller = new AbortController();
@@ -750,7 +675,7 @@ export class SessionManager {
         this.touch(session, step.stepId);
         // Not awaited: the line is ordered before the next step's lines in the same file, and a
         // restart that loses it only loses the debugger's link to this picture.
-        this.deps.journal.append({ type: "step", record: { ...step } }).catch(() => undefined);
+        this.deps.store.saveStep({ ...step }).catch(() => undefined);
       }
     } catch (error) {
       // Never let one step break the session's queue.
@@ -844,11 +769,8 @@ export class SessionManager {
     // record in memory (what status answers read) changes only once the disk holds it. A full
     // disk holds the session's queue here until space returns.
     try {
-      await this.appendPersistently(
-        () => [
-          { type: "step", record: { ...finished } },
-          ...(session.status === "RUNNING" ? [{ type: "session", record: { ...session, version: session.version + 1, updatedAt: now } }] : []),
-        ],
+      await this.writePersistently(
+        () => this.deps.store.saveStep(finished, session.status === "RUNNING" ? { ...session, version: session.version + 1, updatedAt: now } : undefined),
         () => this.stopping || session.status !== "RUNNING",
       );
     } finally {
@@ -939,7 +861,7 @@ export class SessionManager {
   }
 
   /** The wire form of a session, its steps included. */
-  toSessionStatus(session: SessionRecord): SessionStatus {
+  toSessionStatus(session: SessionRecord, steps?: StepRecord[]): SessionStatus {
     return {
       sessionId: session.sessionId,
       kind: session.kind,
@@ -950,14 +872,33 @@ export class SessionManager {
       updatedAt: session.updatedAt,
       finishedAt: session.finishedAt,
       currentUrl: session.currentUrl,
-      steps: session.stepIds.flatMap((id) => {
-        const step = this.steps.get(id);
-        return step ? [this.toStepStatus(step)] : [];
-      }),
+      steps: (steps ?? session.stepIds.flatMap((id) => this.steps.get(id) ?? [])).map((step) => this.toStepStatus(step)),
       ...(session.output !== undefined ? { output: session.output } : {}),
       error: session.error,
       viewUrl: this.viewUrl(session),
     };
+  }
+}
+
+function sessionNotFound(sessionId: string): HttpProblem {
+  return new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${sessionId}. Use the workflowId (or sessionId) that creating the session returned.`);
+}
+
+function sessionClosed(session: SessionRecord): HttpProblem {
+  return new HttpProblem("WF_SESSION_CLOSED", `Session ${session.sessionId} is ${session.status.toLowerCase()}; it takes no more steps. Create a new session.`, {
+    extra: { sessionStatus: session.status },
+  });
+}
+
+/** @throws {@link HttpProblem} `WF_IDEMPOTENCY_KEY_REUSED` when a retry's body differs from the first request's. */
+function checkSameRequest(existing: StepRecord, requestHash: string, key: string): void {
+  // An empty hash (a record from before keyed digests) can't tell: the retry gets the first step.
+  if (existing.requestHash !== "" && existing.requestHash !== requestHash) {
+    throw new HttpProblem(
+      "WF_IDEMPOTENCY_KEY_REUSED",
+      `The idempotency key "${key}" was already used in this session for a different step (${existing.stepId}). Use a new key for a new step.`,
+      { extra: { stepId: existing.stepId } },
+    );
   }
 }
 
