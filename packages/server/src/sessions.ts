@@ -1,14 +1,14 @@
 /**
- * Sessions and steps: one browser context (and page) per session, a per-session queue so the
- * steps of one session run one at a time in arrival order while sessions run concurrently, step
- * timeouts, the idle timeout, idempotency keys, screenshots, change notifications for long-polls
- * and live pages, and the journal records that let a restart lose nothing finished.
+ * The session registry and the per-session step queue: which sessions are open on this server,
+ * their steps in arrival order (one at a time per session, sessions concurrently), step timeouts,
+ * the idle timeout, idempotency keys, change notifications for long-polls and live pages, and when
+ * each change is written to the store. The browser side is `session-browser.ts`; the records are
+ * `store/`.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from "playwright-core";
+import type { BrowserContextOptions } from "playwright-core";
 import {
   normalizeStepSchema,
   routePath,
@@ -31,17 +31,13 @@ import { STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
 import type { RecoveredWork, SessionRecord, StepRecord, Store, StoredSession } from "./store/store.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
-import { blockPrivateNetworkRequests } from "./network-guard.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
-import { answerErrors } from "./interpreter/_answer-check.js";
-import { replayActions, replayOptions } from "./interpreter/replay.js";
+import { saveScreenshot, screenshotFile, SessionBrowser } from "./session-browser.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
 const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
 /** How long a timed-out step's interpreter call may take to wind down before the next step starts, in ms. */
 const SETTLE_GRACE_MS = 2_000;
-/** Longest a screenshot after a step may take, in ms. */
-const SCREENSHOT_TIMEOUT_MS = 5_000;
 
 /** What a session needs at creation. */
 export interface CreateSessionOptions {
@@ -107,8 +103,7 @@ export interface SubmittedStep {
 }
 
 interface LiveSession {
-  context: BrowserContext;
-  page: Page;
+  browser: SessionBrowser;
   /** The tail of the session's step queue. */
   tail: Promise<void>;
   /** Steps queued or running. */
@@ -131,7 +126,7 @@ export interface SessionManagerDeps {
 
 /**
  * Owns every session and step. One instance per server, reached through `ServerContext.sessions`.
- * All methods that change state write to the journal before they resolve.
+ * Every method that changes state has the change committed to the store before it resolves.
  */
 export class SessionManager {
   private readonly sessions = new Map<string, SessionRecord>();
@@ -140,10 +135,8 @@ export class SessionManager {
   private readonly idempotency = new Map<string, string>();
   private readonly stepDone = new Map<string, Promise<StepStatus>>();
   /** Steps whose first record is being written: an identical retry waits for the write's outcome. */
-  private readonly journaling = new Map<string, Promise<void>>();
+  private readonly recording = new Map<string, Promise<void>>();
   private readonly events = new EventEmitter();
-  /** One CDP session per page, for screenshots (opened at the first one). */
-  private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
   private reserved = 0;
   private stopping = false;
 
@@ -182,7 +175,7 @@ export class SessionManager {
 
   /**
    * Creates a session: a new browser context and page (behind `proxy` when given), recorded and
-   * journaled. A `STEP` session is closed after `idleTimeoutMs` without steps.
+   * stored. A `STEP` session is closed after `idleTimeoutMs` without steps.
    *
    * @throws {@link HttpProblem} `WF_TOO_MANY_SESSIONS` (429) when `maxSessions` are open.
    * @throws {@link HttpProblem} `WF_BROWSER_UNAVAILABLE` (503) when the browser can't make a context.
@@ -196,20 +189,9 @@ export class SessionManager {
     }
     // The slot stays reserved until the session is on disk and registered, or given back.
     this.reserved += 1;
-    let context: BrowserContext;
-    let page: Page;
+    let browser: SessionBrowser;
     try {
-      const guarded = this.deps.options.blockPrivateNetworks;
-      context = await this.deps.browser.newContext({
-        ...(options.proxy ? { proxy: toProxySettings(options.proxy) } : {}),
-        // A service worker's requests would bypass the guard's route.
-        ...(guarded ? { serviceWorkers: "block" as const } : {}),
-      });
-      if (guarded) await blockPrivateNetworkRequests(context).catch(async (error: unknown) => {
-        await context.close().catch(() => undefined);
-        throw error;
-      });
-      page = await context.newPage();
+      browser = await SessionBrowser.open(this.deps.browser, this.deps.options, options.proxy);
     } catch (error) {
       this.reserved -= 1;
       throw error;
@@ -236,33 +218,20 @@ export class SessionManager {
     try {
       await this.deps.store.createSession(session);
     } catch (error) {
-      await context.close().catch(() => undefined);
+      await browser.close();
       throw error;
     } finally {
       this.reserved -= 1;
     }
     this.sessions.set(session.sessionId, session);
-    const live: LiveSession = { context, page, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
+    const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
     this.live.set(session.sessionId, live);
-    // A context that closes on its own (the browser crashed or a remote browser went away) ends the session.
-    context.once("close", () => {
+    // A context that closes on its own or a crashed page ends the session FAILED at once and frees
+    // its slot, rather than stay RUNNING until the idle timeout.
+    browser.watch((error) => {
       if (this.live.get(session.sessionId) !== live || session.status !== "RUNNING" || this.stopping) return;
-      void this.finishSession(session.sessionId, {
-        status: "FAILED",
-        error: { code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." },
-      }).catch(() => undefined);
+      void this.finishSession(session.sessionId, { status: "FAILED", error }).catch(() => undefined);
     });
-    // A crashed renderer makes every later step fail: the session ends FAILED at once and frees its
-    // slot, rather than stay RUNNING until the idle timeout.
-    const onCrash = (crashed: Page) => {
-      if (this.live.get(session.sessionId) !== live || crashed !== live.page || session.status !== "RUNNING" || this.stopping) return;
-      void this.finishSession(session.sessionId, {
-        status: "FAILED",
-        error: { code: "WF_PAGE_CRASHED", message: `The session's page crashed (its renderer process died) at ${crashed.url() || "about:blank"}. Create a new session.` },
-      }).catch(() => undefined);
-    };
-    page.on("crash", onCrash);
-    context.on("page", (opened) => opened.on("crash", onCrash));
     this.armIdleTimer(session, live);
     this.emit(session);
     return session;
@@ -288,7 +257,7 @@ export class SessionManager {
       if (existing) {
         // A retry that arrives while the first request is still being written gets its outcome:
         // the same ids once written, the same 503 if the write failed.
-        await this.journaling.get(existing.stepId);
+        await this.recording.get(existing.stepId);
         // An empty hash (a record from before keyed digests) can't tell: the retry gets the first step.
         checkSameRequest(existing, requestHash, options.idempotencyKey);
         return { stepId: existing.stepId, jobTaskId: existing.jobTaskId, created: false, done: this.stepDone.get(existing.stepId) ?? this.waitForStep(existing.stepId, Infinity) };
@@ -337,14 +306,14 @@ export class SessionManager {
     if (options.idempotencyKey !== undefined) this.idempotency.set(idempotencyId(sessionId, options.idempotencyKey), step.stepId);
     live.pending += 1;
     this.disarmIdleTimer(live);
-    const journaled = this.deps.store.createStep(step);
-    this.journaling.set(step.stepId, journaled);
+    const recorded = this.deps.store.createStep(step);
+    this.recording.set(step.stepId, recorded);
     const done = new Promise<StepStatus>((resolve) => {
       const finished = () => resolve(this.toStepStatus(step));
       live.tail = live.tail
         .then(async () => {
           // A step that never reached the disk was answered 503 and never runs.
-          if (!(await journaled.then(() => true, () => false))) return;
+          if (!(await recorded.then(() => true, () => false))) return;
           await this.execute(session, live, step, input, options.signal, finished);
         })
         // The queue must survive anything one step does.
@@ -355,12 +324,12 @@ export class SessionManager {
     void done.then(() => this.stepDone.delete(step.stepId));
     this.bump(session);
     try {
-      await journaled;
+      await recorded;
     } catch (error) {
       this.unregisterStep(session, live, step);
       throw error;
     } finally {
-      this.journaling.delete(step.stepId);
+      this.recording.delete(step.stepId);
       this.emit(session, step.stepId);
     }
     return { stepId: step.stepId, jobTaskId: step.jobTaskId, created: true, done };
@@ -448,7 +417,7 @@ export class SessionManager {
         end.error?.message ?? `Session ${sessionId} was closed (${end.status}) before this step finished.`,
       );
       live.running?.abort(reason);
-      await live.context.close().catch(() => undefined);
+      await live.browser.close();
       await live.tail.catch(() => undefined);
       this.live.delete(sessionId);
     }
@@ -552,7 +521,7 @@ export class SessionManager {
   /** Path of the PNG screenshot taken after a step, or undefined when there is none. */
   async screenshotPath(stepId: string): Promise<string | undefined> {
     const step = await this.getStep(stepId);
-    return step?.screenshot ? join(this.screenshotDir, `${stepId}.png`) : undefined;
+    return step?.screenshot ? screenshotFile(this.screenshotDir, stepId) : undefined;
   }
 
   /** The debugger / preview page of a session, with its token. */
@@ -572,7 +541,7 @@ export class SessionManager {
       lives.map(async (live) => {
         this.disarmIdleTimer(live);
         live.running?.abort(new StepExecutionError("WF_SERVER_RESTARTED", "The server is stopping."));
-        await live.context.close().catch(() => undefined);
+        await live.browser.close();
       }),
     );
     this.events.emit("stopping");
@@ -623,7 +592,7 @@ export class SessionManager {
       this.touch(session, step.stepId);
       // Not awaited: no answer depends on RUNNING being on disk (a restart fails QUEUED and RUNNING
       // steps alike), and the step's end is written after it in the same ordered file.
-      const runningJournaled = this.deps.store.saveStep({ ...step }).catch(() => undefined);
+      const runningRecorded = this.deps.store.saveStep({ ...step }).catch(() => undefined);
 
       const timeoutMs = input.timeoutMs ?? this.deps.options.stepTimeoutMs;
       const controller = new AbortController();
@@ -640,7 +609,7 @@ export class SessionManager {
       else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
 
       const report: StepReport = {};
-      const work = this.interpret(live, input, controller.signal, timeoutMs, report);
+      const work = live.browser.interpret(this.deps.interpreter, this.deps.options, input, { timeoutMs, signal: controller.signal, secrets: secretsOf(input), report });
       const aborted = new Promise<never>((_, reject) => {
         if (controller.signal.aborted) reject(controller.signal.reason);
         controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
@@ -661,17 +630,20 @@ export class SessionManager {
       outcome = redactValue(outcome, secretsOf(input));
       Object.assign(step, redactValue(reportFields(report), secretsOf(input)));
       if (this.stopping && outcome.error) return;
-      if (session.status === "RUNNING" && !live.page.isClosed()) {
-        step.pageUrl = live.page.url();
-        session.currentUrl = step.pageUrl;
+      const pageUrl = live.browser.currentUrl();
+      if (session.status === "RUNNING" && pageUrl !== undefined) {
+        step.pageUrl = pageUrl;
+        session.currentUrl = pageUrl;
       }
-      // The capture starts now, while the outcome is journaled (an fsync), so the two overlap; the
+      // The capture starts now, while the outcome is recorded (a commit), so the two overlap; the
       // next step still waits for it, so the picture is the page as this step left it.
-      const shot = this.capturePage(session, live);
-      await runningJournaled;
+      const shot = session.status === "RUNNING" && !this.stopping ? live.browser.capture() : Promise.resolve(undefined);
+      await runningRecorded;
       await this.finishStep(session, step, outcome);
       onFinished();
-      if (await this.saveScreenshot(session, step, await shot)) {
+      const png = await shot;
+      if (png && session.status === "RUNNING" && !this.stopping && (await saveScreenshot(this.screenshotDir, step.stepId, png))) {
+        step.screenshot = true;
         this.touch(session, step.stepId);
         // Not awaited: the line is ordered before the next step's lines in the same file, and a
         // restart that loses it only loses the debugger's link to this picture.
@@ -685,75 +657,6 @@ export class SessionManager {
     } finally {
       live.pending -= 1;
       if (live.pending === 0) this.armIdleTimer(session, live);
-    }
-  }
-
-  private async interpret(live: LiveSession, input: StepInput, signal: AbortSignal, timeoutMs: number, report: StepReport): Promise<unknown> {
-    const { interpreter } = this.deps;
-    if (live.page.isClosed()) live.page = await live.context.newPage();
-    const base = { timeoutMs, signal, secrets: secretsOf(input), report };
-    if (input.type === "ACT") {
-      if (input.replay) return replayActions({ page: live.page, instruction: input.step, ...base }, input.replay, replayOptions(this.deps.options));
-      return interpreter.act({ page: live.page, instruction: input.step, ...base });
-    }
-    const schema = normalizeStepSchema(input.schema);
-    let answer: unknown;
-    if (input.currentDom !== undefined) {
-      const scratch = await live.context.newPage();
-      try {
-        await scratch.setContent(withBaseHref(input.currentDom, input.currentPageURL), { timeout: timeoutMs, waitUntil: "domcontentloaded" });
-        answer = await interpreter.ask({ page: scratch, question: input.step, ...(schema ? { schema } : {}), ...base });
-      } finally {
-        await scratch.close().catch(() => undefined);
-      }
-    } else {
-      answer = await interpreter.ask({ page: live.page, question: input.step, ...(schema ? { schema } : {}), ...base });
-    }
-    if (schema) validateAnswer(answer, schema.schema);
-    return answer;
-  }
-
-  /**
-   * Captures the session's page as a PNG through CDP `Page.captureScreenshot` with
-   * `optimizeForSpeed` (faster encoding, larger file); see "Speed" in the README for the
-   * figures behind this choice. @returns the image, or undefined when the page can't be captured
-   * (closed mid-way, crashed, slower than `SCREENSHOT_TIMEOUT_MS`).
-   */
-  private async capturePage(session: SessionRecord, live: LiveSession): Promise<Buffer | undefined> {
-    if (session.status !== "RUNNING" || live.page.isClosed() || this.stopping) return undefined;
-    const page = live.page;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      let cdp = this.cdpSessions.get(page);
-      if (!cdp) {
-        cdp = page.context().newCDPSession(page);
-        this.cdpSessions.set(page, cdp);
-      }
-      const capture = (await cdp).send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true });
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`The screenshot took over ${SCREENSHOT_TIMEOUT_MS} ms.`)), SCREENSHOT_TIMEOUT_MS);
-      });
-      const { data } = await Promise.race([capture, timeout]);
-      return Buffer.from(data, "base64");
-    } catch {
-      this.cdpSessions.delete(page);
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Writes a captured PNG to `<dataDir>/screenshots/<stepId>.png` and marks the step. @returns whether it did. */
-  private async saveScreenshot(session: SessionRecord, step: StepRecord, png: Buffer | undefined): Promise<boolean> {
-    if (!png || session.status !== "RUNNING" || this.stopping) return false;
-    try {
-      await mkdir(this.screenshotDir, { recursive: true });
-      await writeFile(join(this.screenshotDir, `${step.stepId}.png`), png);
-      step.screenshot = true;
-      return true;
-    } catch {
-      // A full or read-only disk leaves the step without a screenshot.
-      return false;
     }
   }
 
@@ -957,37 +860,4 @@ export function toWireError(error: unknown): WireError {
     return { code: "WF_STEP_FAILED", message: error.message.split("\n")[0] ?? error.message };
   }
   return { code: "WF_STEP_FAILED", message: String(error) };
-}
-
-/**
- * Checks an ASK's answer against the step's JSON Schema (converted with zod 4's
- * `z.fromJSONSchema`). A schema zod can't convert is not checked.
- * @throws {@link StepExecutionError} `WF_ANSWER_INVALID` listing each mismatch as a JSON Pointer.
- */
-export function validateAnswer(answer: unknown, schema: Record<string, unknown>): void {
-  const errors = answerErrors(answer, schema);
-  if (errors.length > 0) {
-    throw new StepExecutionError(
-      "WF_ANSWER_INVALID",
-      `The answer does not match the step's schema: ${errors.map((e) => `${e.path || "(root)"} ${e.message}`).join("; ")}`,
-      { details: { errors, answer } },
-    );
-  }
-}
-
-/** Puts `<base href>` into HTML so its relative links resolve against `baseUrl`. */
-export function withBaseHref(html: string, baseUrl: string | undefined): string {
-  if (!baseUrl) return html;
-  const base = `<base href="${baseUrl.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}">`;
-  if (/<head[^>]*>/i.test(html)) return html.replace(/<head[^>]*>/i, (head) => head + base);
-  return base + html;
-}
-
-function toProxySettings(proxy: string | NonNullable<BrowserContextOptions["proxy"]>): NonNullable<BrowserContextOptions["proxy"]> {
-  if (typeof proxy !== "string") return proxy;
-  const url = new URL(proxy);
-  const settings: NonNullable<BrowserContextOptions["proxy"]> = { server: `${url.protocol}//${url.host}` };
-  if (url.username) settings.username = decodeURIComponent(url.username);
-  if (url.password) settings.password = decodeURIComponent(url.password);
-  return settings;
 }

@@ -109,7 +109,7 @@ describe("a full disk", () => {
     } finally {
       await server.close();
     }
-  });
+  }, 180_000);
 
   it("a step that ends while the disk is full is shown finished only once its end is written", async () => {
     let server: RunningServer = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: true, beforeStoreCommit });
@@ -145,5 +145,5 @@ describe("a full disk", () => {
     } finally {
       await server.close();
     }
-  });
+  }, 120_000);
 });
