@@ -72,10 +72,10 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
   const browser = new BrowserHost(resolved);
   await browser.start();
   const cleanup: (() => Promise<void>)[] = [() => browser.close()];
+  let storeLocation = resolved.dataDir;
+  const corrupt = createCorruptReporter(() => storeLocation);
   try {
     const interpreter = resolved.interpreter ?? createInterpreter(resolved);
-    let storeLocation = resolved.dataDir;
-    const corrupt = createCorruptReporter(() => storeLocation);
     const store = await openStore({
       databaseUrl: resolved.databaseUrl,
       dataDir: resolved.dataDir,
@@ -106,7 +106,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       version: SERVER_VERSION,
     };
     const app = await buildApp(context);
-    if (resolved.logger) corrupt.useLogger(app);
+    corrupt.useLogger(resolved.logger ? app : undefined);
     const retention = startRetentionSweep(context, (error) => corrupt.report({ kind: "session", id: "(retention sweep)", reason: (error as Error).message }));
     cleanup.unshift(async () => retention.stop());
     await app.listen({ host: resolved.host, port: resolved.port });
@@ -134,6 +134,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       },
     };
   } catch (error) {
+    corrupt.useLogger(undefined);
     for (const step of cleanup) await step().catch(() => undefined);
     throw error;
   }
@@ -141,18 +142,25 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
 
 /**
  * Reports a record the store could not read: to the logger when there is one, else to stderr, so
- * it is never silent. Bound to the app's logger once it exists.
+ * it is never silent. What is found before the app (and its logger) exists, at start-up, is held
+ * until {@link useLogger} says where it goes.
  */
-function createCorruptReporter(location: () => string): { report: (record: CorruptRecord) => void; useLogger: (app: FastifyInstance) => void } {
-  let app: FastifyInstance | undefined;
+function createCorruptReporter(location: () => string): { report: (record: CorruptRecord) => void; useLogger: (app: FastifyInstance | undefined) => void } {
+  let target: FastifyInstance | undefined | null = null;
+  const held: CorruptRecord[] = [];
+  const write = (record: CorruptRecord) => {
+    const message = corruptMessage(location(), record);
+    if (target) target.log.warn({ record }, message);
+    else process.stderr.write(`wf server: ${message}\n`);
+  };
   return {
     report(record) {
-      const message = corruptMessage(location(), record);
-      if (app) app.log.warn({ record }, message);
-      else process.stderr.write(`wf server: ${message}\n`);
+      if (target === null) held.push(record);
+      else write(record);
     },
-    useLogger(instance) {
-      app = instance;
+    useLogger(app) {
+      target = app;
+      for (const record of held.splice(0)) write(record);
     },
   };
 }

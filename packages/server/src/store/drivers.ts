@@ -154,10 +154,9 @@ async function openPglite(dir: string, sync: boolean): Promise<SqlDatabase> {
 
 async function openPostgres(url: string, sync: boolean, location: string): Promise<SqlDatabase> {
   const { default: pg } = await import("pg");
-  const pool: Pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
+  const pool: Pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000, ...(sync ? {} : { options: "-c synchronous_commit=off" }) });
   // An idle connection that drops (a restarted database) must not crash the server; the next query reconnects.
   pool.on("error", () => undefined);
-  if (!sync) pool.on("connect", (client) => void client.query("SET synchronous_commit = off").catch(() => undefined));
   try {
     await pool.query("SELECT 1");
   } catch (error) {
