@@ -32,8 +32,10 @@ async function main(): Promise<void> {
   const finishedAt = new Map<string, number>();
   const unsubscribe = server.context.sessions.onChange((change) => {
     if (!change.stepId || finishedAt.has(change.stepId)) return;
-    const step = server.context.sessions.getStep(change.stepId);
-    if (step && (step.status === "SUCCEEDED" || step.status === "FAILED")) finishedAt.set(change.stepId, performance.now());
+    const stepId = change.stepId;
+    void server.context.sessions.getStep(stepId).then((step) => {
+      if (step && (step.status === "SUCCEEDED" || step.status === "FAILED") && !finishedAt.has(stepId)) finishedAt.set(stepId, performance.now());
+    });
   });
   try {
     const call = async (method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> => {

@@ -52,6 +52,7 @@ const TITLES: Record<ProblemCode, string> = {
   WF_TOO_MANY_SESSIONS: "Too many sessions",
   WF_BROWSER_UNAVAILABLE: "Browser unavailable",
   WF_STORAGE_UNAVAILABLE: "Storage unavailable",
+  WF_RECORD_CORRUPTED: "Record corrupted",
   WF_INTERNAL: "Internal server error",
 };
 
@@ -332,7 +333,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   });
   app.post(fastifyPath(ROUTES.stepClose), auth, async (request) => {
     const { id } = context.parse(IdParams, request.params);
-    const session = context.sessions.getSession(id);
+    const session = await context.sessions.getSession(id);
     if (!session) throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${id}. Use the workflowId that creating the session returned.`);
     if (session.status !== "RUNNING") {
       throw new HttpProblem("WF_SESSION_CLOSED", `Session ${id} is already ${session.status.toLowerCase()}.`, { extra: { sessionStatus: session.status } });

@@ -11,7 +11,7 @@
  *     context (`proxy` is a URL such as `options.proxyUrl`, passed to `browser.newContext({ proxy })`);
  *     throws `HttpProblem` 429 / 503 when the pool is full or the browser is down.
  *   - `runStep(sessionId, { type, step, schema, timeoutMs }, { signal })` runs one step in-process
- *     through the same queue, interpreter, timeouts, journal records and screenshots as step mode,
+ *     through the same queue, interpreter, timeouts, records and screenshots as step mode,
  *     and resolves with the finished `StepStatus` (`SUCCEEDED` or `FAILED`, never rejects for a
  *     step failure; throws `HttpProblem` when the session is unknown or closed).
  *   - `finishSession(sessionId, { status, output?, error? })` records the end of a session
@@ -20,8 +20,8 @@
  *   - `sessionStatus(id)`, `waitForSession(id, { since, waitMs })`, `onChange(listener)` for
  *     status answers, long-polls and live pages; `viewUrl(session)` for the `previewUrl`.
  * - `browser`: the one browser process (`newContext()`), for pages outside any session.
- * - `journal`: the append-only NDJSON journal, for records beyond sessions and steps
- *   (`journal.append({ type: "stored-…", record })`; replay ignores unknown types).
+ * - `store`: the records (see `store/store.ts`); `store.appendLog(sessionId, type, record)` keeps
+ *   a stored run's log lines.
  * - `openapi`: register each route's operation so the served OpenAPI document covers it.
  * - `auth`: `requireApiKey` (a Fastify `onRequest` hook) and `checkSessionToken`.
  * - `parse(schema, value, prefix?)`: validates with a zod schema or throws the 422 problem with
@@ -31,11 +31,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { BrowserHost } from "./browser.js";
 import type { z } from "zod";
-import type { Journal } from "./journal.js";
 import type { OpenApiRegistry } from "./openapi.js";
 import type { ResolvedServerOptions } from "./options.js";
 import type { SessionManager, SessionRecord } from "./sessions.js";
 import type { StepInterpreter } from "./interpreter/types.js";
+import type { Store } from "./store/store.js";
 
 /** Authentication helpers of the server. */
 export interface ServerAuth {
@@ -68,8 +68,8 @@ export interface ServerContext {
   browser: BrowserHost;
   /** The step interpreter every step goes through. */
   interpreter: StepInterpreter;
-  /** The append-only journal in `options.dataDir`. */
-  journal: Journal;
+  /** The records: the embedded database in `options.dataDir`, or PostgreSQL (`options.databaseUrl`). */
+  store: Store;
   /** Register operations here so `GET ROUTES.openapi` documents them. */
   openapi: OpenApiRegistry;
   auth: ServerAuth;

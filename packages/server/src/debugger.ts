@@ -44,8 +44,8 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
   const fastifyPath = (route: string) => route.replace(/\{(\w+)\}/g, ":$1");
   // The token (or an API key) is checked before anything says whether the session exists, so
   // the page can't be used to probe for session ids: an unknown id without a key is a 401 too.
-  const requireSession = (request: FastifyRequest, id: string) => {
-    const session = sessions.getSession(id);
+  const requireSession = async (request: FastifyRequest, id: string) => {
+    const session = await sessions.getSession(id);
     if (!session) {
       if (!context.auth.isValidApiKey(requestApiKey(request))) context.auth.checkSessionToken(request, UNKNOWN_SESSION);
       throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${id}.`);
@@ -53,9 +53,9 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     context.auth.checkSessionToken(request, session);
     return session;
   };
-  const update = (id: string): DebuggerUpdate => {
-    const status = sessions.sessionStatus(id);
-    return { status, screenshots: status.steps.filter((s) => sessions.screenshotPath(s.stepId) !== undefined).map((s) => s.stepId) };
+  const update = async (id: string): Promise<DebuggerUpdate> => {
+    const { status, screenshotStepIds } = await sessions.sessionView(id);
+    return { status, screenshots: screenshotStepIds };
   };
 
   context.openapi.add({
@@ -70,7 +70,7 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     tags: ["sessions"],
   });
   app.get<{ Params: { id: string } }>(fastifyPath(ROUTES.sessionView), async (request, reply) => {
-    const session = requireSession(request, request.params.id);
+    const session = await requireSession(request, request.params.id);
     const token = z.string().parse((request.query as { token?: string }).token ?? "");
     return reply
       .type("text/html; charset=utf-8")
@@ -92,7 +92,7 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     tags: ["sessions"],
   });
   app.get<{ Params: { id: string } }>(fastifyPath(VIEW_ROUTES.events), async (request, reply) => {
-    const session = requireSession(request, request.params.id);
+    const session = await requireSession(request, request.params.id);
     // A HEAD gets the stream's headers and ends (a stream that never ends would hold it forever).
     if (request.method === "HEAD") return reply.type("text/event-stream; charset=utf-8").header("cache-control", "no-store").send();
     reply.hijack();
@@ -100,10 +100,15 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     // Hijacked: the headers set so far (helmet's) are written here by hand.
     res.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
     let lastVersion = -1;
+    // One update at a time, in order: each reads the session (memory or store) when its turn comes.
+    let sending = Promise.resolve();
     const send = () => {
-      if (res.writableEnded || session.version === lastVersion) return;
-      lastVersion = session.version;
-      res.write(`event: status\ndata: ${JSON.stringify(update(session.sessionId))}\n\n`);
+      sending = sending.then(async () => {
+        if (res.writableEnded || session.version === lastVersion) return;
+        lastVersion = session.version;
+        const data = await update(session.sessionId).catch(() => undefined);
+        if (data && !res.writableEnded) res.write(`event: status\ndata: ${JSON.stringify(data)}\n\n`);
+      });
     };
     send();
     const unsubscribe = sessions.onChange((change) => {
@@ -128,9 +133,9 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     tags: ["sessions"],
   });
   app.get<{ Params: { id: string; stepId: string } }>(fastifyPath(VIEW_ROUTES.screenshot), async (request, reply) => {
-    const session = requireSession(request, request.params.id);
-    const step = sessions.getStep(request.params.stepId);
-    const path = step && step.sessionId === session.sessionId ? sessions.screenshotPath(step.stepId) : undefined;
+    const session = await requireSession(request, request.params.id);
+    const step = await sessions.getStep(request.params.stepId);
+    const path = step && step.sessionId === session.sessionId ? await sessions.screenshotPath(step.stepId) : undefined;
     if (!path) throw new HttpProblem("WF_STEP_NOT_FOUND", `Session ${session.sessionId} has no screenshot for step ${request.params.stepId}.`);
     const info = await stat(path).catch(() => undefined);
     if (!info) throw new HttpProblem("WF_STEP_NOT_FOUND", `The screenshot of step ${request.params.stepId} is gone from the data directory.`);

@@ -9,7 +9,10 @@ import { buildApp, createParse } from "./app.js";
 import { createAuth } from "./auth.js";
 import { BrowserHost } from "./browser.js";
 import type { ServerContext } from "./context.js";
-import { openJournal, type JournalReplay } from "./journal.js";
+import { openStore } from "./store/drivers.js";
+import { corruptMessage } from "./store/sql-store.js";
+import type { CorruptRecord } from "./store/store.js";
+import { startRetentionSweep } from "./retention.js";
 import { OpenApiRegistry } from "./openapi.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
@@ -21,8 +24,12 @@ export type { ServerOptions, ResolvedServerOptions } from "./options.js";
 export type { ServerContext, ServerAuth } from "./context.js";
 export { SessionManager } from "./sessions.js";
 export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions.js";
-export { Journal, openJournal, parseJournal, JOURNAL_FILE } from "./journal.js";
-export type { JournalEvent, JournalReplay, CorruptLine, JournalOptions, JournalWrite } from "./journal.js";
+export { openStore, PGLITE_DIR, redactDatabaseUrl } from "./store/drivers.js";
+export type { OpenStoreOptions } from "./store/drivers.js";
+export { SqlStore, storageUnavailable, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
+export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.js";
+export type { Store, StoredSession, RecoveredWork, CorruptRecord, SweepResult } from "./store/store.js";
+export { sweepOnce } from "./retention.js";
 export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError } from "./errors.js";
 export { VIEW_ROUTES } from "./debugger.js";
 export { loadServerSecret, SECRET_FILE } from "./secret.js";
@@ -40,17 +47,18 @@ export interface RunningServer {
   apiKey: string;
   /** Every accepted API key. */
   apiKeys: string[];
-  /** The server context (sessions, journal, options), for tests and embedding. */
+  /** The server context (sessions, store, options), for tests and embedding. */
   context: ServerContext;
   /** The Fastify instance, for tests (`app.inject`). */
   app: FastifyInstance;
-  /** Stops listening, closes every session's browser context, the browser and the journal. Idempotent. */
+  /** Stops listening, closes every session's browser context, the browser and the store. Idempotent. */
   close(): Promise<void>;
 }
 
 /**
- * Starts the service: replays the journal of `dataDir` (unfinished steps and open sessions of a
- * previous run become `FAILED` with `WF_SERVER_RESTARTED`), starts the browser, and listens.
+ * Starts the service: opens the store (the embedded database in `dataDir`, or `databaseUrl`),
+ * marks unfinished steps and open sessions of a previous run `FAILED` with `WF_SERVER_RESTARTED`,
+ * starts the browser, and listens.
  * When no API key is configured, one is generated and printed to stderr.
  *
  * @param options - see {@link ServerOptions}; unset fields come from the environment, then defaults.
@@ -64,21 +72,30 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
   const browser = new BrowserHost(resolved);
   await browser.start();
   const cleanup: (() => Promise<void>)[] = [() => browser.close()];
+  let storeLocation = resolved.dataDir;
+  const corrupt = createCorruptReporter(() => storeLocation);
   try {
     const interpreter = resolved.interpreter ?? createInterpreter(resolved);
-    const { journal, replay } = await openJournal(resolved.dataDir, { sync: resolved.journalSync, ...(resolved.journalWrite ? { write: resolved.journalWrite } : {}) });
-    cleanup.unshift(() => journal.close());
+    const store = await openStore({
+      databaseUrl: resolved.databaseUrl,
+      dataDir: resolved.dataDir,
+      sync: resolved.journalSync,
+      onCorrupt: corrupt.report,
+      ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
+    });
+    storeLocation = store.location;
+    cleanup.unshift(() => store.close());
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
-    const sessions = new SessionManager({ options: resolved, browser, journal, interpreter, publicUrl: () => publicUrl, secret });
-    const restored = await sessions.restore(replay);
+    const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret });
+    await sessions.recover();
     const context: ServerContext = {
       options: resolved,
       publicUrl: () => publicUrl,
       sessions,
       browser,
       interpreter,
-      journal,
+      store,
       openapi: new OpenApiRegistry({
         title: "wf browser-automation service",
         version: SERVER_VERSION,
@@ -89,7 +106,9 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       version: SERVER_VERSION,
     };
     const app = await buildApp(context);
-    reportCorruptLines(app, Boolean(resolved.logger), journal.path, replay, restored.quarantinePath);
+    corrupt.useLogger(resolved.logger ? app : undefined);
+    const retention = startRetentionSweep(context, (error) => corrupt.report({ kind: "session", id: "(retention sweep)", reason: (error as Error).message }));
+    cleanup.unshift(async () => retention.stop());
     await app.listen({ host: resolved.host, port: resolved.port });
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : resolved.port;
@@ -106,32 +125,44 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       close() {
         closing ??= (async () => {
           await app.close().catch(() => undefined);
+          retention.stop();
           await sessions.close();
           await browser.close();
-          await journal.close();
+          await store.close();
         })();
         return closing;
       },
     };
   } catch (error) {
+    corrupt.useLogger(undefined);
     for (const step of cleanup) await step().catch(() => undefined);
     throw error;
   }
 }
 
 /**
- * Warns about journal lines replay could not read, naming each line and the ids it still shows.
- * A torn last line is the expected trace of a crash mid-write; a line in the middle is corruption.
- * Goes to the logger when there is one, else to stderr, so it is never silent.
+ * Reports a record the store could not read: to the logger when there is one, else to stderr, so
+ * it is never silent. What is found before the app (and its logger) exists, at start-up, is held
+ * until {@link useLogger} says where it goes.
  */
-function reportCorruptLines(app: FastifyInstance, logging: boolean, journalPath: string, replay: JournalReplay, quarantinePath: string | undefined): void {
-  for (const corrupt of replay.corruptLines) {
-    const what = corrupt.last ? "a torn last line (a write cut short by a crash)" : "a corrupted line";
-    const ids = corrupt.ids.length > 0 ? corrupt.ids.join(", ") : "no readable id";
-    const message = `journal ${journalPath}: line ${corrupt.line} is ${what} and was not replayed (${ids}); it is kept in ${quarantinePath ?? "(not kept)"}`;
-    if (logging) app.log.warn({ line: corrupt.line, ids: corrupt.ids, quarantinePath }, message);
+function createCorruptReporter(location: () => string): { report: (record: CorruptRecord) => void; useLogger: (app: FastifyInstance | undefined) => void } {
+  let target: FastifyInstance | undefined | null = null;
+  const held: CorruptRecord[] = [];
+  const write = (record: CorruptRecord) => {
+    const message = corruptMessage(location(), record);
+    if (target) target.log.warn({ record }, message);
     else process.stderr.write(`wf server: ${message}\n`);
-  }
+  };
+  return {
+    report(record) {
+      if (target === null) held.push(record);
+      else write(record);
+    },
+    useLogger(app) {
+      target = app;
+      for (const record of held.splice(0)) write(record);
+    },
+  };
 }
 
 function hostForUrl(host: string): string {

@@ -9,7 +9,7 @@ import { resolve as resolvePath } from "node:path";
 import type { FastifyServerOptions } from "fastify";
 import { playwrightChromiumPath } from "./browser.js";
 import type { StepInterpreter } from "./interpreter/types.js";
-import type { JournalWrite } from "./journal.js";
+import type { BeforeCommit } from "./store/sql-store.js";
 import { resolveLogger } from "./logging.js";
 
 /** Where a system Chromium or Chrome usually lives, tried in this order when no path is given. */
@@ -34,8 +34,19 @@ export interface ServerOptions {
    * generated and printed at start.
    */
   apiKeys?: string[];
-  /** Folder of the journal and screenshots. Env `WF_DATA_DIR`. @default ".wf" */
+  /** Folder of the embedded database (`<dataDir>/db`), screenshots and the secret key. Env `WF_DATA_DIR`. @default ".wf" */
   dataDir?: string;
+  /**
+   * Where the records go: `postgres://user:password@host:5432/db` for a PostgreSQL server (driver
+   * `pg`); `memory://` for an embedded database in memory (lost when the process ends). Unset: the
+   * embedded PGlite database in `<dataDir>/db`. Env `WF_DATABASE_URL`. @default undefined
+   */
+  databaseUrl?: string;
+  /**
+   * Finished sessions (their steps, logs and screenshots) older than this many days are deleted
+   * by a background sweep (hourly, and once at start). Env `WF_RETENTION_DAYS`. @default undefined (kept forever)
+   */
+  retentionDays?: number;
   /** Chromium executable. Env `WF_CHROMIUM_PATH`; else the first of {@link CHROMIUM_CANDIDATES} that exists, else Playwright's own Chromium (`wf install-browser`). */
   chromiumPath?: string;
   /** CDP endpoint of a browser that runs elsewhere (`connectOverCDP` instead of launching). Env `WF_BROWSER_ENDPOINT`. */
@@ -123,7 +134,11 @@ export interface ServerOptions {
   modelMaxPromptTokens?: number;
   /** The step interpreter; replaces the grammar and the model. @default the grammar, and the model when `model` is set */
   interpreter?: StepInterpreter;
-  /** Sync the journal to disk (`fdatasync`) before answering. @default true */
+  /**
+   * Durable commits: a change is on disk before the answer that reports it. Off (tests, `wf run`'s
+   * throwaway server), the embedded database relaxes its syncs and PostgreSQL runs with
+   * `synchronous_commit = off`. @default true
+   */
   journalSync?: boolean;
   /**
    * Secret key of the request digests that idempotency compares (HMAC-SHA-256). Env
@@ -131,10 +146,11 @@ export interface ServerOptions {
    */
   requestHashSecret?: string;
   /**
-   * How the journal writes its bytes (one `write(2)`, resolving with the bytes written). For tests
-   * that make writes fail on purpose (a full disk). @default `handle.write(data)`
+   * Called inside every write transaction of the store just before it commits, with the
+   * operation's name; throwing fails the write as a full disk would (rolled back, 503
+   * `WF_STORAGE_UNAVAILABLE`). For tests. @default undefined
    */
-  journalWrite?: JournalWrite;
+  beforeStoreCommit?: BeforeCommit;
 }
 
 /** {@link ServerOptions} with every field set (optional ones stay optional). */
@@ -146,6 +162,8 @@ export interface ResolvedServerOptions {
   apiKeyGenerated: boolean;
   /** Absolute path. */
   dataDir: string;
+  databaseUrl: string | undefined;
+  retentionDays: number | undefined;
   /** Absolute path of the Chromium to launch; undefined when none was found or a `browserEndpoint` is used. */
   chromiumPath: string | undefined;
   /** Paths tried to find `chromiumPath` (for the start-up error). */
@@ -173,7 +191,7 @@ export interface ResolvedServerOptions {
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
   requestHashSecret: string | undefined;
-  journalWrite: JournalWrite | undefined;
+  beforeStoreCommit: BeforeCommit | undefined;
 }
 
 /** The model settings of {@link ResolvedServerOptions}. */
@@ -215,6 +233,8 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     apiKeys,
     apiKeyGenerated,
     dataDir: resolvePath(options.dataDir ?? nonEmpty(env.WF_DATA_DIR) ?? ".wf"),
+    databaseUrl: options.databaseUrl ?? nonEmpty(env.WF_DATABASE_URL),
+    retentionDays: resolveRetentionDays(options.retentionDays ?? envNumber(env, "WF_RETENTION_DAYS")),
     chromiumPath,
     chromiumCandidates,
     browserEndpoint,
@@ -237,8 +257,14 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
     requestHashSecret: options.requestHashSecret ?? nonEmpty(env.WF_REQUEST_HASH_SECRET),
-    journalWrite: options.journalWrite,
+    beforeStoreCommit: options.beforeStoreCommit,
   };
+}
+
+function resolveRetentionDays(days: number | undefined): number | undefined {
+  if (days === undefined) return undefined;
+  if (!Number.isFinite(days) || days <= 0) throw new Error(`WF_RETENTION_DAYS must be a number of days above 0 (e.g. 30), got ${days}. Unset it to keep records forever.`);
+  return days;
 }
 
 function resolveModel(options: ServerOptions, env: NodeJS.ProcessEnv): ResolvedModelOptions | undefined {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { toWireError, validateAnswer, withBaseHref } from "./sessions.js";
+import { toWireError } from "./sessions.js";
+import { validateAnswer, withBaseHref } from "./session-browser.js";
 
 describe("validateAnswer", () => {
   const schema = {

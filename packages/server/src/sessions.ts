@@ -1,14 +1,14 @@
 /**
- * Sessions and steps: one browser context (and page) per session, a per-session queue so the
- * steps of one session run one at a time in arrival order while sessions run concurrently, step
- * timeouts, the idle timeout, idempotency keys, screenshots, change notifications for long-polls
- * and live pages, and the journal records that let a restart lose nothing finished.
+ * The session registry and the per-session step queue: which sessions are open on this server,
+ * their steps in arrival order (one at a time per session, sessions concurrently), step timeouts,
+ * the idle timeout, idempotency keys, change notifications for long-polls and live pages, and when
+ * each change is written to the store. The browser side is `session-browser.ts`; the records are
+ * `store/`.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from "playwright-core";
+import type { BrowserContextOptions } from "playwright-core";
 import {
   normalizeStepSchema,
   routePath,
@@ -27,20 +27,17 @@ import {
 import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
 import { HttpProblem, isHttpProblem, StepExecutionError } from "./errors.js";
-import { STORAGE_RETRY_AFTER_MS, type Journal, type JournalReplay } from "./journal.js";
+import { STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
+import type { RecoveredWork, SessionRecord, StepRecord, Store, StoredSession } from "./store/store.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
-import { blockPrivateNetworkRequests } from "./network-guard.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
-import { answerErrors } from "./interpreter/_answer-check.js";
-import { replayActions, replayOptions } from "./interpreter/replay.js";
+import { saveScreenshot, screenshotFile, SessionBrowser } from "./session-browser.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
 const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
 /** How long a timed-out step's interpreter call may take to wind down before the next step starts, in ms. */
 const SETTLE_GRACE_MS = 2_000;
-/** Longest a screenshot after a step may take, in ms. */
-const SCREENSHOT_TIMEOUT_MS = 5_000;
 
 /** What a session needs at creation. */
 export interface CreateSessionOptions {
@@ -87,69 +84,7 @@ export interface SubmitStepOptions {
   signal?: AbortSignal;
 }
 
-/** The public record of a session (what the session manager keeps and journals). */
-export interface SessionRecord {
-  sessionId: string;
-  kind: SessionKind;
-  workflowId: string | null;
-  /** Token that opens the session's debugger page and its live updates without the API key. */
-  token: string;
-  /** The job id reported with every step of the session. */
-  jobTaskId: string;
-  status: SessionState;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  finishedAt: string | null;
-  currentUrl: string | null;
-  output?: unknown;
-  error: WireError | null;
-  /** Whether the context runs behind a proxy. */
-  proxied: boolean;
-  stepIds: string[];
-}
-
-/** The record of a step: its wire status plus what the server keeps about the request. */
-export interface StepRecord {
-  stepId: string;
-  jobTaskId: string;
-  sessionId: string;
-  index: number;
-  type: StepType;
-  step: string;
-  status: StepState;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  durationMs: number | null;
-  result?: unknown;
-  error: WireError | null;
-  pageUrl: string | null;
-  /** The request without `currentDom` (recorded by length and SHA-256 instead). */
-  request: {
-    schema?: Record<string, unknown>;
-    currentPageURL?: string;
-    currentDomBytes?: number;
-    /** HMAC-SHA-256 of `currentDom` with the server's secret (see `secret.ts`). */
-    currentDomHmac?: string;
-    timeoutMs?: number;
-  };
-  idempotencyKey: string | null;
-  /**
-   * `hmac-sha256:<hex>`: HMAC-SHA-256 of the canonical request body with the server's secret, to
-   * tell a reused idempotency key from a retry. Never a bare digest: the body may carry secrets.
-   * Empty for records of older servers (their bare SHA-256 is dropped at start).
-   */
-  requestHash: string;
-  /** True when a screenshot was taken after the step. */
-  screenshot: boolean;
-  /** What the interpreter reported (see `StepReport`), once the step ran. */
-  interpreter?: StepInterpreterKind;
-  resolved?: string;
-  usage?: StepUsage;
-  pageReduced?: boolean;
-  replayed?: boolean;
-}
+export type { SessionRecord, StepRecord } from "./store/store.js";
 
 /** A change of a session or one of its steps: what long-polls and live pages wait for. */
 export interface SessionChange {
@@ -170,8 +105,7 @@ export interface SubmittedStep {
 }
 
 interface LiveSession {
-  context: BrowserContext;
-  page: Page;
+  browser: SessionBrowser;
   /** The tail of the session's step queue. */
   tail: Promise<void>;
   /** Steps queued or running. */
@@ -184,7 +118,7 @@ interface LiveSession {
 export interface SessionManagerDeps {
   options: ResolvedServerOptions;
   browser: BrowserHost;
-  journal: Journal;
+  store: Store;
   interpreter: StepInterpreter;
   /** The base URL of links handed out (`viewUrl`, `debuggerUrl`), known once the server listens. */
   publicUrl: () => string;
@@ -194,7 +128,7 @@ export interface SessionManagerDeps {
 
 /**
  * Owns every session and step. One instance per server, reached through `ServerContext.sessions`.
- * All methods that change state write to the journal before they resolve.
+ * Every method that changes state has the change committed to the store before it resolves.
  */
 export class SessionManager {
   private readonly sessions = new Map<string, SessionRecord>();
@@ -203,10 +137,8 @@ export class SessionManager {
   private readonly idempotency = new Map<string, string>();
   private readonly stepDone = new Map<string, Promise<StepStatus>>();
   /** Steps whose first record is being written: an identical retry waits for the write's outcome. */
-  private readonly journaling = new Map<string, Promise<void>>();
+  private readonly recording = new Map<string, Promise<void>>();
   private readonly events = new EventEmitter();
-  /** One CDP session per page, for screenshots (opened at the first one). */
-  private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
   private reserved = 0;
   private stopping = false;
 
@@ -223,75 +155,19 @@ export class SessionManager {
   }
 
   /**
-   * Rebuilds sessions and steps from the journal. Steps that were `QUEUED`/`RUNNING` and sessions
-   * that were open become `FAILED` with code `WF_SERVER_RESTARTED`; then the journal is compacted
-   * to one line per record (so it holds those changes too). Unreadable lines are first copied to
-   * `journal.corrupt-<time>.ndjson` beside the journal (see {@link Journal.quarantine}).
-   *
-   * @returns where the unreadable lines were kept, if there were any.
+   * At start-up: steps that were `QUEUED`/`RUNNING` and sessions that were open become `FAILED`
+   * with code `WF_SERVER_RESTARTED` (one transaction; only those rows are read). Finished records
+   * stay in the store and are read when asked for.
    */
-  async restore(replay: JournalReplay): Promise<{ quarantinePath?: string }> {
-    for (const event of replay.events) {
-      if (event.type === "session") {
-        const record = event.record as unknown as SessionRecord;
-        if (typeof record.sessionId === "string") this.sessions.set(record.sessionId, record);
-      } else if (event.type === "step") {
-        const record = event.record as unknown as StepRecord;
-        if (typeof record.stepId === "string") this.steps.set(record.stepId, record);
-      }
-    }
-    // A session's step list comes from the step records (a step is journaled before its session is).
-    const bySession = new Map<string, StepRecord[]>();
-    for (const step of this.steps.values()) bySession.set(step.sessionId, [...(bySession.get(step.sessionId) ?? []), step]);
-    for (const session of this.sessions.values()) {
-      session.stepIds = (bySession.get(session.sessionId) ?? []).sort((a, b) => a.index - b.index).map((s) => s.stepId);
-    }
-    const now = new Date().toISOString();
-    let changed = replay.skippedLines.length > 0;
-    for (const step of this.steps.values()) {
-      // Bare SHA-256 digests of older servers could give away a secret of the body: dropped.
-      if (typeof step.requestHash === "string" && step.requestHash !== "" && !step.requestHash.startsWith(REQUEST_HASH_PREFIX)) {
-        step.requestHash = "";
-        changed = true;
-      }
-      const legacyDom = step.request as { currentDomSha256?: string } | undefined;
-      if (legacyDom?.currentDomSha256 !== undefined) {
-        delete legacyDom.currentDomSha256;
-        changed = true;
-      }
-      if (step.idempotencyKey) this.idempotency.set(idempotencyId(step.sessionId, step.idempotencyKey), step.stepId);
-      if (step.status === "QUEUED" || step.status === "RUNNING") {
-        step.error = {
-          code: "WF_SERVER_RESTARTED",
-          message: `The server stopped while this step was ${step.status.toLowerCase()}, so it did not finish. Run it again in a new session.`,
-        };
-        step.status = "FAILED";
-        step.finishedAt = now;
-        step.durationMs = step.startedAt ? Math.max(0, Date.parse(now) - Date.parse(step.startedAt)) : null;
-        changed = true;
-      }
-    }
-    for (const session of this.sessions.values()) {
-      if (session.status === "RUNNING") {
-        session.status = "FAILED";
-        session.error = { code: "WF_SERVER_RESTARTED", message: "The server stopped while this session was open, so its browser context is gone. Create a new session." };
-        session.finishedAt = now;
-        session.updatedAt = now;
-        session.version += 1;
-        changed = true;
-      }
-    }
-    // Other record types (e.g. the stored-workflow routes') are kept as they were.
-    const others = replay.events.filter((e) => e.type !== "session" && e.type !== "step");
-    const quarantinePath = await this.deps.journal.quarantine(replay.corruptLines);
-    if (changed || replay.events.length > this.sessions.size + this.steps.size + others.length) {
-      await this.deps.journal.rewrite([
-        ...[...this.sessions.values()].map((record) => ({ type: "session", record: { ...record } })),
-        ...[...this.steps.values()].map((record) => ({ type: "step", record: { ...record } })),
-        ...others,
-      ]);
-    }
-    return quarantinePath !== undefined ? { quarantinePath } : {};
+  async recover(): Promise<RecoveredWork> {
+    return this.deps.store.failUnfinished(
+      { code: "WF_SERVER_RESTARTED", message: "The server stopped while this session was open, so its browser context is gone. Create a new session." },
+      (step) => ({
+        code: "WF_SERVER_RESTARTED",
+        message: `The server stopped while this step was ${step.status.toLowerCase()}, so it did not finish. Run it again in a new session.`,
+      }),
+      new Date().toISOString(),
+    );
   }
 
   /** Number of sessions holding a browser context. */
@@ -301,7 +177,7 @@ export class SessionManager {
 
   /**
    * Creates a session: a new browser context and page (behind `proxy` when given), recorded and
-   * journaled. A `STEP` session is closed after `idleTimeoutMs` without steps.
+   * stored. A `STEP` session is closed after `idleTimeoutMs` without steps.
    *
    * @throws {@link HttpProblem} `WF_TOO_MANY_SESSIONS` (429) when `maxSessions` are open.
    * @throws {@link HttpProblem} `WF_BROWSER_UNAVAILABLE` (503) when the browser can't make a context.
@@ -315,20 +191,9 @@ export class SessionManager {
     }
     // The slot stays reserved until the session is on disk and registered, or given back.
     this.reserved += 1;
-    let context: BrowserContext;
-    let page: Page;
+    let browser: SessionBrowser;
     try {
-      const guarded = this.deps.options.blockPrivateNetworks;
-      context = await this.deps.browser.newContext({
-        ...(options.proxy ? { proxy: toProxySettings(options.proxy) } : {}),
-        // A service worker's requests would bypass the guard's route.
-        ...(guarded ? { serviceWorkers: "block" as const } : {}),
-      });
-      if (guarded) await blockPrivateNetworkRequests(context).catch(async (error: unknown) => {
-        await context.close().catch(() => undefined);
-        throw error;
-      });
-      page = await context.newPage();
+      browser = await SessionBrowser.open(this.deps.browser, this.deps.options, options.proxy);
     } catch (error) {
       this.reserved -= 1;
       throw error;
@@ -353,35 +218,22 @@ export class SessionManager {
     // Nothing is registered before the session is on disk: a failed write (a full disk, 503
     // WF_STORAGE_UNAVAILABLE) frees the browser context and leaves no trace.
     try {
-      await this.deps.journal.append({ type: "session", record: { ...session } });
+      await this.deps.store.createSession(session);
     } catch (error) {
-      await context.close().catch(() => undefined);
+      await browser.close();
       throw error;
     } finally {
       this.reserved -= 1;
     }
     this.sessions.set(session.sessionId, session);
-    const live: LiveSession = { context, page, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
+    const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
     this.live.set(session.sessionId, live);
-    // A context that closes on its own (the browser crashed or a remote browser went away) ends the session.
-    context.once("close", () => {
+    // A context that closes on its own or a crashed page ends the session FAILED at once and frees
+    // its slot, rather than stay RUNNING until the idle timeout.
+    browser.watch((error) => {
       if (this.live.get(session.sessionId) !== live || session.status !== "RUNNING" || this.stopping) return;
-      void this.finishSession(session.sessionId, {
-        status: "FAILED",
-        error: { code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." },
-      }).catch(() => undefined);
+      void this.finishSession(session.sessionId, { status: "FAILED", error }).catch(() => undefined);
     });
-    // A crashed renderer makes every later step fail: the session ends FAILED at once and frees its
-    // slot, rather than stay RUNNING until the idle timeout.
-    const onCrash = (crashed: Page) => {
-      if (this.live.get(session.sessionId) !== live || crashed !== live.page || session.status !== "RUNNING" || this.stopping) return;
-      void this.finishSession(session.sessionId, {
-        status: "FAILED",
-        error: { code: "WF_PAGE_CRASHED", message: `The session's page crashed (its renderer process died) at ${crashed.url() || "about:blank"}. Create a new session.` },
-      }).catch(() => undefined);
-    };
-    page.on("crash", onCrash);
-    context.on("page", (opened) => opened.on("crash", onCrash));
     this.armIdleTimer(session, live);
     this.emit(session);
     return session;
@@ -396,31 +248,24 @@ export class SessionManager {
    *   `WF_VALIDATION_FAILED` (422: an ACT with a non-empty schema), `WF_IDEMPOTENCY_KEY_REUSED` (422).
    */
   async submitStep(sessionId: string, input: StepInput, options: SubmitStepOptions = {}): Promise<SubmittedStep> {
-    const session = this.requireSession(sessionId);
     const requestHash = this.hashRequest(input);
+    const session = this.sessions.get(sessionId);
+    // Not open on this server: a finished session (read from the store) or none. Only a retry
+    // of a step it already has gets an answer.
+    if (!session) return this.submitToFinished(sessionId, requestHash, options);
     if (options.idempotencyKey !== undefined) {
       const existingId = this.idempotency.get(idempotencyId(sessionId, options.idempotencyKey));
       const existing = existingId ? this.steps.get(existingId) : undefined;
       if (existing) {
         // A retry that arrives while the first request is still being written gets its outcome:
         // the same ids once written, the same 503 if the write failed.
-        await this.journaling.get(existing.stepId);
+        await this.recording.get(existing.stepId);
         // An empty hash (a record from before keyed digests) can't tell: the retry gets the first step.
-        if (existing.requestHash !== "" && existing.requestHash !== requestHash) {
-          throw new HttpProblem(
-            "WF_IDEMPOTENCY_KEY_REUSED",
-            `The idempotency key "${options.idempotencyKey}" was already used in this session for a different step (${existing.stepId}). Use a new key for a new step.`,
-            { extra: { stepId: existing.stepId } },
-          );
-        }
+        checkSameRequest(existing, requestHash, options.idempotencyKey);
         return { stepId: existing.stepId, jobTaskId: existing.jobTaskId, created: false, done: this.stepDone.get(existing.stepId) ?? this.waitForStep(existing.stepId, Infinity) };
       }
     }
-    if (session.status !== "RUNNING" || !this.live.has(sessionId)) {
-      throw new HttpProblem("WF_SESSION_CLOSED", `Session ${sessionId} is ${session.status.toLowerCase()}; it takes no more steps. Create a new session.`, {
-        extra: { sessionStatus: session.status },
-      });
-    }
+    if (session.status !== "RUNNING" || !this.live.has(sessionId)) throw sessionClosed(session);
     if (input.type === "ACT" && normalizeStepSchema(input.schema) !== undefined) {
       throw new HttpProblem("WF_VALIDATION_FAILED", "An ACT step takes no schema; send an empty or no schema, or make the step an ASK.", {
         errors: [{ path: "/schema", message: "must be empty or absent for an ACT step" }],
@@ -463,14 +308,14 @@ export class SessionManager {
     if (options.idempotencyKey !== undefined) this.idempotency.set(idempotencyId(sessionId, options.idempotencyKey), step.stepId);
     live.pending += 1;
     this.disarmIdleTimer(live);
-    const journaled = this.deps.journal.append({ type: "step", record: { ...step } });
-    this.journaling.set(step.stepId, journaled);
+    const recorded = this.deps.store.createStep(step);
+    this.recording.set(step.stepId, recorded);
     const done = new Promise<StepStatus>((resolve) => {
       const finished = () => resolve(this.toStepStatus(step));
       live.tail = live.tail
         .then(async () => {
           // A step that never reached the disk was answered 503 and never runs.
-          if (!(await journaled.then(() => true, () => false))) return;
+          if (!(await recorded.then(() => true, () => false))) return;
           await this.execute(session, live, step, input, options.signal, finished);
         })
         // The queue must survive anything one step does.
@@ -481,15 +326,29 @@ export class SessionManager {
     void done.then(() => this.stepDone.delete(step.stepId));
     this.bump(session);
     try {
-      await journaled;
+      await recorded;
     } catch (error) {
       this.unregisterStep(session, live, step);
       throw error;
     } finally {
-      this.journaling.delete(step.stepId);
+      this.recording.delete(step.stepId);
       this.emit(session, step.stepId);
     }
     return { stepId: step.stepId, jobTaskId: step.jobTaskId, created: true, done };
+  }
+
+  /** {@link SessionManager.submitStep} for a session that is not open here. */
+  private async submitToFinished(sessionId: string, requestHash: string, options: SubmitStepOptions): Promise<SubmittedStep> {
+    const stored = await this.deps.store.getSession(sessionId);
+    if (!stored) throw sessionNotFound(sessionId);
+    if (options.idempotencyKey !== undefined) {
+      const existing = stored.steps.find((s) => s.idempotencyKey === options.idempotencyKey);
+      if (existing) {
+        checkSameRequest(existing, requestHash, options.idempotencyKey);
+        return { stepId: existing.stepId, jobTaskId: existing.jobTaskId, created: false, done: Promise.resolve(this.toStepStatus(existing)) };
+      }
+    }
+    throw sessionClosed(stored.session);
   }
 
   /** Undoes the registration of a step whose record could not be written. */
@@ -506,15 +365,15 @@ export class SessionManager {
   }
 
   /**
-   * Appends events, retrying while the journal reports the disk unavailable (every
+   * Runs a write, retrying while the store reports itself unavailable (every
    * {@link STORAGE_RETRY_AFTER_MS}), until written or `giveUp()` says the outcome no longer
    * matters (the server stops, the session ended).
    * @throws the last write error when it gave up.
    */
-  private async appendPersistently(events: () => Array<{ type: string; record: Record<string, unknown> }>, giveUp: () => boolean): Promise<void> {
+  private async writePersistently(write: () => Promise<void>, giveUp: () => boolean): Promise<void> {
     for (;;) {
       try {
-        await Promise.all(events().map((event) => this.deps.journal.append(event)));
+        await write();
         return;
       } catch (error) {
         if (giveUp() || !isHttpProblem(error) || error.code !== "WF_STORAGE_UNAVAILABLE") throw error;
@@ -543,7 +402,7 @@ export class SessionManager {
    * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404); `WF_SESSION_FINISHED` (409) when it already ended.
    */
   async finishSession(sessionId: string, end: { status: Exclude<SessionState, "RUNNING">; output?: unknown; error?: WireError | null }): Promise<SessionStatus> {
-    const session = this.requireSession(sessionId);
+    const session = this.sessions.get(sessionId) ?? (await this.requireStoredSession(sessionId)).session;
     if (session.status !== "RUNNING") {
       throw new HttpProblem("WF_SESSION_FINISHED", `Session ${sessionId} already ended (${session.status}).`, { extra: { sessionStatus: session.status } });
     }
@@ -560,43 +419,60 @@ export class SessionManager {
         end.error?.message ?? `Session ${sessionId} was closed (${end.status}) before this step finished.`,
       );
       live.running?.abort(reason);
-      await live.context.close().catch(() => undefined);
+      await live.browser.close();
       await live.tail.catch(() => undefined);
       this.live.delete(sessionId);
     }
     this.bump(session);
+    const status = this.toSessionStatus(session);
     try {
-      await this.deps.journal.append({ type: "session", record: { ...session } });
+      await this.deps.store.saveSession(session);
+      this.forget(session);
     } catch (error) {
-      // The browser context is gone either way; the end is written as soon as the disk takes it.
-      void this.appendPersistently(() => [{ type: "session", record: { ...session } }], () => this.stopping).catch(() => undefined);
+      // The browser context is gone either way; the end is written as soon as the store takes it.
+      void this.writePersistently(() => this.deps.store.saveSession(session), () => this.stopping)
+        .then(() => this.forget(session))
+        .catch(() => undefined);
       throw error;
     } finally {
       this.emit(session);
     }
-    return this.toSessionStatus(session);
+    return status;
   }
 
-  /** The session's record, or undefined. */
-  getSession(sessionId: string): SessionRecord | undefined {
-    return this.sessions.get(sessionId);
+  /** Drops a finished session and its steps from memory: from now on they are read from the store. */
+  private forget(session: SessionRecord): void {
+    if (this.sessions.get(session.sessionId) !== session) return;
+    this.sessions.delete(session.sessionId);
+    for (const stepId of session.stepIds) {
+      const step = this.steps.get(stepId);
+      this.steps.delete(stepId);
+      this.stepDone.delete(stepId);
+      if (step?.idempotencyKey != null) this.idempotency.delete(idempotencyId(session.sessionId, step.idempotencyKey));
+    }
   }
 
-  /** The step's record, or undefined. */
-  getStep(stepId: string): StepRecord | undefined {
-    return this.steps.get(stepId);
+  /** The session's record (from memory while it is open here, else from the store), or undefined. */
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.sessions.get(sessionId) ?? (await this.deps.store.getSession(sessionId))?.session;
+  }
+
+  /** The step's record (from memory while its session is open here, else from the store), or undefined. */
+  async getStep(stepId: string): Promise<StepRecord | undefined> {
+    return this.steps.get(stepId) ?? (await this.deps.store.getStep(stepId));
   }
 
   /** The wire status of a session. @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404). */
-  sessionStatus(sessionId: string): SessionStatus {
-    return this.toSessionStatus(this.requireSession(sessionId));
+  async sessionStatus(sessionId: string): Promise<SessionStatus> {
+    const session = this.sessions.get(sessionId);
+    if (session) return this.toSessionStatus(session);
+    const stored = await this.requireStoredSession(sessionId);
+    return this.toSessionStatus(stored.session, stored.steps);
   }
 
   /** The wire status of a step. @throws {@link HttpProblem} `WF_STEP_NOT_FOUND` (404). */
-  stepStatus(stepId: string): StepStatus {
-    const step = this.steps.get(stepId);
-    if (!step) throw new HttpProblem("WF_STEP_NOT_FOUND", `No step has the id ${stepId}. Use the stepId a step run returned.`);
-    return this.toStepStatus(step);
+  async stepStatus(stepId: string): Promise<StepStatus> {
+    return this.toStepStatus(await this.requireStep(stepId));
   }
 
   /**
@@ -604,8 +480,7 @@ export class SessionManager {
    * @throws {@link HttpProblem} `WF_STEP_NOT_FOUND` (404).
    */
   async waitForStep(stepId: string, waitMs: number, signal?: AbortSignal): Promise<StepStatus> {
-    const step = this.steps.get(stepId);
-    if (!step) throw new HttpProblem("WF_STEP_NOT_FOUND", `No step has the id ${stepId}. Use the stepId a step run returned.`);
+    const step = await this.requireStep(stepId);
     await this.waitUntil(step.sessionId, () => isFinished(step.status), waitMs, signal);
     return this.toStepStatus(step);
   }
@@ -616,14 +491,27 @@ export class SessionManager {
    * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404).
    */
   async waitForSession(sessionId: string, options: { since?: number; waitMs: number }, signal?: AbortSignal): Promise<SessionStatus> {
-    const session = this.requireSession(sessionId);
-    // A finished session changes no more: answer at once rather than hold the poll for nothing.
+    const session = this.sessions.get(sessionId);
+    // Not open here: finished, and a finished session changes no more, so the answer is at once.
+    if (!session) return this.sessionStatus(sessionId);
     const ready =
       options.since !== undefined
         ? () => session.version > options.since! || session.status !== "RUNNING"
         : () => session.status !== "RUNNING";
     await this.waitUntil(sessionId, ready, options.waitMs, signal);
-    return this.toSessionStatus(session);
+    return this.sessions.get(sessionId) === session ? this.toSessionStatus(session) : this.sessionStatus(sessionId);
+  }
+
+  /**
+   * What the debugger page shows: the session's status and the ids of its steps that have a
+   * screenshot. @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404).
+   */
+  async sessionView(sessionId: string): Promise<{ status: SessionStatus; screenshotStepIds: string[] }> {
+    const session = this.sessions.get(sessionId);
+    const { session: record, steps } = session
+      ? { session, steps: session.stepIds.flatMap((id) => this.steps.get(id) ?? []) }
+      : await this.requireStoredSession(sessionId);
+    return { status: this.toSessionStatus(record, steps), screenshotStepIds: steps.filter((s) => s.screenshot).map((s) => s.stepId) };
   }
 
   /** Calls `listener` on every change of any session or step. @returns a function that unsubscribes. */
@@ -633,9 +521,9 @@ export class SessionManager {
   }
 
   /** Path of the PNG screenshot taken after a step, or undefined when there is none. */
-  screenshotPath(stepId: string): string | undefined {
-    const step = this.steps.get(stepId);
-    return step?.screenshot ? join(this.screenshotDir, `${stepId}.png`) : undefined;
+  async screenshotPath(stepId: string): Promise<string | undefined> {
+    const step = await this.getStep(stepId);
+    return step?.screenshot ? screenshotFile(this.screenshotDir, stepId) : undefined;
   }
 
   /** The debugger / preview page of a session, with its token. */
@@ -655,7 +543,7 @@ export class SessionManager {
       lives.map(async (live) => {
         this.disarmIdleTimer(live);
         live.running?.abort(new StepExecutionError("WF_SERVER_RESTARTED", "The server is stopping."));
-        await live.context.close().catch(() => undefined);
+        await live.browser.close();
       }),
     );
     this.events.emit("stopping");
@@ -668,10 +556,16 @@ export class SessionManager {
     return REQUEST_HASH_PREFIX + createHmac("sha256", this.secret).update(canonicalJson({ ...input })).digest("hex");
   }
 
-  private requireSession(sessionId: string): SessionRecord {
-    const session = this.sessions.get(sessionId);
-    if (!session) throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${sessionId}. Use the workflowId (or sessionId) that creating the session returned.`);
-    return session;
+  private async requireStoredSession(sessionId: string): Promise<StoredSession> {
+    const stored = await this.deps.store.getSession(sessionId);
+    if (!stored) throw sessionNotFound(sessionId);
+    return stored;
+  }
+
+  private async requireStep(stepId: string): Promise<StepRecord> {
+    const step = await this.getStep(stepId);
+    if (!step) throw new HttpProblem("WF_STEP_NOT_FOUND", `No step has the id ${stepId}. Use the stepId a step run returned.`);
+    return step;
   }
 
   /**
@@ -700,7 +594,7 @@ export class SessionManager {
       this.touch(session, step.stepId);
       // Not awaited: no answer depends on RUNNING being on disk (a restart fails QUEUED and RUNNING
       // steps alike), and the step's end is written after it in the same ordered file.
-      const runningJournaled = this.deps.journal.append({ type: "step", record: { ...step } }).catch(() => undefined);
+      const runningRecorded = this.deps.store.saveStep({ ...step }).catch(() => undefined);
 
       const timeoutMs = input.timeoutMs ?? this.deps.options.stepTimeoutMs;
       const controller = new AbortController();
@@ -717,7 +611,7 @@ export class SessionManager {
       else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
 
       const report: StepReport = {};
-      const work = this.interpret(live, input, controller.signal, timeoutMs, report);
+      const work = live.browser.interpret(this.deps.interpreter, this.deps.options, input, { timeoutMs, signal: controller.signal, secrets: secretsOf(input), report });
       const aborted = new Promise<never>((_, reject) => {
         if (controller.signal.aborted) reject(controller.signal.reason);
         controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
@@ -738,21 +632,24 @@ export class SessionManager {
       outcome = redactValue(outcome, secretsOf(input));
       Object.assign(step, redactValue(reportFields(report), secretsOf(input)));
       if (this.stopping && outcome.error) return;
-      if (session.status === "RUNNING" && !live.page.isClosed()) {
-        step.pageUrl = live.page.url();
-        session.currentUrl = step.pageUrl;
+      const pageUrl = live.browser.currentUrl();
+      if (session.status === "RUNNING" && pageUrl !== undefined) {
+        step.pageUrl = pageUrl;
+        session.currentUrl = pageUrl;
       }
-      // The capture starts now, while the outcome is journaled (an fsync), so the two overlap; the
+      // The capture starts now, while the outcome is recorded (a commit), so the two overlap; the
       // next step still waits for it, so the picture is the page as this step left it.
-      const shot = this.capturePage(session, live);
-      await runningJournaled;
+      const shot = session.status === "RUNNING" && !this.stopping ? live.browser.capture() : Promise.resolve(undefined);
+      await runningRecorded;
       await this.finishStep(session, step, outcome);
       onFinished();
-      if (await this.saveScreenshot(session, step, await shot)) {
+      const png = await shot;
+      if (png && session.status === "RUNNING" && !this.stopping && (await saveScreenshot(this.screenshotDir, step.stepId, png))) {
+        step.screenshot = true;
         this.touch(session, step.stepId);
         // Not awaited: the line is ordered before the next step's lines in the same file, and a
         // restart that loses it only loses the debugger's link to this picture.
-        this.deps.journal.append({ type: "step", record: { ...step } }).catch(() => undefined);
+        this.deps.store.saveStep({ ...step }).catch(() => undefined);
       }
     } catch (error) {
       // Never let one step break the session's queue.
@@ -762,75 +659,6 @@ export class SessionManager {
     } finally {
       live.pending -= 1;
       if (live.pending === 0) this.armIdleTimer(session, live);
-    }
-  }
-
-  private async interpret(live: LiveSession, input: StepInput, signal: AbortSignal, timeoutMs: number, report: StepReport): Promise<unknown> {
-    const { interpreter } = this.deps;
-    if (live.page.isClosed()) live.page = await live.context.newPage();
-    const base = { timeoutMs, signal, secrets: secretsOf(input), report };
-    if (input.type === "ACT") {
-      if (input.replay) return replayActions({ page: live.page, instruction: input.step, ...base }, input.replay, replayOptions(this.deps.options, input.refind));
-      return interpreter.act({ page: live.page, instruction: input.step, ...base });
-    }
-    const schema = normalizeStepSchema(input.schema);
-    let answer: unknown;
-    if (input.currentDom !== undefined) {
-      const scratch = await live.context.newPage();
-      try {
-        await scratch.setContent(withBaseHref(input.currentDom, input.currentPageURL), { timeout: timeoutMs, waitUntil: "domcontentloaded" });
-        answer = await interpreter.ask({ page: scratch, question: input.step, ...(schema ? { schema } : {}), ...base });
-      } finally {
-        await scratch.close().catch(() => undefined);
-      }
-    } else {
-      answer = await interpreter.ask({ page: live.page, question: input.step, ...(schema ? { schema } : {}), ...base });
-    }
-    if (schema) validateAnswer(answer, schema.schema);
-    return answer;
-  }
-
-  /**
-   * Captures the session's page as a PNG through CDP `Page.captureScreenshot` with
-   * `optimizeForSpeed` (faster encoding, larger file); see "Speed" in the README for the
-   * figures behind this choice. @returns the image, or undefined when the page can't be captured
-   * (closed mid-way, crashed, slower than `SCREENSHOT_TIMEOUT_MS`).
-   */
-  private async capturePage(session: SessionRecord, live: LiveSession): Promise<Buffer | undefined> {
-    if (session.status !== "RUNNING" || live.page.isClosed() || this.stopping) return undefined;
-    const page = live.page;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      let cdp = this.cdpSessions.get(page);
-      if (!cdp) {
-        cdp = page.context().newCDPSession(page);
-        this.cdpSessions.set(page, cdp);
-      }
-      const capture = (await cdp).send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true });
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`The screenshot took over ${SCREENSHOT_TIMEOUT_MS} ms.`)), SCREENSHOT_TIMEOUT_MS);
-      });
-      const { data } = await Promise.race([capture, timeout]);
-      return Buffer.from(data, "base64");
-    } catch {
-      this.cdpSessions.delete(page);
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Writes a captured PNG to `<dataDir>/screenshots/<stepId>.png` and marks the step. @returns whether it did. */
-  private async saveScreenshot(session: SessionRecord, step: StepRecord, png: Buffer | undefined): Promise<boolean> {
-    if (!png || session.status !== "RUNNING" || this.stopping) return false;
-    try {
-      await mkdir(this.screenshotDir, { recursive: true });
-      await writeFile(join(this.screenshotDir, `${step.stepId}.png`), png);
-      step.screenshot = true;
-      return true;
-    } catch {
-      // A full or read-only disk leaves the step without a screenshot.
-      return false;
     }
   }
 
@@ -846,11 +674,8 @@ export class SessionManager {
     // record in memory (what status answers read) changes only once the disk holds it. A full
     // disk holds the session's queue here until space returns.
     try {
-      await this.appendPersistently(
-        () => [
-          { type: "step", record: { ...finished } },
-          ...(session.status === "RUNNING" ? [{ type: "session", record: { ...session, version: session.version + 1, updatedAt: now } }] : []),
-        ],
+      await this.writePersistently(
+        () => this.deps.store.saveStep(finished, session.status === "RUNNING" ? { ...session, version: session.version + 1, updatedAt: now } : undefined),
         () => this.stopping || session.status !== "RUNNING",
       );
     } finally {
@@ -941,7 +766,7 @@ export class SessionManager {
   }
 
   /** The wire form of a session, its steps included. */
-  toSessionStatus(session: SessionRecord): SessionStatus {
+  toSessionStatus(session: SessionRecord, steps?: StepRecord[]): SessionStatus {
     return {
       sessionId: session.sessionId,
       kind: session.kind,
@@ -952,14 +777,33 @@ export class SessionManager {
       updatedAt: session.updatedAt,
       finishedAt: session.finishedAt,
       currentUrl: session.currentUrl,
-      steps: session.stepIds.flatMap((id) => {
-        const step = this.steps.get(id);
-        return step ? [this.toStepStatus(step)] : [];
-      }),
+      steps: (steps ?? session.stepIds.flatMap((id) => this.steps.get(id) ?? [])).map((step) => this.toStepStatus(step)),
       ...(session.output !== undefined ? { output: session.output } : {}),
       error: session.error,
       viewUrl: this.viewUrl(session),
     };
+  }
+}
+
+function sessionNotFound(sessionId: string): HttpProblem {
+  return new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${sessionId}. Use the workflowId (or sessionId) that creating the session returned.`);
+}
+
+function sessionClosed(session: SessionRecord): HttpProblem {
+  return new HttpProblem("WF_SESSION_CLOSED", `Session ${session.sessionId} is ${session.status.toLowerCase()}; it takes no more steps. Create a new session.`, {
+    extra: { sessionStatus: session.status },
+  });
+}
+
+/** @throws {@link HttpProblem} `WF_IDEMPOTENCY_KEY_REUSED` when a retry's body differs from the first request's. */
+function checkSameRequest(existing: StepRecord, requestHash: string, key: string): void {
+  // An empty hash (a record from before keyed digests) can't tell: the retry gets the first step.
+  if (existing.requestHash !== "" && existing.requestHash !== requestHash) {
+    throw new HttpProblem(
+      "WF_IDEMPOTENCY_KEY_REUSED",
+      `The idempotency key "${key}" was already used in this session for a different step (${existing.stepId}). Use a new key for a new step.`,
+      { extra: { stepId: existing.stepId } },
+    );
   }
 }
 
@@ -1018,37 +862,4 @@ export function toWireError(error: unknown): WireError {
     return { code: "WF_STEP_FAILED", message: error.message.split("\n")[0] ?? error.message };
   }
   return { code: "WF_STEP_FAILED", message: String(error) };
-}
-
-/**
- * Checks an ASK's answer against the step's JSON Schema (converted with zod 4's
- * `z.fromJSONSchema`). A schema zod can't convert is not checked.
- * @throws {@link StepExecutionError} `WF_ANSWER_INVALID` listing each mismatch as a JSON Pointer.
- */
-export function validateAnswer(answer: unknown, schema: Record<string, unknown>): void {
-  const errors = answerErrors(answer, schema);
-  if (errors.length > 0) {
-    throw new StepExecutionError(
-      "WF_ANSWER_INVALID",
-      `The answer does not match the step's schema: ${errors.map((e) => `${e.path || "(root)"} ${e.message}`).join("; ")}`,
-      { details: { errors, answer } },
-    );
-  }
-}
-
-/** Puts `<base href>` into HTML so its relative links resolve against `baseUrl`. */
-export function withBaseHref(html: string, baseUrl: string | undefined): string {
-  if (!baseUrl) return html;
-  const base = `<base href="${baseUrl.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}">`;
-  if (/<head[^>]*>/i.test(html)) return html.replace(/<head[^>]*>/i, (head) => head + base);
-  return base + html;
-}
-
-function toProxySettings(proxy: string | NonNullable<BrowserContextOptions["proxy"]>): NonNullable<BrowserContextOptions["proxy"]> {
-  if (typeof proxy !== "string") return proxy;
-  const url = new URL(proxy);
-  const settings: NonNullable<BrowserContextOptions["proxy"]> = { server: `${url.protocol}//${url.host}` };
-  if (url.username) settings.username = decodeURIComponent(url.username);
-  if (url.password) settings.password = decodeURIComponent(url.password);
-  return settings;
 }

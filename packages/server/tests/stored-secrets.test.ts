@@ -1,8 +1,8 @@
 /**
  * Secret params of a stored run: the workflow uses the secret in an instruction, a log line and
- * its output; the session's status, the workflow list and the journal on disk must never hold it.
+ * its output; the session's status, the workflow list and the database on disk must never hold it.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { ROUTES, RunWorkflowResponse, SessionStatus, routePath } from "@wf/core/protocol";
 import { startServer, type RunningServer } from "../src/index.js";
 import { startPageServer, type LocalServer } from "./fixtures/stored/servers.js";
+import { databaseBytes } from "./helpers/records.js";
 
 const KEY = "test-key-secrets";
 const SECRET = "tok-3f9a7c-very-secret";
@@ -35,7 +36,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-it("keeps a secret param's value out of the steps, the output, the logs and the journal", async () => {
+it("keeps a secret param's value out of the steps, the output, the logs and the database", async () => {
   const headers = { "api-key": KEY, "content-type": "application/json" };
   const res = await fetch(server.url + ROUTES.workflowRun, {
     method: "POST",
@@ -54,8 +55,8 @@ it("keeps a secret param's value out of the steps, the output, the logs and the 
   expect(JSON.stringify(final)).not.toContain(SECRET);
 
   await server.close();
-  const journal = await readFile(join(dataDir, "journal.ndjson"), "utf8");
-  expect(journal).toContain(sessionId);
-  expect(journal).toContain("using token [secret]");
-  expect(journal).not.toContain(SECRET);
+  const records = await databaseBytes(dataDir);
+  expect(records).toContain(sessionId);
+  expect(records).toContain("using token [secret]");
+  expect(records).not.toContain(SECRET);
 });

@@ -95,7 +95,7 @@ export class StoredRuns {
    * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404); `WF_SESSION_FINISHED` (409) when it already ended.
    */
   async cancel(sessionId: string): Promise<SessionStatus> {
-    const session = this.context.sessions.getSession(sessionId);
+    const session = await this.context.sessions.getSession(sessionId);
     if (!session) throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${sessionId}. Use the sessionId that running the workflow returned.`);
     if (session.status !== "RUNNING") {
       throw new HttpProblem("WF_SESSION_FINISHED", `Session ${sessionId} already ended (${session.status}); there is nothing to cancel.`, {
@@ -107,7 +107,7 @@ export class StoredRuns {
   }
 
   /**
-   * Stops every run without ending its session, for server shutdown: the journal keeps them
+   * Stops every run without ending its session, for server shutdown: the store keeps them
    * `RUNNING`, so the next start marks them `FAILED` (`WF_SERVER_RESTARTED`) like any open session.
    */
   stop(): void {
@@ -173,9 +173,7 @@ export class StoredRuns {
     const { sessionId } = session;
     const secrets = secretValues(wf, params);
     const log = (message: string, data?: Record<string, unknown>) =>
-      this.context.journal
-        .append({ type: "stored-log", record: redactValue({ sessionId, message, ...(data ? { data } : {}) }, secrets) })
-        .catch(() => undefined);
+      this.context.store.appendLog(sessionId, "stored-log", redactValue({ sessionId, message, ...(data ? { data } : {}) }, secrets)).catch(() => undefined);
     const lock = await this.openLock(wf, params, path, log);
     const executor = createStoredRunExecutor((id, step, options) => this.context.sessions.runStep(id, step, options), sessionId, secrets, {
       ...(lock ? { lock } : {}),
@@ -224,7 +222,7 @@ export function toWireError(error: unknown): WireError {
 }
 
 /**
- * The output as the wire and the journal carry it: a JSON round trip (dates become strings,
+ * The output as the wire and the store carry it: a JSON round trip (dates become strings,
  * `undefined` becomes `null`), so a restart reads back exactly what the status route showed.
  *
  * @throws {@link WfError} `WF_OUTPUT_INVALID` when the output cannot be JSON (a BigInt, a cycle).

@@ -4,7 +4,7 @@
  * records every 5xx with its stack under the request id the answer names; without a logger the
  * answer says so; `?token=` values and API keys never reach the log.
  *
- * The 500 is a real server fault: the journal closed under a running server (what a failed disk
+ * The 500 is a real server fault: the store closed under a running server (what a failed disk
  * unmount or a bug in shutdown order would do), so recording a new session fails.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -52,7 +52,7 @@ describe("the server's log", () => {
       expect((await fetch(session.debuggerUrl.replace(/token=[^&]+/, "token=wrong-token-value"))).status).toBe(401);
       await fetch(`${server.url}/apis/request/health`, { headers: { authorization: `Bearer ${KEY}` } });
 
-      await server.context.journal.close();
+      await server.context.store.close();
       const failed = await api.call("POST", "/apis/request/workflow/step/create", {});
       expect(failed.status).toBe(500);
       expect(failed.json.code).toBe("WF_INTERNAL");
@@ -63,7 +63,7 @@ describe("the server's log", () => {
       const error = log.find((l) => l.level === 50 && l.reqId === requestId);
       expect(error).toBeDefined();
       expect(error!.msg).toContain("answered 500");
-      expect(error!.err?.message).toMatch(/journal .* is closed/);
+      expect(error!.err?.message).toMatch(/store .* is closed/);
       expect(error!.err?.stack).toMatch(/\n\s+at /);
 
       const text = lines.join("");
@@ -79,7 +79,7 @@ describe("the server's log", () => {
   it("without a logger, a 500 does not claim to be logged", async () => {
     const server = await startServer({ port: 0, apiKeys: [KEY], dataDir: join(dataDir, "off"), journalSync: false });
     try {
-      await server.context.journal.close();
+      await server.context.store.close();
       const failed = await apiClient(server.url, KEY).call("POST", "/apis/request/workflow/step/create", {});
       expect(failed.status).toBe(500);
       expect(failed.json.detail).not.toMatch(/is logged|in its log/);

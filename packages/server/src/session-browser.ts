@@ -1,0 +1,203 @@
+/**
+ * The browser side of a session: its browser context and page (proxy, private-network guard,
+ * watchers for a context that closes or a page that crashes), carrying out one step's interpreter
+ * call on that page, and the screenshots taken after steps (CDP capture, PNG files).
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from "playwright-core";
+import { normalizeStepSchema, type ReplayAction, type StepType, type WireError } from "@wf/core/protocol";
+import type { BrowserHost } from "./browser.js";
+import { StepExecutionError } from "./errors.js";
+import { blockPrivateNetworkRequests } from "./network-guard.js";
+import type { ResolvedServerOptions } from "./options.js";
+import type { StepInterpreter, StepReport } from "./interpreter/types.js";
+import { answerErrors } from "./interpreter/_answer-check.js";
+import { replayActions, replayOptions } from "./interpreter/replay.js";
+
+/** Longest a screenshot after a step may take, in ms. */
+const SCREENSHOT_TIMEOUT_MS = 5_000;
+
+/** What a step's interpreter call needs from the request. */
+export interface BrowserStepInput {
+  type: StepType;
+  step: string;
+  schema?: Record<string, unknown>;
+  currentDom?: string;
+  currentPageURL?: string;
+  replay?: ReplayAction[];
+  /** With `replay`: look again for a recorded element its instruction no longer finds. @default false */
+  refind?: boolean;
+}
+
+/** The browser context and page of one session. Open with {@link SessionBrowser.open}. */
+export class SessionBrowser {
+  /** One CDP session per page, for screenshots (opened at the first one). */
+  private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
+
+  private constructor(
+    readonly context: BrowserContext,
+    public page: Page,
+  ) {}
+
+  /**
+   * Opens a context (behind `proxy` when given; with the private-network guard when
+   * `options.blockPrivateNetworks`) and its page.
+   * @throws what `browser.newContext` throws (`WF_BROWSER_UNAVAILABLE` when the browser is down).
+   */
+  static async open(browser: BrowserHost, options: ResolvedServerOptions, proxy?: string | NonNullable<BrowserContextOptions["proxy"]>): Promise<SessionBrowser> {
+    const guarded = options.blockPrivateNetworks;
+    const context = await browser.newContext({
+      ...(proxy ? { proxy: toProxySettings(proxy) } : {}),
+      // A service worker's requests would bypass the guard's route.
+      ...(guarded ? { serviceWorkers: "block" as const } : {}),
+    });
+    try {
+      if (guarded) await blockPrivateNetworkRequests(context);
+      return new SessionBrowser(context, await context.newPage());
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Calls `onEnd` once with the reason when the context closes on its own (the browser crashed or
+   * a remote browser went away: `WF_BROWSER_CLOSED`) or the session's page crashes
+   * (`WF_PAGE_CRASHED`; every later step would fail, so the session should end at once).
+   */
+  watch(onEnd: (error: WireError) => void): void {
+    this.context.once("close", () =>
+      onEnd({ code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." }),
+    );
+    const onCrash = (crashed: Page) => {
+      if (crashed !== this.page) return;
+      onEnd({ code: "WF_PAGE_CRASHED", message: `The session's page crashed (its renderer process died) at ${crashed.url() || "about:blank"}. Create a new session.` });
+    };
+    this.page.on("crash", onCrash);
+    this.context.on("page", (opened) => opened.on("crash", onCrash));
+  }
+
+  /** The page's URL, or undefined when it is closed. */
+  currentUrl(): string | undefined {
+    return this.page.isClosed() ? undefined : this.page.url();
+  }
+
+  /**
+   * Carries out one step with the interpreter: an ACT on the page (or the replay of recorded
+   * actions), an ASK on the page or, with `currentDom`, on a scratch page of the same context.
+   * An ASK's answer is checked against its schema.
+   * @throws what the interpreter throws; {@link StepExecutionError} `WF_ANSWER_INVALID`.
+   */
+  async interpret(
+    interpreter: StepInterpreter,
+    options: ResolvedServerOptions,
+    input: BrowserStepInput,
+    base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport },
+  ): Promise<unknown> {
+    if (this.page.isClosed()) this.page = await this.context.newPage();
+    if (input.type === "ACT") {
+      if (input.replay) return replayActions({ page: this.page, instruction: input.step, ...base }, input.replay, replayOptions(options, input.refind));
+      return interpreter.act({ page: this.page, instruction: input.step, ...base });
+    }
+    const schema = normalizeStepSchema(input.schema);
+    let answer: unknown;
+    if (input.currentDom !== undefined) {
+      const scratch = await this.context.newPage();
+      try {
+        await scratch.setContent(withBaseHref(input.currentDom, input.currentPageURL), { timeout: base.timeoutMs, waitUntil: "domcontentloaded" });
+        answer = await interpreter.ask({ page: scratch, question: input.step, ...(schema ? { schema } : {}), ...base });
+      } finally {
+        await scratch.close().catch(() => undefined);
+      }
+    } else {
+      answer = await interpreter.ask({ page: this.page, question: input.step, ...(schema ? { schema } : {}), ...base });
+    }
+    if (schema) validateAnswer(answer, schema.schema);
+    return answer;
+  }
+
+  /**
+   * Captures the page as a PNG through CDP `Page.captureScreenshot` with `optimizeForSpeed`
+   * (faster encoding, larger file); see "Speed" in the README for the figures behind this choice.
+   * @returns the image, or undefined when the page can't be captured (closed mid-way, crashed,
+   *   slower than 5 s).
+   */
+  async capture(): Promise<Buffer | undefined> {
+    if (this.page.isClosed()) return undefined;
+    const page = this.page;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      let cdp = this.cdpSessions.get(page);
+      if (!cdp) {
+        cdp = page.context().newCDPSession(page);
+        this.cdpSessions.set(page, cdp);
+      }
+      const capture = (await cdp).send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true });
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`The screenshot took over ${SCREENSHOT_TIMEOUT_MS} ms.`)), SCREENSHOT_TIMEOUT_MS);
+      });
+      const { data } = await Promise.race([capture, timeout]);
+      return Buffer.from(data, "base64");
+    } catch {
+      this.cdpSessions.delete(page);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Closes the context (and its pages). Never throws. */
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+  }
+}
+
+/** The file of a step's screenshot: `<dir>/<stepId>.png`. */
+export function screenshotFile(dir: string, stepId: string): string {
+  return join(dir, `${stepId}.png`);
+}
+
+/** Writes a captured PNG to `<dir>/<stepId>.png`. @returns whether it did (a full or read-only disk: false). */
+export async function saveScreenshot(dir: string, stepId: string, png: Buffer): Promise<boolean> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(screenshotFile(dir, stepId), png);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks an ASK's answer against the step's JSON Schema (converted with zod 4's
+ * `z.fromJSONSchema`). A schema zod can't convert is not checked.
+ * @throws {@link StepExecutionError} `WF_ANSWER_INVALID` listing each mismatch as a JSON Pointer.
+ */
+export function validateAnswer(answer: unknown, schema: Record<string, unknown>): void {
+  const errors = answerErrors(answer, schema);
+  if (errors.length > 0) {
+    throw new StepExecutionError(
+      "WF_ANSWER_INVALID",
+      `The answer does not match the step's schema: ${errors.map((e) => `${e.path || "(root)"} ${e.message}`).join("; ")}`,
+      { details: { errors, answer } },
+    );
+  }
+}
+
+/** Puts `<base href>` into HTML so its relative links resolve against `baseUrl`. */
+export function withBaseHref(html: string, baseUrl: string | undefined): string {
+  if (!baseUrl) return html;
+  const base = `<base href="${baseUrl.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}">`;
+  if (/<head[^>]*>/i.test(html)) return html.replace(/<head[^>]*>/i, (head) => head + base);
+  return base + html;
+}
+
+function toProxySettings(proxy: string | NonNullable<BrowserContextOptions["proxy"]>): NonNullable<BrowserContextOptions["proxy"]> {
+  if (typeof proxy !== "string") return proxy;
+  const url = new URL(proxy);
+  const settings: NonNullable<BrowserContextOptions["proxy"]> = { server: `${url.protocol}//${url.host}` };
+  if (url.username) settings.username = decodeURIComponent(url.username);
+  if (url.password) settings.password = decodeURIComponent(url.password);
+  return settings;
+}

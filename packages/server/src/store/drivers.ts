@@ -1,0 +1,201 @@
+/**
+ * The two database drivers under the {@link SqlStore}, and {@link openStore}, which picks one:
+ * PGlite (PostgreSQL in WebAssembly, in-process, file-backed in `<dataDir>/db`) by default,
+ * PostgreSQL through `pg` when a `postgres://` URL is given.
+ *
+ * Start cost of PGlite: `initdb` of a new database takes 6–25 s on a busy 2-core machine, so a
+ * new `<dataDir>/db` is a copy of a template database made once per PGlite version and schema in
+ * `~/.cache/wf/` (or the temp folder), then opened (≈2 s); the WebAssembly modules are compiled
+ * once per process.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
+import type { Pool } from "pg";
+import { SCHEMA_SQL, SqlStore, type BeforeCommit, type SqlDatabase, type SqlQueryable } from "./sql-store.js";
+import type { CorruptRecord } from "./store.js";
+
+/** The folder of the embedded database inside the data directory. */
+export const PGLITE_DIR = "db";
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /**
+   * Where the records go: unset for the embedded PGlite in `<dataDir>/db`;
+   * `postgres://user:pass@host:port/db` (or `postgresql://`) for a PostgreSQL server.
+   */
+  databaseUrl?: string | undefined;
+  /** The server's data directory (absolute). */
+  dataDir: string;
+  /**
+   * Durable commits: on, a commit is on disk before it resolves. Off (tests), PGlite runs with
+   * `relaxedDurability` and PostgreSQL with `synchronous_commit = off`. @default true
+   */
+  sync?: boolean;
+  onCorrupt?: (record: CorruptRecord) => void;
+  beforeCommit?: BeforeCommit;
+}
+
+/**
+ * Opens the store and creates its tables when missing.
+ * @throws {@link Error} for a `databaseUrl` of another scheme, or when the database can't be opened or reached.
+ */
+export async function openStore(options: OpenStoreOptions): Promise<SqlStore> {
+  const url = options.databaseUrl;
+  const sync = options.sync ?? true;
+  let db: SqlDatabase;
+  let driver: SqlStore["driver"];
+  let location: string;
+  if (url === undefined) {
+    driver = "pglite";
+    location = join(options.dataDir, PGLITE_DIR);
+    db = await openPglite(location, sync);
+  } else if (/^postgres(ql)?:\/\//i.test(url)) {
+    driver = "postgres";
+    location = redactDatabaseUrl(url);
+    db = await openPostgres(url, sync, location);
+  } else {
+    throw new Error(`WF_DATABASE_URL must be a postgres:// URL, got ${JSON.stringify(redactDatabaseUrl(url))}. Unset it to use the embedded database in the data directory.`);
+  }
+  const store = new SqlStore(db, { driver, location, ...(options.onCorrupt ? { onCorrupt: options.onCorrupt } : {}), ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}) });
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw new Error(`Could not create the tables in ${location}: ${(error as Error).message}`, { cause: error });
+  }
+  return store;
+}
+
+interface PgliteAssets {
+  PGlite: typeof PGlite;
+  version: string;
+  options: { pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module; fsBundle: Blob };
+}
+
+let assets: Promise<PgliteAssets> | undefined;
+
+/** PGlite's class and its WebAssembly modules and file bundle, compiled and read once per process. */
+function pgliteAssets(): Promise<PgliteAssets> {
+  assets ??= (async () => {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const dist = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
+    const version = (JSON.parse(await readFile(join(dist, "..", "package.json"), "utf8")) as { version: string }).version;
+    const [pgliteWasmModule, initdbWasmModule, bundle] = await Promise.all([
+      readFile(join(dist, "pglite.wasm")).then((b) => WebAssembly.compile(b)),
+      readFile(join(dist, "initdb.wasm")).then((b) => WebAssembly.compile(b)),
+      readFile(join(dist, "pglite.data")),
+    ]);
+    return { PGlite, version, options: { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([bundle]) } };
+  })();
+  assets.catch(() => (assets = undefined));
+  return assets;
+}
+
+/**
+ * The folder of a template database (initialised, with the schema), made once per PGlite version
+ * and schema. Made in a scratch folder and renamed into place, so a half-made one is never used.
+ */
+async function pgliteTemplate(a: PgliteAssets): Promise<string> {
+  const key = createHash("sha256").update(a.version).update(SCHEMA_SQL).digest("hex").slice(0, 16);
+  const bases = [join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "wf"), join(tmpdir(), `wf-${process.getuid?.() ?? "user"}`)];
+  let lastError: unknown;
+  for (const base of bases) {
+    const dir = join(base, `pglite-template-${a.version}-${key}`);
+    if (existsSync(join(dir, "READY"))) return dir;
+    const scratch = `${dir}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      await mkdir(scratch, { recursive: true, mode: 0o700 });
+      const pg = await a.PGlite.create(scratch, a.options);
+      await pg.exec(SCHEMA_SQL);
+      await pg.close();
+      await writeFile(join(scratch, "READY"), "");
+      await rename(scratch, dir).catch(async (error: NodeJS.ErrnoException) => {
+        // Another process made it first: use theirs.
+        if (!existsSync(join(dir, "READY"))) throw error;
+        await rm(scratch, { recursive: true, force: true });
+      });
+      return dir;
+    } catch (error) {
+      lastError = error;
+      await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+  throw lastError;
+}
+
+async function openPglite(dir: string, sync: boolean): Promise<SqlDatabase> {
+  const a = await pgliteAssets();
+  const isNew = !existsSync(dir) || (await readdir(dir)).length === 0;
+  if (isNew) {
+    await mkdir(dirname(dir), { recursive: true });
+    const template = await pgliteTemplate(a).catch(() => undefined);
+    if (template) {
+      const scratch = `${dir}.tmp-${randomBytes(4).toString("hex")}`;
+      await cp(template, scratch, { recursive: true, filter: (src) => !src.endsWith("READY") });
+      await rm(dir, { recursive: true, force: true });
+      await rename(scratch, dir);
+    }
+  }
+  const pg: PGlite = await a.PGlite.create(dir, { ...a.options, relaxedDurability: !sync });
+  return {
+    query: (text, params) => pg.query(text, params),
+    transaction: (fn) => pg.transaction((tx) => fn(tx as SqlQueryable)),
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    close: () => pg.close(),
+  };
+}
+
+async function openPostgres(url: string, sync: boolean, location: string): Promise<SqlDatabase> {
+  const { default: pg } = await import("pg");
+  const pool: Pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000, ...(sync ? {} : { options: "-c synchronous_commit=off" }) });
+  // An idle connection that drops (a restarted database) must not crash the server; the next query reconnects.
+  pool.on("error", () => undefined);
+  try {
+    await pool.query("SELECT 1");
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`Could not connect to the database ${location}: ${(error as Error).message}. Check WF_DATABASE_URL and that the database is running.`, { cause: error });
+  }
+  return {
+    query: async (text, params) => ({ rows: (await pool.query(text, params)).rows }),
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query("BEGIN");
+        const result = await fn({ query: async (text, params) => ({ rows: (await client.query(text, params)).rows }) });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {
+          broken = true;
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ":***@");
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * The storage suite, run over both drivers (the embedded PGlite and a real PostgreSQL): what an
+ * acknowledgement promises must hold whatever happens to the process or the database.
+ * - kill -9 of a server process in the middle of a run loses no acknowledged session or step;
+ * - a failing write (a full disk, stood for by `beforeStoreCommit`, inside the transaction) is a
+ *   503 with nothing half-registered, and the server recovers once writes work;
+ * - a record damaged behind the server's back is reported (logged, and a 500 naming it), not dropped;
+ * - the retention sweep deletes finished sessions, their steps and screenshots, and nothing open.
+ * PostgreSQL runs as a throwaway cluster (`helpers/postgres.ts`); without its binaries these
+ * tests fail with the install command.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROBLEM_CONTENT_TYPE, ROUTES, routePath } from "@wf/core/protocol";
+import { startServer, sweepOnce, type BeforeCommit, type RunningServer } from "../../src/index.js";
+import { apiClient } from "../helpers/api.js";
+import { pgliteDatabase, postgresDatabase, prepare, type TestDatabase } from "../helpers/databases.js";
+import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
+
+const KEY = "test-key-storage";
+const SERVER_MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
+
+let pages: StaticServer;
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "wf-storage-"));
+  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server/", import.meta.url)));
+});
+
+afterAll(async () => {
+  await pages?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+let dirs = 0;
+async function newDataDir(database: TestDatabase): Promise<string> {
+  const dir = join(root, `${database.driver}-${++dirs}`);
+  await prepare(database, dir);
+  return dir;
+}
+
+/** Starts `src/main.ts` as a child process; resolves with its URL once it listens. */
+function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", SERVER_MAIN], {
+    cwd: PACKAGE_DIR,
+    env: { ...process.env, ...env, WF_API_KEYS: KEY, WF_PORT: "0", WF_LOG_LEVEL: "silent" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+const drivers: Array<[string, () => Promise<TestDatabase>]> = [
+  ["PGlite (embedded)", async () => pgliteDatabase()],
+  ["PostgreSQL", () => postgresDatabase()],
+];
+
+describe.each(drivers)("storage over %s", (_name, open) => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await open();
+  }, 180_000);
+
+  afterAll(async () => {
+    await database?.stop();
+  });
+
+  it("kill -9 in the middle of a run loses no acknowledged session or step", async () => {
+    const dataDir = await newDataDir(database);
+    const { child, url } = await spawnServer(database.env(dataDir));
+    const api = apiClient(url, KEY);
+    const sessions: string[] = [];
+    const acked: Array<{ sessionId: string; stepId: string; index: number }> = [];
+    const succeeded = new Set<string>();
+    let killed = false;
+    try {
+      for (let i = 0; i < 2; i++) sessions.push((await api.create()).workflowId);
+      // Steps keep arriving in both sessions; the process is killed while some are in flight.
+      const submit = async (sessionId: string) => {
+        for (let i = 0; !killed; i++) {
+          const step = i % 2 === 0 ? `go to "${pages.url}/index.html"` : "reload";
+          const res = await api.run(sessionId, { step, type: "ACT" }).catch(() => undefined);
+          if (!res || res.status !== 200) return;
+          acked.push({ sessionId, stepId: res.json.stepId, index: i });
+          if (i === 2) {
+            const done = await api.call("GET", `${routePath(ROUTES.stepStatus, { stepId: res.json.stepId })}?waitMs=30000`).catch(() => undefined);
+            if (done?.json.status === "SUCCEEDED") succeeded.add(res.json.stepId);
+          }
+        }
+      };
+      const running = sessions.map(submit);
+      while (acked.length < 12) await new Promise((r) => setTimeout(r, 20));
+      killed = true;
+      child.kill("SIGKILL");
+      await Promise.all(running);
+    } finally {
+      if (!killed) child.kill("SIGKILL");
+    }
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once("exit", r)));
+    expect(acked.length).toBeGreaterThanOrEqual(12);
+    expect(succeeded.size).toBeGreaterThan(0);
+
+    const server = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir) });
+    try {
+      const after = apiClient(server.url, KEY);
+      for (const sessionId of sessions) {
+        const status = await after.session(sessionId);
+        expect(status).toMatchObject({ status: "FAILED", error: { code: "WF_SERVER_RESTARTED" } });
+        const ackedHere = acked.filter((a) => a.sessionId === sessionId);
+        // Every acknowledged step is there, in the order it was acknowledged.
+        expect(status.steps.map((s) => s.stepId).slice(0, ackedHere.length)).toEqual(ackedHere.map((a) => a.stepId));
+        for (const step of status.steps) {
+          if (succeeded.has(step.stepId)) expect(step.status).toBe("SUCCEEDED");
+          else expect(["SUCCEEDED", "FAILED"]).toContain(step.status);
+        }
+      }
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+
+  it("a failing write answers 503 with nothing half-registered, then the server recovers", async () => {
+    const dataDir = await newDataDir(database);
+    let failing = false;
+    const beforeStoreCommit: BeforeCommit = () => {
+      if (failing) throw Object.assign(new Error("could not extend file: No space left on device"), { code: "53100" });
+    };
+    const server: RunningServer = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), beforeStoreCommit, maxSessions: 2 });
+    let sessionId: string;
+    let retriedStepId: string;
+    try {
+      const api = apiClient(server.url, KEY);
+      sessionId = (await api.create()).workflowId;
+      const first = await api.runOk(sessionId, { step: `go to "${pages.url}/index.html"`, type: "ACT" });
+      expect((await api.finished(first.stepId)).status).toBe("SUCCEEDED");
+
+      failing = true;
+      for (let i = 0; i < 3; i++) {
+        const created = await api.call("POST", ROUTES.stepCreate, {});
+        expect(created.status).toBe(503);
+        expect(created.headers.get("content-type")).toContain(PROBLEM_CONTENT_TYPE);
+        expect(created.json.code).toBe("WF_STORAGE_UNAVAILABLE");
+        expect(Number(created.headers.get("retry-after"))).toBeGreaterThan(0);
+      }
+      expect(server.context.sessions.openSessionCount).toBe(1);
+      const refused = await api.run(sessionId, { step: `go to "${pages.url}/form.html"`, type: "ACT" }, { "idempotency-key": "to-form" });
+      expect(refused.status).toBe(503);
+      expect((await api.session(sessionId)).steps).toHaveLength(1);
+
+      failing = false;
+      const retried = await api.runOk(sessionId, { step: `go to "${pages.url}/form.html"`, type: "ACT" }, { "idempotency-key": "to-form" });
+      retriedStepId = retried.stepId;
+      expect(await api.finished(retried.stepId)).toMatchObject({ status: "SUCCEEDED", index: 1 });
+      await api.create();
+    } finally {
+      failing = false;
+      await server.close();
+    }
+    // What the database holds: the two acknowledged sessions and steps, nothing of the refused writes.
+    const sessions = await database.sql<{ n: number }>(dataDir, "SELECT count(*)::int AS n FROM wf_sessions");
+    expect(sessions[0]!.n).toBe(2);
+    const steps = await database.sql<{ step_id: string; idx: number }>(dataDir, "SELECT step_id, idx FROM wf_steps WHERE session_id = $1 ORDER BY idx", [sessionId]);
+    expect(steps.map((s) => s.idx)).toEqual([0, 1]);
+    expect(steps[1]!.step_id).toBe(retriedStepId);
+  }, 240_000);
+
+  it("a record damaged behind the server's back is logged and answered WF_RECORD_CORRUPTED, not dropped", async () => {
+    const dataDir = await newDataDir(database);
+    let sessionId: string;
+    let stepId: string;
+    const first = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), journalSync: false });
+    try {
+      const api = apiClient(first.url, KEY);
+      sessionId = (await api.create()).workflowId;
+      stepId = (await api.runOk(sessionId, { step: `go to "${pages.url}/index.html"`, type: "ACT" })).stepId;
+      await api.finished(stepId);
+    } finally {
+      await first.close();
+    }
+    await database.sql(dataDir, "UPDATE wf_sessions SET record = '{\"sessionId\": \"' || session_id WHERE session_id = $1", [sessionId]);
+
+    const logs: string[] = [];
+    const second = await startServer({
+      port: 0,
+      apiKeys: [KEY],
+      ...database.serverOptions(dataDir),
+      journalSync: false,
+      logger: { level: "warn", stream: { write: (line: string) => void logs.push(line) } },
+    });
+    try {
+      const api = apiClient(second.url, KEY);
+      // The restart reported it (the session was open, so the restart had to read it).
+      const atStart = logs.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40);
+      expect(atStart.map((l) => l.msg).join("\n")).toContain(`session record ${sessionId}`);
+      const res = await api.call("GET", routePath(ROUTES.sessionStatus, { id: sessionId }));
+      expect(res.status).toBe(500);
+      expect(res.json).toMatchObject({ code: "WF_RECORD_CORRUPTED", record: { kind: "session", id: sessionId } });
+      expect(res.json.detail).toContain(sessionId);
+      // Its step is intact and still readable on its own.
+      expect((await api.finished(stepId)).status).toBe("SUCCEEDED");
+    } finally {
+      await second.close();
+    }
+  }, 240_000);
+
+  it("the retention sweep deletes finished sessions older than retentionDays, with their steps and screenshots, and nothing open", async () => {
+    const dataDir = await newDataDir(database);
+    const server = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), journalSync: false, retentionDays: 1 });
+    try {
+      const api = apiClient(server.url, KEY);
+      const old = (await api.create()).workflowId;
+      const oldStep = (await api.runOk(old, { step: `go to "${pages.url}/index.html"`, type: "ACT" })).stepId;
+      await api.finished(oldStep);
+      // The screenshot is written after the answer; wait for it.
+      let shot: string | undefined;
+      for (let i = 0; i < 100 && !shot; i++) {
+        shot = await server.context.sessions.screenshotPath(oldStep);
+        if (!shot) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(shot && existsSync(shot)).toBe(true);
+      expect((await api.call("POST", routePath(ROUTES.stepClose, { id: old }))).status).toBe(200);
+      const open = (await api.create()).workflowId;
+
+      // Just now finished: kept. Two days later: deleted (retention is one day).
+      expect(await sweepOnce(server.context, 1)).toMatchObject({ sessions: 0, steps: 0 });
+      const swept = await sweepOnce(server.context, 1, new Date(Date.now() + 2 * 24 * 3_600_000));
+      expect(swept).toMatchObject({ sessions: 1, steps: 1, stepIds: [oldStep] });
+      expect((await api.call("GET", routePath(ROUTES.sessionStatus, { id: old }))).status).toBe(404);
+      expect((await api.call("GET", routePath(ROUTES.stepStatus, { stepId: oldStep }))).status).toBe(404);
+      expect(existsSync(shot!)).toBe(false);
+      expect((await api.session(open)).status).toBe("RUNNING");
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+});
