@@ -1,6 +1,5 @@
 /** `wf check <files..>`: type-checks workflow files and lints them. */
 import { EXIT } from "../errors.js";
-import { modelConfigured } from "../config.js";
 import { defineCommand } from "./_types.js";
 
 export const checkCommand = defineCommand({
@@ -14,7 +13,7 @@ export const checkCommand = defineCommand({
       .epilog("Exit codes: 0 no findings, 1 findings, 2 a file does not exist."),
   handler: async (args, context) => {
     const { checkWorkflowFiles, formatFindings } = await import("../plan.js");
-    const result = await checkWorkflowFiles(args.files.map(String), { cwd: context.cwd, modelConfigured: await modelConfigured(context) });
+    const result = await checkWorkflowFiles(args.files.map(String), { cwd: context.cwd, modelConfigured: await (await import("../config.js")).modelConfigured(context) });
     if (args.json) {
       context.stdout.write(JSON.stringify(result, null, 2) + "\n");
     } else {

@@ -1,6 +1,5 @@
 /** `wf plan <file>`: lists a workflow's steps without running it, and lints them. */
 import { EXIT } from "../errors.js";
-import { modelConfigured } from "../config.js";
 import { defineCommand } from "./_types.js";
 
 export const planCommand = defineCommand({
@@ -16,7 +15,7 @@ export const planCommand = defineCommand({
     // Loaded here, not at start-up: only plan and check need ts-morph's wrappers.
     const { formatPlan, planWorkflowFile } = await import("../plan.js");
     // A model is configured by WF_MODEL (the config's `model` field is wired in by the caller).
-    const result = await planWorkflowFile(args.file, { cwd: context.cwd, modelConfigured: await modelConfigured(context) });
+    const result = await planWorkflowFile(args.file, { cwd: context.cwd, modelConfigured: await (await import("../config.js")).modelConfigured(context) });
     context.stdout.write((args.json ? JSON.stringify(result, null, 2) : formatPlan(result, context.cwd)) + "\n");
     return result.findings.length > 0 ? EXIT.failed : EXIT.ok;
   },

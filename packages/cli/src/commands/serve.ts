@@ -1,6 +1,5 @@
 /** `wf serve`: runs the wf service until Ctrl-C. */
 import { EXIT } from "../errors.js";
-import { serve } from "../serve.js";
 import { defineCommand } from "./_types.js";
 
 export const serveCommand = defineCommand({
@@ -20,6 +19,7 @@ export const serveCommand = defineCommand({
       .example("$0 serve --workflows workflows --data-dir .wf", "Serve stored workflows from a folder")
       .example("$0 serve --workflows examples/pg-numeric-types --allow-file-urls", "Serve an example that reads local docs (file: URLs)"),
   handler: async (args, context) => {
+    const { serve } = await import("../serve.js");
     await serve({
       cwd: context.cwd,
       env: context.env,
