@@ -88,6 +88,11 @@ export interface RunWorkflowOptions {
    * @throws (before any session) an Error when the lock file is not valid JSON or not a wf lock.
    */
   lock?: RunLockOptions;
+  /**
+   * Ask the service to record a Playwright trace of the run's session (`trace: true` on create);
+   * fetch it after the run with `client.getTrace(record.sessionId)`. @default false
+   */
+  trace?: boolean;
 }
 
 const MAX_POLL_INTERVAL_MS = 2_000;
@@ -131,7 +136,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   // The create request gets no signal: aborting it after it was sent could orphan the session it
   // creates. On abort, wait (up to closeTimeoutMs) for its answer, close that session, then throw.
-  const creating = client.createSession({ browserMode: "REMOTE" });
+  const creating = client.createSession({ browserMode: "REMOTE", ...(options.trace ? { trace: true } : {}) });
   let session: Awaited<typeof creating>;
   try {
     session = await untilAborted(creating, signal);

@@ -31,6 +31,7 @@ import { STORAGE_RETRY_AFTER_MS, type Journal, type JournalReplay } from "./jour
 import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
 import { blockPrivateNetworkRequests } from "./network-guard.js";
+import { saveTrace, startTracing, tracePath } from "./tracing.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 import { answerErrors } from "./interpreter/_answer-check.js";
 import { replayActions, replayOptions } from "./interpreter/replay.js";
@@ -53,6 +54,8 @@ export interface CreateSessionOptions {
    * URL (`http://host:port`, credentials in the URL are used) or Playwright's proxy settings.
    */
   proxy?: string | NonNullable<BrowserContextOptions["proxy"]>;
+  /** Record a Playwright trace of the session, saved when it ends (see `tracing.ts`). */
+  trace?: boolean;
 }
 
 /** A step to run, as `POST /workflow/step/run/{id}` takes it (already validated). */
@@ -327,6 +330,7 @@ export class SessionManager {
         throw error;
       });
       page = await context.newPage();
+      if (options.trace) await startTracing(context, `wf session (${options.kind})`);
     } catch (error) {
       this.reserved -= 1;
       throw error;
@@ -558,6 +562,7 @@ export class SessionManager {
         end.error?.message ?? `Session ${sessionId} was closed (${end.status}) before this step finished.`,
       );
       live.running?.abort(reason);
+      await saveTrace(live.context, tracePath(this.deps.options.dataDir, sessionId));
       await live.context.close().catch(() => undefined);
       await live.tail.catch(() => undefined);
       this.live.delete(sessionId);
