@@ -246,6 +246,8 @@ interface OpenStep {
   record: StepRecord;
   t0: number;
   attemptT0: number;
+  /** The service's `details` of the attempt's failure (candidates, fields, URL). */
+  details?: unknown;
 }
 
 /** The runtime's {@link Executor}: each step is a run request and a wait for its status. */
@@ -302,6 +304,8 @@ class ServiceExecutor implements Executor {
     delete open.record.result;
     delete open.record.answer;
     delete open.record.healed;
+    delete open.record.pageUrl;
+    delete open.details;
     this.init.emit({ type: "step-started", index: step.index, stepType: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}), attempt: step.attempt });
 
     const timeoutMs = step.timeoutMs ?? this.init.stepTimeoutMs;
@@ -320,6 +324,7 @@ class ServiceExecutor implements Executor {
         open.record.stepId = stepId;
         const status = await this.waitForStep(stepId, timeoutMs, signal);
         noteInterpretation(open.record, status, redact);
+        if (status.pageUrl) open.record.pageUrl = redact(status.pageUrl);
         if (status.replayed) open.record.replayed = true;
         else delete open.record.replayed;
         return status;
@@ -328,6 +333,7 @@ class ServiceExecutor implements Executor {
       if (status.pageUrl !== undefined) this.pageUrl = status.pageUrl;
       if (status.status === "FAILED") {
         const wire = status.error ?? { code: "WF_STEP_FAILED", message: "The service reported the step as failed without an error." };
+        if (wire.details !== undefined) open.details = redact(wire.details);
         throw new StepFailedError({
           index: step.index,
           type: step.type,
@@ -443,7 +449,7 @@ class ServiceExecutor implements Executor {
     const wire = toWireError(error, this.init.redact);
     if (error instanceof StepFailedError || (isWfError(error) && error.code === "WF_STEP_FAILED")) {
       const failed = error as StepFailedError;
-      open.record.error = { code: failed.serviceCode, message: failed.serviceMessage };
+      open.record.error = { code: failed.serviceCode, message: failed.serviceMessage, ...(open.details !== undefined ? { details: open.details } : {}) };
     } else {
       open.record.error = { code: wire.code, message: wire.message };
     }
