@@ -179,6 +179,8 @@ interface LiveSession {
   pending: number;
   running: AbortController | undefined;
   idleTimer: NodeJS.Timeout | undefined;
+  /** The screenshot being taken after the last step: a close waits for it (the failed step's picture matters most). */
+  capture?: Promise<unknown>;
 }
 
 /** Dependencies of the {@link SessionManager}. */
@@ -562,6 +564,7 @@ export class SessionManager {
         end.error?.message ?? `Session ${sessionId} was closed (${end.status}) before this step finished.`,
       );
       live.running?.abort(reason);
+      await live.capture;
       await saveTrace(live.context, tracePath(this.deps.options.dataDir, sessionId));
       await live.context.close().catch(() => undefined);
       await live.tail.catch(() => undefined);
@@ -748,6 +751,7 @@ export class SessionManager {
       // The capture starts now, while the outcome is journaled (an fsync), so the two overlap; the
       // next step still waits for it, so the picture is the page as this step left it.
       const shot = this.capturePage(session, live);
+      live.capture = shot;
       await runningJournaled;
       await this.finishStep(session, step, outcome);
       onFinished();
@@ -825,7 +829,8 @@ export class SessionManager {
 
   /** Writes a captured PNG to `<dataDir>/screenshots/<stepId>.png` and marks the step. @returns whether it did. */
   private async saveScreenshot(session: SessionRecord, step: StepRecord, png: Buffer | undefined): Promise<boolean> {
-    if (!png || session.status !== "RUNNING" || this.stopping) return false;
+    // Taken while the session ran; written even if it was closed meanwhile (right after a failed step).
+    if (!png || this.stopping) return false;
     try {
       await mkdir(this.screenshotDir, { recursive: true });
       await writeFile(join(this.screenshotDir, `${step.stepId}.png`), png);
