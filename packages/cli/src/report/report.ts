@@ -39,7 +39,7 @@ export interface RunReport {
   traceFor(attempt: number): boolean;
   /** Downloads the attempt's screenshots (and trace, as the trace mode says) from the service. */
   collect(entry: WorkflowEntry, attempt: number, record: RunRecord, client: ServiceClient): Promise<void>;
-  /** Writes the HTML report. @returns the path of its `index.html`. */
+  /** Writes the HTML report (a failure is told to `warn`, not thrown). @returns the path of its `index.html`. */
   write(result: SuiteResult): Promise<string>;
   /** The kept traces of the workflows that failed (their last attempt), absolute paths. */
   failedTraces(result: SuiteResult): string[];
@@ -104,6 +104,7 @@ export async function createRunReport(options: {
       if (!step.stepId) continue;
       const png = await client.getScreenshot(record.sessionId, step.stepId).catch(() => undefined);
       if (!png) continue;
+      await mkdir(join(dir, folder), { recursive: true });
       await writeFile(join(dir, folder, `step-${step.index}.png`), png);
       own.screenshots[step.index] = `${folder}/step-${step.index}.png`;
     }
@@ -111,6 +112,7 @@ export async function createRunReport(options: {
     if (keep) {
       const zip = await client.getTrace(record.sessionId).catch(() => undefined);
       if (zip) {
+        await mkdir(join(dir, folder), { recursive: true });
         await writeFile(join(dir, folder, "trace.zip"), zip);
         own.trace = `${folder}/trace.zip`;
       }
@@ -129,10 +131,16 @@ export async function createRunReport(options: {
     },
     async write(result) {
       const data = { ...reportData(result, (entry, attempt) => artifacts.get(key(entry, attempt)), options.cwd), reportDir: shownPath(dir, options.cwd) };
-      // A classic script (not JSON fetched, not a module), so the page works from file:// too.
-      await writeFile(join(dir, "report-data.js"), `window.wfReport = ${JSON.stringify(data)};\n`);
-      await writeFile(join(dir, "report.js"), REPORT_SCRIPT);
-      await writeFile(join(dir, "index.html"), REPORT_PAGE);
+      try {
+        await mkdir(dir, { recursive: true });
+        // A classic script (not JSON fetched, not a module), so the page works from file:// too.
+        await writeFile(join(dir, "report-data.js"), `window.wfReport = ${JSON.stringify(data)};\n`);
+        await writeFile(join(dir, "report.js"), REPORT_SCRIPT);
+        await writeFile(join(dir, "index.html"), REPORT_PAGE);
+      } catch (error) {
+        // The run's outcome stands without its report (a full disk, another run emptying the folder).
+        options.warn(`Could not write the HTML report to ${dir}: ${(error as Error).message}`);
+      }
       return join(dir, "index.html");
     },
     failedTraces(result) {
