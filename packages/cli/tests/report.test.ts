@@ -8,7 +8,7 @@
 import { execFile } from "node:child_process";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -120,6 +120,16 @@ describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
       child.kill("SIGTERM");
     }
     expect(await exited).toBe(0);
+  });
+
+  it("a --report-dir holding files wf did not write is refused (exit 2), not emptied", async () => {
+    const mine = join(scratch.dir, "mine");
+    await mkdir(mine);
+    await writeFile(join(mine, "notes.txt"), "keep me");
+    const result = await runWf(["run", join(SUITE, "shop-title.ts"), "--report-dir", "mine", "--var", `url=${origin}`], { cwd: scratch.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`The report folder ${mine} holds files wf did not write`);
+    expect(await readFile(join(mine, "notes.txt"), "utf8")).toBe("keep me");
   });
 
   it("wf show-report on a folder without a report says so (exit 2)", async () => {
