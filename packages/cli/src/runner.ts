@@ -196,7 +196,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const result: SuiteResult = { status, results, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), stats };
   const indexPath = await report.write(result);
   for (const r of reporters) await r.onEnd?.(result);
-  // After the summary; not beside JSON on stdout, which stays parseable (its readers find the folder in the config).
+  // After the summary; not beside JSON on stdout, which must stay parseable.
   if (!specs.some((spec) => !spec.outputFile && ["json", "ndjson"].includes(spec.name))) stdout.write(reportSummary(report, indexPath, result, cwd));
   return { exitCode: interrupted ? EXIT.interrupted : status === "passed" ? EXIT.ok : EXIT.failed, result };
 }

@@ -233,23 +233,24 @@ export async function runWithReport<T extends { record: RunRecord }>(
   const { config, cwd, entry } = options;
   const report = await createRunReport({ dir: config.reportDir, trace: config.trace, entries: [entry], cwd, warn: (m) => void options.stderr.write(`${m}\n`) });
   const startedAt = new Date();
-  const outcome = await run({
+  const ran = await run({
     trace: report.traceFor(0),
     afterRun: (record, client) => report.collect(entry, 0, record, client),
     reportPath: join(report.dir, "index.html"),
   });
-  const { record } = outcome;
-  const passed = record.status === "succeeded";
+  const { record } = ran;
+  // A cancelled run is Ctrl-C's, unless --timeout cancelled it (a failure).
+  const outcome = record.status === "succeeded" ? "passed" : record.status === "cancelled" && record.error?.code !== "WF_RUN_TIMEOUT" ? "interrupted" : "failed";
   const result: SuiteResult = {
-    status: passed ? "passed" : record.status === "cancelled" && record.error?.code === "WF_INTERRUPTED" ? "interrupted" : "failed",
-    results: [{ entry, outcome: passed ? "passed" : "failed", attempts: [record], durationMs: record.durationMs }],
+    status: outcome,
+    results: [{ entry, outcome, attempts: [record], durationMs: record.durationMs }],
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
-    stats: { passed: passed ? 1 : 0, flaky: 0, failed: passed ? 0 : 1, interrupted: 0, skipped: 0 },
+    stats: { passed: 0, flaky: 0, failed: 0, interrupted: 0, skipped: 0, [outcome]: 1 },
   };
   const indexPath = await report.write(result);
   if (!options.machineOutput) options.stdout.write(reportSummary(report, indexPath, result, cwd));
-  return outcome;
+  return ran;
 }
 
 /**
