@@ -4,6 +4,9 @@
  * tested), and returns the run record it prints.
  */
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Root of the workspace. */
@@ -39,7 +42,9 @@ export function runExample(
   env: Record<string, string> = {},
   timeoutMs = EXAMPLE_TIMEOUT_MS - 10_000,
 ): Promise<ExampleRun> {
-  const args = ["packages/cli/bin/wf.js", "run", file, "--reporter", "json"];
+  // Each run's HTML report in a folder of its own: examples run at once from the same root.
+  const reportDir = mkdtempSync(join(tmpdir(), "wf-example-report-"));
+  const args = ["packages/cli/bin/wf.js", "run", file, "--reporter", "json", "--report-dir", reportDir];
   for (const [key, value] of Object.entries(params)) args.push("--param", `${key}=${value}`);
   // No WF_BASE_URL: the CLI starts its embedded server, the default a user gets.
   const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...env };
@@ -47,6 +52,7 @@ export function runExample(
   delete childEnv.WF_API_KEY;
   return new Promise((resolve) => {
     execFile(process.execPath, args, { cwd: ROOT, env: childEnv, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
+      rmSync(reportDir, { recursive: true, force: true });
       const exitCode = error ? (typeof error.code === "number" ? error.code : -1) : 0;
       resolve({ exitCode, record: parseRecord(stdout), stdout, stderr });
     });

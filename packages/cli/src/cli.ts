@@ -12,6 +12,7 @@ import { lockCommand } from "./commands/lock.js";
 import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
+import { showReportCommand } from "./commands/show-report.js";
 import { triggerCommand } from "./commands/trigger.js";
 import { workflowsCommand } from "./commands/workflows.js";
 import type { CliContext, WfCommand } from "./commands/_types.js";
@@ -20,6 +21,7 @@ import { EXIT, exitCodeOf } from "./errors.js";
 /** The commands of `wf`, in the order `wf --help` lists them. Add a command with one line here. */
 export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   runCommand,
+  showReportCommand,
   serveCommand,
   triggerCommand,
   workflowsCommand,

@@ -9,13 +9,22 @@ import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
 
 /** Reporters of `wf run`. */
-export const REPORTERS = ["pretty", "list", "line", "dot", "json", "ndjson", "junit"] as const;
+export const REPORTERS = ["pretty", "list", "line", "dot", "json", "ndjson", "junit", "html"] as const;
 /**
  * A reporter name: `pretty` (one workflow's steps live; plain lines off a terminal), `list` (one
  * line per workflow), `line` (one updating line), `dot` (one character per workflow), `json` (the
- * run record, or the summary of many), `ndjson` (one event per line), `junit` (JUnit XML).
+ * run record, or the summary of many), `ndjson` (one event per line), `junit` (JUnit XML), `html`
+ * (the HTML report alone; it is written on every run, whatever the reporters).
  */
 export type ReporterName = (typeof REPORTERS)[number];
+/**
+ * When `wf run` records a Playwright trace of a workflow's session, in Playwright's words: `on`
+ * (every attempt), `off`, `retain-on-failure` (every attempt, kept only when it failed),
+ * `on-first-retry` (only the first retry's attempt).
+ */
+export const TRACE_MODES = ["on", "off", "retain-on-failure", "on-first-retry"] as const;
+export type TraceMode = (typeof TRACE_MODES)[number];
+
 /** Options of a reporter. */
 export interface ReporterOptions {
   /** Write the report to this file (relative to the working directory) instead of stdout. */
@@ -63,6 +72,18 @@ export interface WfConfig {
    * @default "heal" when a model is configured, else "read"
    */
   lock?: "read" | "write" | "heal" | "off";
+  /**
+   * Playwright traces of the workflows' sessions, downloaded into the report
+   * (`<reportDir>/<workflow>/trace.zip`, open with `npx playwright show-trace`). Env `WF_TRACE`.
+   * @default "retain-on-failure"
+   */
+  trace?: TraceMode;
+  /**
+   * Folder of the HTML report `wf run` writes on every run (screenshots and traces beside it),
+   * emptied at the start of a run; `wf show-report` serves it. Env `WF_REPORT_DIR`.
+   * @default "wf-report"
+   */
+  reportDir?: string;
   /** Options of `wf serve` and of the embedded server. */
   server?: {
     /** @default "127.0.0.1" */
@@ -103,6 +124,8 @@ const ConfigSchema = z
     requestTimeoutMs: z.number().int().positive().optional(),
     model: z.string().min(1).optional(),
     lock: z.enum(["read", "write", "heal", "off"]).optional(),
+    trace: z.enum(TRACE_MODES).optional(),
+    reportDir: z.string().min(1).optional(),
     server: z
       .object({
         host: z.string().min(1).optional(),
@@ -127,6 +150,8 @@ export interface CliFlags {
   maxFailures?: number | undefined;
   model?: string | undefined;
   lock?: string | undefined;
+  trace?: string | undefined;
+  reportDir?: string | undefined;
   host?: string | undefined;
   port?: number | undefined;
   workflowsDir?: string | undefined;
@@ -175,6 +200,10 @@ export interface ResolvedCliConfig {
    * `lock` of wf.config.ts; else `heal` with a model, `read` without.
    */
   lock: "read" | "write" | "heal" | "off";
+  /** When runs record a Playwright trace (`--trace`, `WF_TRACE`, `trace`). */
+  trace: TraceMode;
+  /** Folder of the HTML report, absolute (`--report-dir`, `WF_REPORT_DIR`, `reportDir`). */
+  reportDir: string;
   server: { host: string; port: number | undefined; workflowsDir: string | undefined; dataDir: string | undefined };
   /** The environment after `.env` was merged in (process variables win). */
   env: Record<string, string | undefined>;
@@ -183,7 +212,7 @@ export interface ResolvedCliConfig {
 /**
  * Loads `wf.config.ts` and `.env` and resolves every setting: flag, then environment variable
  * (`WF_BASE_URL`, `WF_API_KEY`, `WF_REPORTER`, `WF_TIMEOUT_MS`, `WF_REQUEST_TIMEOUT_MS`,
- * `WF_MODEL`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_HOST`, `WF_PORT`,
+ * `WF_MODEL`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_TRACE`, `WF_REPORT_DIR`, `WF_HOST`, `WF_PORT`,
  * `WF_WORKFLOWS_DIR`, `WF_DATA_DIR`; process variables beat `.env`), then config file, then default.
  *
  * @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` when the config file does not load or has a
@@ -265,6 +294,10 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
   if (!["read", "write", "heal", "off"].includes(lock)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown lock mode "${lock}". Use one of: read, write, heal, off.`);
   }
+  const trace = nonEmpty(flags.trace) ?? nonEmpty(env.WF_TRACE) ?? file.trace ?? "retain-on-failure";
+  if (!(TRACE_MODES as readonly string[]).includes(trace)) {
+    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown trace mode "${trace}". Use one of: ${TRACE_MODES.join(", ")}.`);
+  }
   const { availableParallelism } = await import("node:os");
   const { resolve } = await import("node:path");
   const workers = flags.workers ?? intFromEnv(env, "WF_WORKERS") ?? file.workers ?? Math.max(1, Math.floor(availableParallelism() / 2));
@@ -284,6 +317,8 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     requestTimeoutMs: intFromEnv(env, "WF_REQUEST_TIMEOUT_MS") ?? file.requestTimeoutMs,
     model,
     lock: lock as ResolvedCliConfig["lock"],
+    trace: trace as TraceMode,
+    reportDir: resolve(cwd, nonEmpty(flags.reportDir) ?? nonEmpty(env.WF_REPORT_DIR) ?? file.reportDir ?? "wf-report"),
     server: {
       host: nonEmpty(flags.host) ?? nonEmpty(env.WF_HOST) ?? file.server?.host ?? "127.0.0.1",
       port: flags.port ?? intFromEnv(env, "WF_PORT") ?? file.server?.port,

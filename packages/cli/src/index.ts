@@ -1,12 +1,15 @@
 /**
  * `@wf/cli`: the `wf` command and its programmatic API. Each command has a function tests and
  * scripts can call directly: `runWorkflowFile` (wf run), `serve`, `planWorkflowFile` (wf plan),
- * `checkWorkflowFiles` (wf check), `initProject` (wf init), `installBrowser` (wf install-browser).
+ * `checkWorkflowFiles` (wf check), `initProject` (wf init), `installBrowser` (wf install-browser),
+ * `showReport` (wf show-report).
  */
-export { defineConfig, resolveCliConfig, REPORTERS } from "./config.js";
-export type { WfConfig, ReporterName, CliFlags, ResolveCliConfigOptions, ResolvedCliConfig } from "./config.js";
+export { defineConfig, resolveCliConfig, REPORTERS, TRACE_MODES } from "./config.js";
+export type { WfConfig, ReporterName, TraceMode, CliFlags, ResolveCliConfigOptions, ResolvedCliConfig } from "./config.js";
 export { runWorkflowFile } from "./run.js";
 export type { RunWorkflowFileOptions, RunWorkflowFileResult } from "./run.js";
+export { showReport } from "./report/show.js";
+export type { ShowReportOptions, ShownReport } from "./report/show.js";
 export { serve } from "./serve.js";
 export type { ServeOptions, ServeHandle } from "./serve.js";
 export { planWorkflowFile, checkWorkflowFiles, formatPlan, formatFindings } from "./plan.js";

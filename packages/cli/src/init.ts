@@ -113,6 +113,8 @@ export default defineConfig({
   testDir: "workflows", // \`npx wf run\` with no file runs every workflow in it
   // reporter: [["list"], ["junit", { outputFile: "wf-report/junit.xml" }]], // default: pretty for one, list for several
   // workers: 2, retries: 1,
+  // trace: "on-first-retry", // Playwright traces in wf-report/ (default: retain-on-failure)
+  // reportDir: "wf-report", // the HTML report every run writes; \`npx wf show-report\` opens it
   // timeoutMs: 120_000,
 });
 `,

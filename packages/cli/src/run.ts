@@ -60,6 +60,18 @@ export interface RunWorkflowFileOptions {
   service?: OpenService;
   /** Makes the reporter of the run's events instead of the configured one (the multi-file runner's); `redact` masks this run's secrets. */
   events?: (redact: (text: string) => string) => Reporter;
+  /** Ask the service for a Playwright trace of the session. @default false */
+  trace?: boolean;
+  /**
+   * Called once the run ended, with its record (secrets redacted) and the service client, before
+   * an embedded server stops: the report downloads the session's screenshots and trace here.
+   */
+  afterRun?: (record: RunRecord, client: ServiceClient) => Promise<void>;
+  /**
+   * The HTML report's `index.html`: the `--out` record carries it as `report`, and, on the
+   * embedded server (gone when the command ends), in place of the dead `debuggerUrl`.
+   */
+  reportPath?: string;
 }
 
 /** What {@link runWorkflowFile} returns when the run happened (whatever its outcome). */
@@ -141,6 +153,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
         signal: controller.signal,
         onEvent: (event) => reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event),
         lock,
+        ...(options.trace ? { trace: true } : {}),
       });
       record = timeoutRecord(record, controller.signal);
     } catch (error) {
@@ -160,6 +173,8 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
       };
       reporter.onEvent({ type: "run-finished", record });
     }
+    record = redactRecord(record, redact);
+    await options.afterRun?.(record, service.client);
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
@@ -167,11 +182,12 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     if (!options.service) await service.close();
   }
 
-  record = redactRecord(record, redact);
   if (options.out) {
     const outPath = resolve(cwd, options.out);
+    const { debuggerUrl, ...rest } = record;
+    const saved = options.reportPath ? { ...(config.baseUrl && debuggerUrl ? { debuggerUrl } : {}), ...rest, report: options.reportPath } : record;
     try {
-      await writeFile(outPath, JSON.stringify(record, null, 2) + "\n");
+      await writeFile(outPath, JSON.stringify(saved, null, 2) + "\n");
     } catch (error) {
       throw new CliUsageError("WF_CLI_USAGE", `Could not write the run record to ${outPath}: ${(error as Error).message}. Check the --out path.`, { path: outPath });
     }

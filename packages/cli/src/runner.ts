@@ -16,6 +16,7 @@ import { CliUsageError, EXIT, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
 import { openService, runWorkflowFile, type OpenService } from "./run.js";
 import type { OutputStream } from "./reporters.js";
+import { createRunReport, reportSummary } from "./report/report.js";
 import { createSuiteReporters, type SuiteReporter } from "./suite-reporters.js";
 
 /** A workflow found by {@link findWorkflows}. */
@@ -125,7 +126,9 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
     }
   }
 
-  const reporters = createSuiteReporters(reporterSpecs(config, entries.length), { stdout, stderr, env: config.env, cwd });
+  const specs = reporterSpecs(config, entries.length);
+  const reporters = createSuiteReporters(specs, { stdout, stderr, env: config.env, cwd });
+  const report = await createRunReport({ dir: config.reportDir, trace: config.trace, entries, cwd, warn: (m) => void stderr.write(`${m}\n`) });
   const service = await openService(config);
   const startedAt = new Date();
   const results: WorkflowResult[] = new Array(entries.length);
@@ -150,6 +153,8 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
         ...(options.signal ? { signal: options.signal } : {}),
         stdout,
         stderr,
+        trace: report.traceFor(attempt),
+        afterRun: (record, client) => report.collect(entry, attempt, record, client),
         events: (redact) => {
           const parts = reporters.map((r) => r.attemptReporter?.(entry, attempt, redact)).filter((x) => x !== undefined);
           return { onEvent: (event) => parts.forEach((p) => p.onEvent(event)), end: () => parts.forEach((p) => p.end()) };
@@ -189,7 +194,10 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const interrupted = options.signal?.aborted === true;
   const status: SuiteResult["status"] = interrupted ? "interrupted" : stats.failed > 0 || stats.skipped > 0 ? "failed" : "passed";
   const result: SuiteResult = { status, results, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), stats };
+  const indexPath = await report.write(result);
   for (const r of reporters) await r.onEnd?.(result);
+  // After the summary; not beside JSON on stdout, which must stay parseable.
+  if (!specs.some((spec) => !spec.outputFile && ["json", "ndjson"].includes(spec.name))) stdout.write(reportSummary(report, indexPath, result, cwd));
   return { exitCode: interrupted ? EXIT.interrupted : status === "passed" ? EXIT.ok : EXIT.failed, result };
 }
 

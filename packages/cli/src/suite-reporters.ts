@@ -59,6 +59,9 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
   };
   const c = createColors(!env.NO_COLOR && ((Boolean(env.FORCE_COLOR) && env.FORCE_COLOR !== "0") || (Boolean(stdout.isTTY) && env.TERM !== "dumb")));
   switch (spec.name) {
+    case "html":
+      // The HTML report is written on every run (see report/); naming it prints nothing more.
+      return {};
     case "junit":
       return { onEnd: async (result) => emit(await junitXml(result, cwd)) };
     case "json":

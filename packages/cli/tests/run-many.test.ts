@@ -3,7 +3,7 @@
  * fails, one is flaky through a page that has its button on every other load), on ONE embedded
  * server, with workers, retries, grep, list, max failures, and several reporters at once.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { XMLParser } from "fast-xml-parser";
@@ -54,7 +54,7 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
       `export default { reporter: [["list"], ["junit", { outputFile: "report/junit.xml" }], ["json", { outputFile: "report/run.json" }]] };\n`,
     );
     flakyLoads = 0;
-    const result = await runWf(["run", SUITE, "--workers", "2", "--retries", "1", "--var", `url=${origin}`], { cwd: scratch.dir, timeoutMs: 380_000 });
+    const result = await runWf(["run", SUITE, "--workers", "2", "--retries", "1", "--trace", "on-first-retry", "--var", `url=${origin}`], { cwd: scratch.dir, timeoutMs: 380_000 });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("Running 4 workflows using 2 workers");
     expect(result.stdout).toMatch(/✘ \S*flaky-sign-in\.ts › flaky-sign-in \(/);
@@ -63,6 +63,13 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
     expect(result.stdout).toMatch(/1\) \S*checkout-broken\.ts › checkout-broken\n +step 2 ACT "click \\"No such button anywhere\\"" failed\n +\[WF_STEP_FAILED\] .*\n +at \S*checkout-broken\.ts:8:\d+/);
     expect(result.stdout).toMatch(/2 passed, 1 flaky, 1 failed \(/);
     expect(flakyLoads).toBe(2);
+
+    // on-first-retry (Playwright's mode): only the retries were traced, kept whatever their outcome.
+    const report = join(scratch.dir, "wf-report");
+    const traces = (await readdir(report, { recursive: true })).filter((f) => f.endsWith("trace.zip")).sort();
+    expect(traces).toEqual([join("checkout-broken-retry1", "trace.zip"), join("flaky-sign-in-retry1", "trace.zip")]);
+    expect(result.stdout).toContain("Trace: npx playwright show-trace wf-report/checkout-broken-retry1/trace.zip");
+    expect(result.stdout).not.toContain("show-trace wf-report/flaky-sign-in");
 
     // JUnit XML, read by a parser: one testcase per workflow, the failure with its step, code, message and call site.
     const xml = await readFile(join(scratch.dir, "report", "junit.xml"), "utf8");

@@ -102,6 +102,18 @@ export interface ServiceClient {
   getSessionStatus(sessionId: string, options?: SessionStatusOptions): Promise<SessionStatus>;
   /** `POST /workflow/step/close/{id}`: closes a step session, freeing its browser context. */
   closeSession(sessionId: string, options?: CallOptions): Promise<CloseSessionResponse>;
+  /**
+   * `GET /workflow/view/{id}/screenshots/{stepId}`: the PNG the service took after a step (kept
+   * after the session closed, as long as the service keeps its records).
+   * @returns the PNG's bytes, or undefined when the step has no screenshot (404).
+   */
+  getScreenshot(sessionId: string, stepId: string, options?: CallOptions): Promise<Uint8Array | undefined>;
+  /**
+   * `GET /workflow/view/{id}/trace`: the Playwright trace (zip) of a session created with
+   * `trace: true`, once it was closed.
+   * @returns the zip's bytes, or undefined when there is none (404: not traced, or not saved).
+   */
+  getTrace(sessionId: string, options?: CallOptions): Promise<Uint8Array | undefined>;
   /** `POST /workflow/run`: starts a stored workflow. */
   runStoredWorkflow(body: RunWorkflowRequest, options?: CallOptions): Promise<RunWorkflowResponse>;
   /** `POST /workflow/cancel/{id}`: cancels a running stored-workflow session. */
@@ -123,6 +135,8 @@ interface Call<T> {
   schema: z.ZodType<T>;
   /** Safe to send twice: retried even when the service may have received it. */
   idempotent: boolean;
+  /** The answer is a file: its bytes are returned as they are (no JSON, no schema). */
+  binary?: boolean;
   headers?: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal | undefined;
@@ -132,6 +146,8 @@ interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes, for a `binary` call's 2xx answer. */
+  bytes?: Uint8Array;
 }
 
 class AttemptTimeout extends Error {
@@ -176,7 +192,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }, call.timeoutMs);
     const onAbort = () => controller.abort(call.signal!.reason);
     call.signal?.addEventListener("abort", onAbort, { once: true });
-    const headers: Record<string, string> = { accept: "application/json", ...call.headers };
+    const headers: Record<string, string> = { accept: call.binary ? "*/*" : "application/json", ...call.headers };
     if (options.apiKey !== undefined) headers[API_KEY_HEADER] = options.apiKey;
     let body: string | undefined;
     if (call.body !== undefined) {
@@ -187,6 +203,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       // The dispatcher directly, with the origin parsed once: undici's top-level `request(url)`
       // parses the URL again on every call (a measurable share of a step, see the README).
       const response = await dispatcher.request({ origin, path: basePath + call.path, method: call.method, headers, body, signal: controller.signal });
+      if (call.binary && response.statusCode >= 200 && response.statusCode < 300) {
+        return { status: response.statusCode, headers: response.headers, text: "", bytes: new Uint8Array(await response.body.arrayBuffer()) };
+      }
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
@@ -237,6 +256,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         continue;
       }
 
+      if (answer.status >= 200 && answer.status < 300 && answer.bytes) return answer.bytes as T;
       if (answer.status >= 200 && answer.status < 300) {
         let json: unknown;
         try {
@@ -289,6 +309,16 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return parts.length ? `?${parts.join("&")}` : "";
   };
 
+  /** A file of the service (GET, retried as any GET); undefined on a 404. */
+  async function download(path: string, opts: CallOptions): Promise<Uint8Array | undefined> {
+    try {
+      return await perform({ method: "GET", path, schema: undefined as unknown as z.ZodType<Uint8Array>, idempotent: true, binary: true, timeoutMs: requestTimeoutMs, signal: opts.signal });
+    } catch (error) {
+      if (error instanceof ServiceError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
   return {
     baseUrl,
     createSession(body = {}, opts = {}) {
@@ -328,6 +358,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
     closeSession(sessionId, opts = {}) {
       return perform({ method: "POST", path: routePath(ROUTES.stepClose, { id: sessionId }), schema: CloseSessionResponse, idempotent: true, timeoutMs: requestTimeoutMs, signal: opts.signal });
+    },
+    getScreenshot(sessionId, stepId, opts = {}) {
+      return download(routePath(`${ROUTES.sessionView}/screenshots/{stepId}`, { id: sessionId, stepId }), opts);
+    },
+    getTrace(sessionId, opts = {}) {
+      return download(routePath(ROUTES.sessionTrace, { id: sessionId }), opts);
     },
     runStoredWorkflow(body, opts = {}) {
       return perform({ method: "POST", path: ROUTES.workflowRun, body, schema: RunWorkflowResponse, idempotent: false, timeoutMs: requestTimeoutMs, signal: opts.signal });

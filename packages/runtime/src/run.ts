@@ -60,6 +60,11 @@ export interface RunWorkflowOptions {
    * @throws (before any session) an Error when the lock file is not valid JSON or not a wf lock.
    */
   lock?: RunLockOptions;
+  /**
+   * Ask the service to record a Playwright trace of the run's session (`trace: true` on create);
+   * fetch it after the run with `client.getTrace(record.sessionId)`. @default false
+   */
+  trace?: boolean;
 }
 
 const MAX_POLL_INTERVAL_MS = 2_000;
@@ -101,7 +106,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   // The create request gets no signal: aborting it after it was sent could orphan the session it
   // creates. On abort, wait (up to closeTimeoutMs) for its answer, close that session, then throw.
-  const creating = client.createSession({ browserMode: "REMOTE" });
+  const creating = client.createSession({ browserMode: "REMOTE", ...(options.trace ? { trace: true } : {}) });
   let session: Awaited<typeof creating>;
   try {
     session = await untilAborted(creating, signal);
@@ -195,6 +200,8 @@ interface OpenStep {
   record: StepRecord;
   t0: number;
   attemptT0: number;
+  /** The service's `details` of the attempt's failure (candidates, fields, URL). */
+  details?: unknown;
 }
 
 /** The runtime's {@link Executor}: each step is a run request and a wait for its status. */
@@ -251,6 +258,8 @@ class ServiceExecutor implements Executor {
     delete open.record.result;
     delete open.record.answer;
     delete open.record.healed;
+    delete open.record.pageUrl;
+    delete open.details;
     this.init.emit({ type: "step-started", index: step.index, stepType: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}), attempt: step.attempt });
 
     const timeoutMs = step.timeoutMs ?? this.init.stepTimeoutMs;
@@ -269,6 +278,7 @@ class ServiceExecutor implements Executor {
         open.record.stepId = stepId;
         const status = await this.waitForStep(stepId, timeoutMs, signal);
         noteInterpretation(open.record, status, redact);
+        if (status.pageUrl) open.record.pageUrl = redact(status.pageUrl);
         if (status.replayed) open.record.replayed = true;
         else delete open.record.replayed;
         return status;
@@ -284,6 +294,7 @@ class ServiceExecutor implements Executor {
       if (status.pageUrl !== undefined) this.pageUrl = status.pageUrl;
       if (status.status === "FAILED") {
         const wire = status.error ?? { code: "WF_STEP_FAILED", message: "The service reported the step as failed without an error." };
+        if (wire.details !== undefined) open.details = redact(wire.details);
         throw new StepFailedError({
           index: step.index,
           type: step.type,
@@ -322,7 +333,7 @@ class ServiceExecutor implements Executor {
     const wire = toWireError(error, this.init.redact);
     if (error instanceof StepFailedError || (isWfError(error) && error.code === "WF_STEP_FAILED")) {
       const failed = error as StepFailedError;
-      open.record.error = { code: failed.serviceCode, message: failed.serviceMessage };
+      open.record.error = { code: failed.serviceCode, message: failed.serviceMessage, ...(open.details !== undefined ? { details: open.details } : {}) };
     } else {
       open.record.error = { code: wire.code, message: wire.message };
     }

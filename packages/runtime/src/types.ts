@@ -29,8 +29,13 @@ export interface StepRecord {
   result?: unknown;
   /** For an ASK: the decoded, typed answer. */
   answer?: unknown;
-  /** Why it failed: the service's code and message, or the decoding error. */
+  /**
+   * Why it failed: the service's code and message (and its `details`, e.g. the closest
+   * `candidates` of `WF_ELEMENT_NOT_FOUND`), or the decoding error.
+   */
   error?: WireError;
+  /** The page's URL after the step (of the last attempt), as the service reported it. */
+  pageUrl?: string;
   /** Who carried the step out on the service: the grammar, or the model. */
   interpreter?: StepInterpreterKind;
   /** ACT: the grammar instruction the service executed (for a model-resolved step, what the model chose). */

@@ -28,6 +28,7 @@ import {
 } from "@wf/core/protocol";
 import type { ServerContext } from "./context.js";
 import { registerDebuggerRoutes } from "./debugger.js";
+import { registerTraceRoute } from "./tracing.js";
 import { HttpProblem, isHttpProblem } from "./errors.js";
 import { registerStoredWorkflowRoutes } from "./stored/routes.js";
 
@@ -38,6 +39,7 @@ const TITLES: Record<ProblemCode, string> = {
   WF_UNAUTHORIZED: "Unauthorized",
   WF_SESSION_NOT_FOUND: "Session not found",
   WF_STEP_NOT_FOUND: "Step not found",
+  WF_TRACE_NOT_FOUND: "Trace not found",
   WF_WORKFLOW_NOT_FOUND: "Workflow not found",
   WF_ROUTE_NOT_FOUND: "Route not found",
   WF_METHOD_NOT_ALLOWED: "Method not allowed",
@@ -275,9 +277,8 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     tags: ["step mode"],
   });
   app.post(fastifyPath(ROUTES.stepCreate), auth, async (request) => {
-    // Validated for its 422s; its one field has one allowed value, the default.
-    context.parse(CreateSessionRequest, request.body ?? {});
-    const session = await context.sessions.createSession({ kind: "STEP" });
+    const body = context.parse(CreateSessionRequest, request.body ?? {});
+    const session = await context.sessions.createSession({ kind: "STEP", ...(body.trace ? { trace: true } : {}) });
     return { workflowId: session.sessionId, sessionToken: session.token, debuggerUrl: context.sessions.viewUrl(session) } satisfies CreateSessionResponse;
   });
 
@@ -361,6 +362,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   });
 
   await registerDebuggerRoutes(app, context);
+  registerTraceRoute(app, context);
   await registerStoredWorkflowRoutes(app, context);
   return app;
 }

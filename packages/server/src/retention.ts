@@ -1,11 +1,12 @@
 /**
- * Retention: a background sweep that deletes finished sessions (with their steps, logs and
- * screenshots) older than `retentionDays` (`WF_RETENTION_DAYS`), once at start and then hourly.
+ * Retention: a background sweep that deletes finished sessions (with their steps, logs,
+ * screenshots and traces) older than `retentionDays` (`WF_RETENTION_DAYS`), once at start and then hourly.
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ServerContext } from "./context.js";
 import type { SweepResult } from "./store/store.js";
+import { tracePath } from "./tracing.js";
 
 /** How often the sweep runs, in ms. */
 export const RETENTION_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -13,7 +14,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes what finished more than `retentionDays` before `now`: the records (one transaction),
- * then the screenshot files of the deleted steps.
+ * then the screenshot files of the deleted steps and the trace files of the deleted sessions.
  *
  * @param now - the time to count from. @default the current time
  * @returns what was deleted.
@@ -23,6 +24,7 @@ export async function sweepOnce(context: Pick<ServerContext, "store" | "options"
   const result = await context.store.sweep(new Date(now.getTime() - retentionDays * DAY_MS));
   const dir = join(context.options.dataDir, "screenshots");
   for (const stepId of result.stepIds) await rm(join(dir, `${stepId}.png`), { force: true }).catch(() => undefined);
+  for (const sessionId of result.sessionIds) await rm(tracePath(context.options.dataDir, sessionId), { force: true }).catch(() => undefined);
   return result;
 }
 

@@ -31,6 +31,7 @@ import { STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
 import type { RecoveredWork, SessionRecord, StepRecord, Store, StoredSession } from "./store/store.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
+import { saveTrace, startTracing, tracePath } from "./tracing.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 import { saveScreenshot, screenshotFile, SessionBrowser } from "./session-browser.js";
 
@@ -50,6 +51,8 @@ export interface CreateSessionOptions {
    * URL (`http://host:port`, credentials in the URL are used) or Playwright's proxy settings.
    */
   proxy?: string | NonNullable<BrowserContextOptions["proxy"]>;
+  /** Record a Playwright trace of the session, saved when it ends (see `tracing.ts`). */
+  trace?: boolean;
 }
 
 /** A step to run, as `POST /workflow/step/run/{id}` takes it (already validated). */
@@ -112,6 +115,8 @@ interface LiveSession {
   pending: number;
   running: AbortController | undefined;
   idleTimer: NodeJS.Timeout | undefined;
+  /** The screenshot being taken after the last step: a close waits for it (the failed step's picture matters most). */
+  capture?: Promise<unknown>;
 }
 
 /** Dependencies of the {@link SessionManager}. */
@@ -194,6 +199,13 @@ export class SessionManager {
     let browser: SessionBrowser;
     try {
       browser = await SessionBrowser.open(this.deps.browser, this.deps.options, options.proxy);
+      if (options.trace) {
+        const opened = browser;
+        await startTracing(opened.context, `wf session (${options.kind})`).catch(async (error: unknown) => {
+          await opened.close();
+          throw error;
+        });
+      }
     } catch (error) {
       this.reserved -= 1;
       throw error;
@@ -419,6 +431,8 @@ export class SessionManager {
         end.error?.message ?? `Session ${sessionId} was closed (${end.status}) before this step finished.`,
       );
       live.running?.abort(reason);
+      await live.capture;
+      await saveTrace(live.browser.context, tracePath(this.deps.options.dataDir, sessionId));
       await live.browser.close();
       await live.tail.catch(() => undefined);
       this.live.delete(sessionId);
@@ -640,11 +654,13 @@ export class SessionManager {
       // The capture starts now, while the outcome is recorded (a commit), so the two overlap; the
       // next step still waits for it, so the picture is the page as this step left it.
       const shot = session.status === "RUNNING" && !this.stopping ? live.browser.capture() : Promise.resolve(undefined);
+      live.capture = shot;
       await runningRecorded;
       await this.finishStep(session, step, outcome);
       onFinished();
       const png = await shot;
-      if (png && session.status === "RUNNING" && !this.stopping && (await saveScreenshot(this.screenshotDir, step.stepId, png))) {
+      // Taken while the session ran; written even if it was closed meanwhile (right after a failed step).
+      if (png && !this.stopping && (await saveScreenshot(this.screenshotDir, step.stepId, png))) {
         step.screenshot = true;
         this.touch(session, step.stepId);
         // Not awaited: the line is ordered before the next step's lines in the same file, and a

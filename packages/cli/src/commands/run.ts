@@ -28,6 +28,11 @@ export const runCommand = defineCommand({
       .option("retries", { type: "number", describe: "Run a failed workflow again up to this many times; passed on a retry = flaky [default: 0]" })
       .option("max-failures", { type: "number", describe: "Stop starting workflows after this many failed [default: 0, no limit]" })
       .option("x", { type: "boolean", describe: "Stop after the first failure (--max-failures 1)" })
+      .option("trace", {
+        choices: ["on", "off", "retain-on-failure", "on-first-retry"] as const,
+        describe: "Record a Playwright trace of each workflow's session into the report (<report-dir>/<workflow>/trace.zip; open with npx playwright show-trace): on, off, retain-on-failure (kept when the attempt failed), on-first-retry [default: retain-on-failure, or WF_TRACE, or trace in wf.config.ts]",
+      })
+      .option("report-dir", { type: "string", describe: "Folder of the HTML report every run writes (emptied first; screenshots and traces beside it) [default: wf-report, or WF_REPORT_DIR, or reportDir in wf.config.ts]" })
       .option("list", { type: "boolean", describe: "List the workflows that would run, without running them" })
       .option("lock", {
         choices: ["read", "write", "heal", "off"] as const,
@@ -71,6 +76,8 @@ export const runCommand = defineCommand({
         retries: args.retries,
         maxFailures: args.x ? 1 : args["max-failures"],
         lock: args.lock,
+        trace: args.trace,
+        reportDir: args["report-dir"],
       },
     });
     const files = (args.files ?? []).map(String);
@@ -82,7 +89,10 @@ export const runCommand = defineCommand({
     const single = !args.list && entries.length === 1 && config.retries === 0 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
     if (!single && args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", `--out saves one workflow's run record; for many use --reporter json with an outputFile in wf.config.ts (reporter: [["json", { outputFile: "run.json" }]]).`);
     if (single) {
-      const result = await runWorkflowFile({
+      const { runWithReport } = await import("../report/report.js");
+      const machineOutput = specs[0]!.name !== "pretty";
+      const result = await runWithReport({ config, cwd: context.cwd, entry: entries[0]!, stdout: context.stdout, stderr: context.stderr, machineOutput }, (hooks) => runWorkflowFile({
+        ...hooks,
         file: entries[0]!.file,
         cwd: context.cwd,
         env: context.env,
@@ -93,7 +103,7 @@ export const runCommand = defineCommand({
         params,
         ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
         ...(args.out !== undefined ? { out: args.out } : {}),
-      });
+      }));
       return result.exitCode;
     }
     const result = await runWorkflows({

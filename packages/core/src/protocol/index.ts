@@ -41,6 +41,11 @@ export const ROUTES = {
   workflowList: `${API_PREFIX}/workflows`,
   /** `GET` (ours): the HTML debugger / preview page of session `{id}`; `?token=` is its session token. */
   sessionView: `${API_PREFIX}/workflow/view/{id}`,
+  /**
+   * `GET` (ours): the Playwright trace (`trace.zip`) of session `{id}`, once it ended, when it was
+   * created with `trace: true`; the API key or `?token=` (the session token).
+   */
+  sessionTrace: `${API_PREFIX}/workflow/view/{id}/trace`,
 } as const;
 
 /** Fills the `{name}` placeholders of a route path, URL-encoding each value. */
@@ -71,6 +76,12 @@ export const BrowserMode = z.enum(["REMOTE"]);
 export const CreateSessionRequest = z
   .object({
     browserMode: BrowserMode.default("REMOTE").describe("Where the browser runs. Only REMOTE is offered."),
+    trace: z
+      .boolean()
+      .optional()
+      .describe(
+        "Record a Playwright trace of the session (screenshots and DOM snapshots), saved when the session ends and served by GET /workflow/view/{id}/trace. Default false.",
+      ),
   })
   .describe("Create a step-mode session.");
 export type CreateSessionRequest = z.input<typeof CreateSessionRequest>;
@@ -382,6 +393,7 @@ export const PROBLEM_CODES = {
   WF_UNAUTHORIZED: 401,
   WF_SESSION_NOT_FOUND: 404,
   WF_STEP_NOT_FOUND: 404,
+  WF_TRACE_NOT_FOUND: 404,
   WF_WORKFLOW_NOT_FOUND: 404,
   WF_ROUTE_NOT_FOUND: 404,
   WF_METHOD_NOT_ALLOWED: 405,

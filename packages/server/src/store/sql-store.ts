@@ -231,7 +231,7 @@ export class SqlStore implements Store {
       if (steps.rows.length > 0) {
         await tx.query("DELETE FROM wf_payloads p WHERE NOT EXISTS (SELECT 1 FROM wf_steps s WHERE s.schema_hash = p.hash)");
       }
-      return { sessions: sessions.rows.length, steps: steps.rows.length, stepIds: steps.rows.map((r) => r.step_id) };
+      return { sessions: sessions.rows.length, steps: steps.rows.length, stepIds: steps.rows.map((r) => r.step_id), sessionIds: sessions.rows.map((r) => r.session_id) };
     });
   }
 

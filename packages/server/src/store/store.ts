@@ -99,6 +99,8 @@ export interface SweepResult {
   steps: number;
   /** Ids of the deleted steps (their screenshot files are deleted by the caller). */
   stepIds: string[];
+  /** Ids of the deleted sessions (their trace files are deleted by the caller). */
+  sessionIds: string[];
 }
 
 /** The records of the server. Create with `openStore` (`drivers.ts`). */

@@ -1,0 +1,166 @@
+/**
+ * The files of the HTML report page: `index.html` (markup and style) and `report.js` (renders
+ * `window.wfReport`, set by `report-data.js`). Both are fixed; the run's data only ever reaches the
+ * page through the DOM's `textContent` and attributes (`setAttribute`, `href`/`src` of paths the
+ * report made), never through HTML parsing, so nothing needs escaping. Classic scripts and relative
+ * paths: the page works when opened from disk (file://) as well as from `wf show-report`.
+ */
+
+/** `index.html`. */
+export const REPORT_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="wf">
+<title>wf report</title>
+<style>
+  :root { color-scheme: light dark; --fg: #1f2328; --dim: #656d76; --bg: #fff; --panel: #f6f8fa; --line: #d0d7de; --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; }
+  @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --dim: #8d96a0; --bg: #0d1117; --panel: #161b22; --line: #30363d; --ok: #3fb950; --bad: #f85149; --warn: #d29922; } }
+  body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 0 auto; padding: 16px 24px; max-width: 1280px; }
+  h1 { font-size: 20px; margin: 0 0 4px; }
+  .meta, .dim { color: var(--dim); }
+  .filters { margin: 12px 0; display: flex; gap: 6px; flex-wrap: wrap; }
+  .filters button { border: 1px solid var(--line); background: var(--panel); color: var(--fg); border-radius: 6px; padding: 3px 10px; cursor: pointer; }
+  .filters button[aria-pressed="true"] { border-color: var(--fg); font-weight: 600; }
+  details.workflow { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; }
+  details.workflow > summary { padding: 8px 12px; cursor: pointer; background: var(--panel); border-radius: 6px; }
+  .attempt { padding: 8px 12px; border-top: 1px solid var(--line); }
+  .attempt h3 { font-size: 14px; margin: 4px 0 8px; }
+  .passed, .succeeded { color: var(--ok); } .failed { color: var(--bad); } .flaky, .cancelled, .interrupted { color: var(--warn); } .skipped { color: var(--dim); }
+  .badge { font-size: 12px; border: 1px solid currentColor; border-radius: 10px; padding: 0 7px; margin-left: 6px; }
+  table { border-collapse: collapse; width: 100%; }
+  th, td { text-align: left; vertical-align: top; padding: 4px 6px; border-bottom: 1px solid var(--line); }
+  th { font-weight: 600; color: var(--dim); font-size: 12px; }
+  td.num { white-space: nowrap; text-align: right; }
+  code, pre { font: 12px/1.4 ui-monospace, monospace; }
+  pre { background: var(--panel); padding: 6px 8px; border-radius: 4px; overflow: auto; max-height: 320px; margin: 4px 0; white-space: pre-wrap; }
+  img.thumb { width: 160px; border: 1px solid var(--line); border-radius: 3px; display: block; }
+  img.shot { max-width: min(100%, 960px); border: 1px solid var(--line); border-radius: 4px; display: block; margin: 6px 0; }
+  .error { border-left: 3px solid var(--bad); padding: 4px 10px; margin: 6px 0; background: var(--panel); }
+  .error ul { margin: 4px 0; padding-left: 20px; }
+</style>
+</head>
+<body>
+<main id="app"><p>Loading the report… (it needs report-data.js and report.js beside this page, and JavaScript)</p></main>
+<script src="report-data.js"></script>
+<script src="report.js"></script>
+</body>
+</html>
+`;
+
+/** `report.js`: plain ES2020, no dependency; builds the page with DOM calls only. */
+export const REPORT_SCRIPT = `"use strict";
+(function () {
+  var data = window.wfReport;
+  var app = document.getElementById("app");
+  if (!data) { app.textContent = "report-data.js is missing or broken: run wf run again."; return; }
+
+  /** An element with attributes and children (strings become text nodes). */
+  function h(tag, attrs) {
+    var el = document.createElement(tag);
+    for (var name in attrs || {}) {
+      var value = attrs[name];
+      if (value === undefined || value === null || value === false) continue;
+      if (name === "text") el.textContent = String(value);
+      else el.setAttribute(name, String(value));
+    }
+    function add(child) {
+      if (child === undefined || child === null || child === false) return;
+      if (Array.isArray(child)) child.forEach(add);
+      else el.append(child);
+    }
+    for (var i = 2; i < arguments.length; i++) add(arguments[i]);
+    return el;
+  }
+  function ms(n) {
+    if (typeof n !== "number") return "";
+    if (n < 1000) return n + " ms";
+    if (n < 60000) return (n / 1000).toFixed(1) + " s";
+    return Math.floor(n / 60000) + " min " + Math.round((n % 60000) / 1000) + " s";
+  }
+  function json(value) { return h("pre", { text: JSON.stringify(value, null, 2) }); }
+  var MARK = { passed: "✔", succeeded: "✔", flaky: "±", failed: "✘", cancelled: "■", interrupted: "■", skipped: "○" };
+  function status(s) { return h("span", { class: s, text: (MARK[s] || "") + " " + s }); }
+
+  function stepError(step) {
+    var e = step.error;
+    var details = e.details && typeof e.details === "object" ? e.details : {};
+    var candidates = Array.isArray(details.candidates) ? details.candidates : [];
+    return h("div", { class: "error", "data-testid": "step-error" },
+      h("div", null, h("strong", { text: e.code }), " ", h("span", { class: "message", text: e.message })),
+      candidates.length ? h("div", null, h("span", { class: "dim", text: "Closest candidates:" }),
+        h("ul", null, candidates.map(function (c) { return h("li", { text: (c.name ? JSON.stringify(c.name) : "(no name)") + (c.role ? " (" + c.role + ")" : "") }); }))) : null,
+      step.pageUrl ? h("div", null, h("span", { class: "dim", text: "Page: " }), h("code", { class: "page-url", text: step.pageUrl })) : null);
+  }
+
+  function stepRows(step, artifacts) {
+    var shot = artifacts && artifacts.screenshots ? artifacts.screenshots[step.index] : undefined;
+    var usage = step.usage ? step.usage.totalTokens + " (" + step.usage.promptTokens + " + " + step.usage.completionTokens + ")" : "";
+    var how = [step.interpreter, step.replayed ? "replayed" : "", step.healed ? "healed" : ""].filter(Boolean).join(", ");
+    var row = h("tr", { "data-step": step.index, "data-step-status": step.status },
+      h("td", { class: "num", text: step.index }),
+      h("td", { text: step.type }),
+      h("td", null, h("div", { text: step.instruction }), step.resolved && step.resolved !== step.instruction ? h("div", { class: "dim", text: "→ " + step.resolved }) : null),
+      h("td", null, status(step.status), step.attempts > 1 ? h("div", { class: "dim", text: step.attempts + " attempts" }) : null),
+      h("td", { class: "num", text: ms(step.durationMs) }),
+      h("td", { text: how }),
+      h("td", { class: "num", text: usage }),
+      h("td", null, step.callSite ? h("code", { text: step.callSite }) : null),
+      h("td", null, shot && step.status !== "failed" ? h("a", { href: shot, target: "_blank" }, h("img", { class: "thumb", src: shot, alt: "after step " + step.index })) : null));
+    var extra = [];
+    if (step.answer !== undefined) extra.push(h("div", null, h("span", { class: "dim", text: "Answer" }), json(step.answer)));
+    if (step.status === "failed" && step.error) extra.push(stepError(step));
+    if (step.status === "failed" && shot) extra.push(h("a", { href: shot, target: "_blank" }, h("img", { class: "shot failed-shot", src: shot, alt: "the page when step " + step.index + " failed" })));
+    if (!extra.length) return [row];
+    return [row, h("tr", { class: "step-detail" }, h("td"), h("td", { colspan: 8 }, extra))];
+  }
+
+  function attemptView(attempt, i, count) {
+    var r = attempt.record;
+    var a = attempt.artifacts;
+    var title = (count > 1 ? (i === 0 ? "Attempt 1" : "Retry #" + i) + " · " : "") + r.status + " · " + ms(r.durationMs);
+    var runError = r.error && !(r.error.stepIndex !== undefined && r.steps.some(function (s) { return s.index === r.error.stepIndex && s.error; }));
+    return h("section", { class: "attempt" },
+      h("h3", { class: r.status, text: title }),
+      a && a.trace ? h("p", null, h("a", { href: a.trace, class: "trace", text: "Playwright trace" }), " ",
+        h("span", { class: "dim", text: "open with " }), h("code", { text: "npx playwright show-trace " + (data.reportDir ? data.reportDir + "/" : "") + a.trace })) : null,
+      runError ? h("div", { class: "error" }, h("strong", { text: r.error.code }), " ", h("span", { class: "message", text: r.error.message }), r.error.callSite ? h("div", null, h("code", { text: r.error.callSite })) : null) : null,
+      r.params && Object.keys(r.params).length ? h("details", null, h("summary", { text: "Params" }), json(r.params)) : null,
+      r.steps.length ? h("table", null,
+        h("thead", null, h("tr", null, ["#", "Type", "Instruction", "Status", "Time", "By", "Tokens", "Call site", "Screenshot"].map(function (t) { return h("th", { text: t }); }))),
+        h("tbody", null, r.steps.map(function (s) { return stepRows(s, a); }))) : h("p", { class: "dim", text: "No steps ran." }),
+      r.output !== undefined ? h("details", null, h("summary", { text: "Output" }), json(r.output)) : null,
+      r.usage ? h("p", { class: "dim", text: "Model: " + r.usage.models.join(", ") + " · " + r.usage.totalTokens + " tokens in " + r.usage.calls + " calls" }) : null);
+  }
+
+  function workflowView(w) {
+    var retries = Math.max(0, w.attempts.length - 1);
+    return h("details", { class: "workflow", "data-outcome": w.outcome, open: w.outcome === "failed" ? "" : null },
+      h("summary", null, status(w.outcome), " ", h("span", { text: w.file + " › " }), h("strong", { text: w.name }),
+        retries ? h("span", { class: "badge dim", text: retries + (retries === 1 ? " retry" : " retries") }) : null,
+        h("span", { class: "dim", text: "  " + ms(w.durationMs) })),
+      w.attempts.length ? w.attempts.map(function (a, i) { return attemptView(a, i, w.attempts.length); }) : h("p", { class: "attempt dim", text: "Did not run." }));
+  }
+
+  var s = data.stats;
+  var counts = [["all", data.workflows.length], ["passed", s.passed], ["flaky", s.flaky], ["failed", s.failed], ["interrupted", s.interrupted], ["skipped", s.skipped]];
+  var list = h("div", { id: "workflows" }, data.workflows.map(workflowView));
+  var buttons = counts.filter(function (c) { return c[0] === "all" || c[1] > 0; }).map(function (c) {
+    return h("button", { type: "button", "data-filter": c[0], "aria-pressed": c[0] === "all" ? "true" : "false", text: c[0] + " (" + c[1] + ")" });
+  });
+  buttons.forEach(function (b) {
+    b.addEventListener("click", function () {
+      var f = b.getAttribute("data-filter");
+      buttons.forEach(function (o) { o.setAttribute("aria-pressed", o === b ? "true" : "false"); });
+      list.querySelectorAll("details.workflow").forEach(function (d) { d.hidden = f !== "all" && d.getAttribute("data-outcome") !== f; });
+    });
+  });
+  document.title = "wf report · " + data.status;
+  app.replaceChildren(
+    h("h1", null, "wf report ", status(data.status)),
+    h("div", { class: "meta", text: new Date(data.startedAt).toLocaleString() + " · " + ms(data.durationMs) + " · " + data.workflows.length + " workflow" + (data.workflows.length === 1 ? "" : "s") }),
+    h("div", { class: "filters" }, buttons),
+    list);
+})();
+`;

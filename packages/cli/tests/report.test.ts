@@ -1,0 +1,141 @@
+/**
+ * What a finished `wf run` leaves behind, spawned as a user runs it on a folder with a passing and
+ * a failing workflow: `wf-report/` holds an HTML page that works from disk (opened in a real
+ * Chromium over file://), each step's screenshot, and the failed workflow's Playwright trace, read
+ * by Playwright's own trace loader (`playwright trace open` / `trace actions`). `wf show-report`
+ * serves that folder until it gets a signal.
+ */
+import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIXTURES, WF_BIN, runWf, scratchDir } from "./_helpers.js";
+
+const SUITE = join(FIXTURES, "suite");
+const PLAYWRIGHT_CLI = join(dirname(createRequire(import.meta.url).resolve("playwright-core/package.json")), "cli.js");
+
+describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
+  let server: Server;
+  let origin: string;
+  let scratch: Awaited<ReturnType<typeof scratchDir>>;
+  let run: Awaited<ReturnType<typeof runWf>>;
+  const report = () => join(scratch.dir, "wf-report");
+
+  beforeAll(async () => {
+    const shop = await readFile(join(FIXTURES, "pages", "index.html"), "utf8");
+    server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(shop));
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    scratch = await scratchDir();
+    // One passing and one failing workflow, two at a time; the trace mode is the default (retain-on-failure).
+    run = await runWf(["run", SUITE, "--grep", "checkout-broken|shop-title", "--workers", "2", "--var", `url=${origin}`], { cwd: scratch.dir, timeoutMs: 280_000 });
+  }, 300_000);
+  afterAll(async () => {
+    await new Promise<void>((done) => server?.close(() => done()));
+    await scratch?.remove();
+  });
+
+  it("prints where the report and the failed workflow's trace are, and writes them", async () => {
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/1 passed, 1 failed \(/);
+    expect(run.stdout).toContain("HTML report: wf-report/index.html (open it with: wf show-report)");
+    expect(run.stdout).toContain("Trace: npx playwright show-trace wf-report/checkout-broken/trace.zip");
+    expect((await readdir(report())).sort()).toEqual([".wf-report", "checkout-broken", "index.html", "report-data.js", "report.js", "shop-title"]);
+    // A screenshot after each step; a trace only for the failed workflow (retain-on-failure).
+    expect((await readdir(join(report(), "checkout-broken"))).sort()).toEqual(["step-1.png", "step-2.png", "trace.zip"]);
+    expect((await readdir(join(report(), "shop-title"))).sort()).toEqual(["step-1.png", "step-2.png"]);
+  });
+
+  it("the page opens from disk in Chromium: the failed step's screenshot loads, with its message, candidates and URL", async () => {
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(pathToFileURL(join(report(), "index.html")).href);
+      const broken = page.locator('details.workflow[data-outcome="failed"]');
+      await expect.poll(() => broken.count()).toBe(1);
+      expect(await broken.locator(":scope > summary").innerText()).toContain("checkout-broken");
+      expect(await page.locator('details.workflow[data-outcome="passed"] > summary').innerText()).toContain("shop-title");
+
+      const failedStep = broken.locator('tr[data-step-status="failed"]');
+      expect(await failedStep.innerText()).toContain('click "No such button anywhere"');
+      expect(await failedStep.innerText()).toMatch(/suite\/checkout-broken\.ts:8:\d+/);
+      const error = broken.getByTestId("step-error");
+      expect(await error.innerText()).toContain("WF_ELEMENT_NOT_FOUND");
+      expect(await error.locator(".message").innerText()).toContain('no element matches "No such button anywhere"');
+      expect(await error.locator("li").allInnerTexts()).toContain('"Sign in" (button)');
+      expect(await error.locator(".page-url").innerText()).toBe(`${origin}/index.html`);
+
+      const shot = broken.locator("img.failed-shot");
+      expect(await shot.getAttribute("src")).toBe("checkout-broken/step-2.png");
+      await expect.poll(() => shot.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+      expect(await broken.locator("a.trace").getAttribute("href")).toBe("checkout-broken/trace.zip");
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("the trace is one Playwright's trace loader reads, with the workflow's actions", async () => {
+    const trace = join(report(), "checkout-broken", "trace.zip");
+    const pw = (...args: string[]) => promisify(execFile)(process.execPath, [PLAYWRIGHT_CLI, "trace", ...args], { cwd: scratch.dir, timeout: 60_000 });
+    const opened = await pw("open", trace);
+    expect(opened.stdout).toMatch(/Browser:\s+chromium/);
+    expect(opened.stdout).toMatch(/Pages:\s+1/);
+    const actions = await pw("actions");
+    // Step 1 navigated to the shop; step 2 looked for the button by role and name.
+    expect(actions.stdout).toContain("Navigate");
+    expect(actions.stdout).toContain(`${origin.replace("http://", "")}/index.html`);
+    expect(actions.stdout).toContain("getByRole('button', { name: 'No such button anywhere'");
+    await pw("close");
+  });
+
+  it("wf show-report serves the folder's index.html and its files, and exits on SIGTERM", async () => {
+    const child = spawn(process.execPath, [WF_BIN, "show-report", "--port", "0"], { cwd: scratch.dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
+    try {
+      await expect.poll(() => /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)?.[1], { timeout: 30_000 }).toBeDefined();
+      const url = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)![1]!;
+      // Not a terminal: it prints the URL and opens no browser.
+      expect(stdout).not.toContain("Could not open a browser");
+      const index = await fetch(url);
+      expect(index.status).toBe(200);
+      expect(index.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await index.text()).toContain('<script src="report-data.js"></script>');
+      const png = await fetch(`${url}checkout-broken/step-2.png`);
+      expect(png.headers.get("content-type")).toBe("image/png");
+      expect((await png.arrayBuffer()).byteLength).toBeGreaterThan(100);
+      expect((await fetch(`${url}no-such-file`)).status).toBe(404);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it("a --report-dir holding files wf did not write is refused (exit 2), not emptied", async () => {
+    const mine = join(scratch.dir, "mine");
+    await mkdir(mine);
+    await writeFile(join(mine, "notes.txt"), "keep me");
+    const result = await runWf(["run", join(SUITE, "shop-title.ts"), "--report-dir", "mine", "--var", `url=${origin}`], { cwd: scratch.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`The report folder ${mine} holds files wf did not write`);
+    expect(await readFile(join(mine, "notes.txt"), "utf8")).toBe("keep me");
+  });
+
+  it("wf show-report on a folder without a report says so (exit 2)", async () => {
+    const result = await runWf(["show-report", "nowhere", "--no-open"], { cwd: scratch.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("No report in");
+    expect(existsSync(join(scratch.dir, "nowhere"))).toBe(false);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * Playwright traces of sessions over real HTTP with a real Chromium: a session created with
+ * `trace: true` has its trace saved when it is closed and served (token or key) as a zip; one
+ * created without has none. And the evidence a closed session keeps: the screenshot of a step
+ * that failed just before the close.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
+import { startServer, type RunningServer } from "../src/index.js";
+import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
+
+const KEY = "test-key-trace";
+let server: RunningServer;
+let pages: StaticServer;
+let dataDir: string;
+
+const headers = { "api-key": KEY, "content-type": "application/json" };
+async function post(path: string, body: unknown = {}): Promise<any> {
+  const res = await fetch(server.url + path, { method: "POST", headers, body: JSON.stringify(body) });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.json();
+}
+async function step(sessionId: string, body: Record<string, unknown>): Promise<StepStatus> {
+  const { stepId } = RunStepResponse.parse(await post(routePath(ROUTES.stepRun, { id: sessionId }), body));
+  for (;;) {
+    const res = await fetch(`${server.url}${routePath(ROUTES.stepStatus, { stepId })}?waitMs=${MAX_LONG_POLL_MS}`, { headers });
+    const status = StepStatus.parse(await res.json());
+    if (status.status === "SUCCEEDED" || status.status === "FAILED") return status;
+  }
+}
+const traceUrl = (id: string) => server.url + routePath(ROUTES.sessionTrace, { id });
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "wf-server-trace-"));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
+  server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: false });
+});
+afterAll(async () => {
+  await server?.close();
+  await pages?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("session traces", () => {
+  it("trace: true records the session; the zip is served once it is closed, with the token or the key", async () => {
+    const session = CreateSessionResponse.parse(await post(ROUTES.stepCreate, { browserMode: "REMOTE", trace: true }));
+    const id = session.workflowId;
+    expect((await step(id, { type: "ACT", step: `go to ${pages.url}/index.html` })).status).toBe("SUCCEEDED");
+
+    const running = await fetch(traceUrl(id), { headers });
+    expect(running.status).toBe(404);
+    expect(await running.json()).toMatchObject({ code: "WF_TRACE_NOT_FOUND", detail: expect.stringContaining("still running") });
+
+    await post(routePath(ROUTES.stepClose, { id }));
+    expect((await fetch(traceUrl(id))).status).toBe(401);
+    const byToken = await fetch(`${traceUrl(id)}?token=${encodeURIComponent(session.sessionToken)}`);
+    expect(byToken.status).toBe(200);
+    expect(byToken.headers.get("content-type")).toBe("application/zip");
+    const zip = Buffer.from(await byToken.arrayBuffer());
+    expect(zip.subarray(0, 2).toString("latin1")).toBe("PK");
+    // The zip holds Playwright's trace events, with the navigation the step made.
+    expect(zip.includes(Buffer.from("trace.trace"))).toBe(true);
+    const byKey = await fetch(traceUrl(id), { headers });
+    expect(byKey.status).toBe(200);
+    expect(Buffer.from(await byKey.arrayBuffer()).equals(zip)).toBe(true);
+  });
+
+  it("a session created without trace has none (404 WF_TRACE_NOT_FOUND); an unknown one is 404 with a key, 401 without", async () => {
+    const { workflowId: id } = CreateSessionResponse.parse(await post(ROUTES.stepCreate, {}));
+    await post(routePath(ROUTES.stepClose, { id }));
+    const res = await fetch(traceUrl(id), { headers });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: "WF_TRACE_NOT_FOUND" });
+    expect((await fetch(traceUrl("nosuchsession"), { headers })).status).toBe(404);
+    expect((await fetch(traceUrl("nosuchsession"))).status).toBe(401);
+  });
+
+  it("the screenshot of a step that failed is kept when the session is closed right after it", async () => {
+    const { workflowId: id } = CreateSessionResponse.parse(await post(ROUTES.stepCreate, {}));
+    await step(id, { type: "ACT", step: `go to ${pages.url}/index.html` });
+    const failed = await step(id, { type: "ACT", step: 'click "No such button anywhere"' });
+    expect(failed.status).toBe("FAILED");
+    // As the runtime does: the failure ends the workflow, the session is closed at once.
+    await post(routePath(ROUTES.stepClose, { id }));
+    const shot = await fetch(`${server.url}${routePath(ROUTES.sessionView, { id })}/screenshots/${failed.stepId}`, { headers });
+    expect(shot.status).toBe(200);
+    expect(shot.headers.get("content-type")).toBe("image/png");
+  });
+});
