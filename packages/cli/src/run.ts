@@ -109,7 +109,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = options.service ?? (await openService(config));
+  const service = options.service ?? (await openService(config, stderr));
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
   if (options.signal?.aborted) onOuterAbort();
@@ -197,9 +197,20 @@ export interface OpenService {
   close(): Promise<void>;
 }
 
-export async function openService(config: ResolvedCliConfig): Promise<OpenService> {
+/**
+ * Opens the configured service, or starts the embedded server (headed and slowed down as the
+ * config says).
+ *
+ * @param stderr - where a note goes when `headed`/`slowMoMs` cannot apply (a service at a base URL).
+ * @throws {@link CliUsageError} `WF_CLI_NO_DISPLAY` for a headed browser without a display,
+ *   `WF_CLI_SERVER_FAILED` when the embedded server does not start.
+ */
+export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr): Promise<OpenService> {
   const { createServiceClient } = await import("@wf/runtime");
   if (config.baseUrl) {
+    if (config.headed || config.slowMoMs > 0) {
+      stderr.write(`wf: ${config.headed ? "--headed" : "--slow-mo"} applies to the embedded server's browser; the service at ${config.baseUrl} runs its own (start it with WF_HEADED=1 / WF_SLOW_MO_MS).\n`);
+    }
     const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
     return { client, close: async () => void (await closeClient(client)) };
   }
@@ -219,9 +230,12 @@ export async function openService(config: ResolvedCliConfig): Promise<OpenServic
       // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
       allowFileUrls: true,
       ...(config.model ? { model: config.model } : {}),
+      headed: config.headed,
+      slowMoMs: config.slowMoMs,
     }, config.env);
   } catch (error) {
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    if (isWfError(error) && error.code === "WF_NO_DISPLAY") throw new CliUsageError("WF_CLI_NO_DISPLAY", error.message, { cause: error });
     throw new CliUsageError(
       "WF_CLI_SERVER_FAILED",
       `Could not start the embedded wf server: ${(error as Error).message}\nInstall a Chromium with \`wf install-browser\`, or run against a service with --base-url / WF_BASE_URL.`,

@@ -26,6 +26,10 @@ export interface WorkflowEntry {
   relFile: string;
   /** The workflow's `name`. */
   name: string;
+  /** How reports name this run: the `name`, then ` (repeat #k)` for the k-th repeat of `--repeat-each`. */
+  title: string;
+  /** Which of the `repeatEach` runs of this workflow this is, from 0 (Playwright's `repeatEachIndex`). */
+  repeatEachIndex: number;
   workflow: Workflow;
 }
 
@@ -79,6 +83,8 @@ export interface RunWorkflowsOptions {
   workers?: number;
   retries?: number;
   maxFailures?: number;
+  /** Runs of each workflow, each reported on its own. @default 1 */
+  repeatEach?: number;
   /** Aborting it interrupts the run: running workflows are cancelled, exit code 130. */
   signal?: AbortSignal;
   stdout?: OutputStream;
@@ -105,12 +111,12 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
     (await resolveCliConfig({
       cwd,
       env: options.env ?? process.env,
-      flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures },
+      flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures, repeatEach: options.repeatEach },
     }));
-  const entries = selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir), options.grep, options.grepInvert);
+  const entries = repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir), options.grep, options.grepInvert), config.repeatEach);
 
   if (options.list) {
-    for (const entry of entries) stdout.write(`  ${entry.relFile} › ${entry.name}\n`);
+    for (const entry of entries) stdout.write(`  ${entry.relFile} › ${entry.title}\n`);
     const files = new Set(entries.map((e) => e.file)).size;
     stdout.write(`Total: ${entries.length} workflow${entries.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}\n`);
     return { exitCode: EXIT.ok };
@@ -126,7 +132,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   }
 
   const reporters = createSuiteReporters(reporterSpecs(config, entries.length), { stdout, stderr, env: config.env, cwd });
-  const service = await openService(config);
+  const service = await openService(config, stderr);
   const startedAt = new Date();
   const results: WorkflowResult[] = new Array(entries.length);
   let failures = 0;
@@ -259,13 +265,22 @@ export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string
   for (const file of [...new Set([...named, ...found])].sort()) {
     try {
       const { workflow } = await loadWorkflowFile(file, cwd);
-      entries.push({ file, relFile: relative(cwd, file) || file, name: workflow.name, workflow });
+      entries.push({ file, relFile: relative(cwd, file) || file, name: workflow.name, title: workflow.name, repeatEachIndex: 0, workflow });
     } catch (error) {
       if (!named.has(file) && isWfError(error) && error.code === "WF_CLI_NO_WORKFLOW") continue;
       throw error;
     }
   }
   return entries;
+}
+
+/**
+ * Each entry `count` times in a row (Playwright's `repeatEach`): the k-th copy (from 0) has
+ * `repeatEachIndex` k and, from the second on, the title `name (repeat #k)`, so reports keep them apart.
+ */
+export function repeatWorkflows(entries: WorkflowEntry[], count: number): WorkflowEntry[] {
+  if (count <= 1) return entries;
+  return entries.flatMap((entry) => Array.from({ length: count }, (_, k) => ({ ...entry, repeatEachIndex: k, title: k === 0 ? entry.name : `${entry.name} (repeat #${k})` })));
 }
 
 /**

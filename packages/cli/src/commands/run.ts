@@ -28,6 +28,9 @@ export const runCommand = defineCommand({
       .option("retries", { type: "number", describe: "Run a failed workflow again up to this many times; passed on a retry = flaky [default: 0]" })
       .option("max-failures", { type: "number", describe: "Stop starting workflows after this many failed [default: 0, no limit]" })
       .option("x", { type: "boolean", describe: "Stop after the first failure (--max-failures 1)" })
+      .option("repeat-each", { type: "number", describe: "Run each workflow this many times, each run reported on its own [default: 1]" })
+      .option("headed", { type: "boolean", describe: "Show the embedded server's browser window (needs a display) [default: headless]" })
+      .option("slow-mo", { type: "number", describe: "Slow each browser operation of the embedded server down by this many ms [default: 0]" })
       .option("list", { type: "boolean", describe: "List the workflows that would run, without running them" })
       .option("lock", {
         choices: ["read", "write", "heal", "off"] as const,
@@ -38,6 +41,8 @@ export const runCommand = defineCommand({
       .example("$0 run", "Run every workflow of testDir (workflows/), half the cores at a time")
       .example("$0 run flows/ 'nightly/**/*.ts' --workers 2 --retries 1 --reporter list,junit", "Many workflows; JUnit XML in wf-report/junit.xml")
       .example("$0 run --grep checkout --list", "What would run")
+      .example("$0 run flows/checkout.ts --headed --slow-mo 500", "Watch the browser do it, half a second per operation")
+      .example("$0 run flows/ --repeat-each 10 --workers 4", "Hunt a flaky workflow: each runs 10 times")
       .example("$0 run flow.ts --params-file params.json --reporter json --out run.json", "Params from a file; print and save the run record")
       .example("WF_BASE_URL=http://127.0.0.1:8787 WF_API_KEY=… $0 run flow.ts", "Run on a service started with `wf serve`")
       .example("OPENAI_API_KEY=sk-… $0 run flow.ts --model gpt-4.1-mini", "Free-form steps through a model")
@@ -52,6 +57,8 @@ export const runCommand = defineCommand({
     positive("workers", args.workers, 1);
     positive("retries", args.retries, 0);
     positive("max-failures", args["max-failures"], 0);
+    positive("repeat-each", args["repeat-each"], 1);
+    positive("slow-mo", args["slow-mo"], 0);
     // Start loading the runtime (the service client) now: it arrives while the config and the
     // workflow files load, instead of after them.
     import("@wf/runtime").catch(() => {});
@@ -68,6 +75,9 @@ export const runCommand = defineCommand({
         workers: args.workers,
         retries: args.retries,
         maxFailures: args.x ? 1 : args["max-failures"],
+        repeatEach: args["repeat-each"],
+        headed: args.headed,
+        slowMoMs: args["slow-mo"],
         lock: args.lock,
       },
     });
@@ -77,7 +87,7 @@ export const runCommand = defineCommand({
     const entries = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
     const specs = reporterSpecs(config, entries.length);
     // One workflow with a single-run reporter and no retries: today's `wf run <file>`, output unchanged.
-    const single = !args.list && entries.length === 1 && config.retries === 0 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
+    const single = !args.list && entries.length === 1 && config.retries === 0 && config.repeatEach === 1 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
     if (!single && args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", `--out saves one workflow's run record; for many use --reporter json with an outputFile in wf.config.ts (reporter: [["json", { outputFile: "run.json" }]]).`);
     if (single) {
       const result = await runWorkflowFile({
