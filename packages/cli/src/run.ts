@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WfError, isWfError, redactParams, redactText, secretValues } from "@wf/core";
-import type { RunRecord, ServiceClient } from "@wf/runtime";
+import { RUN_RECORD_VERSION, type RunRecord, type ServiceClient } from "@wf/runtime";
 import { resolveCliConfig, type ResolvedCliConfig, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
@@ -149,6 +149,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
       const reason: unknown = controller.signal.reason;
       const finishedAt = new Date();
       record = {
+        version: RUN_RECORD_VERSION,
         workflow: workflow.name,
         status: "cancelled",
         params: redactParams(workflow, params),

@@ -10,7 +10,7 @@
 import { stat } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import { isWfError, type Workflow } from "@wf/core";
-import type { RunRecord } from "@wf/runtime";
+import { RUN_RECORD_VERSION, type RunRecord } from "@wf/runtime";
 import { resolveCliConfig, type ResolvedCliConfig, type ReporterSpec } from "./config.js";
 import { CliUsageError, EXIT, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
@@ -209,6 +209,7 @@ export function reporterSpecs(config: ResolvedCliConfig, count: number): Reporte
 function failedRecord(entry: WorkflowEntry, error: unknown): RunRecord {
   const now = new Date().toISOString();
   return {
+    version: RUN_RECORD_VERSION,
     workflow: entry.name,
     status: "failed",
     params: {},

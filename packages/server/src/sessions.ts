@@ -14,6 +14,7 @@ import {
   routePath,
   ROUTES,
   type SessionKind,
+  type SessionLogLine,
   type SessionState,
   type SessionStatus,
   type StepState,
@@ -198,6 +199,8 @@ export class SessionManager {
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly steps = new Map<string, StepRecord>();
   private readonly live = new Map<string, LiveSession>();
+  /** The `log()` lines of stored runs, by session id (journaled as `stored-log` lines). */
+  private readonly logs = new Map<string, SessionLogLine[]>();
   private readonly idempotency = new Map<string, string>();
   private readonly stepDone = new Map<string, Promise<StepStatus>>();
   /** Steps whose first record is being written: an identical retry waits for the write's outcome. */
@@ -236,6 +239,12 @@ export class SessionManager {
       } else if (event.type === "step") {
         const record = event.record as unknown as StepRecord;
         if (typeof record.stepId === "string") this.steps.set(record.stepId, record);
+      } else if (event.type === "stored-log") {
+        const { sessionId, at, message, data, afterSteps } = event.record as { sessionId?: unknown; at?: unknown; message?: unknown; data?: Record<string, unknown>; afterSteps?: unknown };
+        if (typeof sessionId !== "string" || typeof message !== "string") continue;
+        // Lines of older servers have no `at`/`afterSteps` of their own: the journal line's time, and after every step.
+        const line: SessionLogLine = { at: typeof at === "string" ? at : event.at, message, ...(data ? { data } : {}), afterSteps: typeof afterSteps === "number" ? afterSteps : Number.MAX_SAFE_INTEGER };
+        this.logs.set(sessionId, [...(this.logs.get(sessionId) ?? []), line]);
       }
     }
     // A session's step list comes from the step records (a step is journaled before its session is).
@@ -573,6 +582,24 @@ export class SessionManager {
       this.emit(session);
     }
     return this.toSessionStatus(session);
+  }
+
+  /**
+   * Adds a `log()` line to a running session (a stored run's): journaled, then shown in the
+   * session's status (`logs`) and announced to long-polls like any change. `message` and `data`
+   * must already be redacted.
+   *
+   * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404); the journal's `WF_STORAGE_UNAVAILABLE` (503).
+   */
+  async appendLog(sessionId: string, line: { message: string; data?: Record<string, unknown> }): Promise<void> {
+    const session = this.requireSession(sessionId);
+    const entry: SessionLogLine = { at: new Date().toISOString(), message: line.message, ...(line.data ? { data: line.data } : {}), afterSteps: session.stepIds.length };
+    this.logs.set(sessionId, [...(this.logs.get(sessionId) ?? []), entry]);
+    try {
+      await this.deps.journal.append({ type: "stored-log", record: { sessionId, ...entry } });
+    } finally {
+      this.touch(session);
+    }
   }
 
   /** The session's record, or undefined. */
@@ -956,6 +983,7 @@ export class SessionManager {
       }),
       ...(session.output !== undefined ? { output: session.output } : {}),
       error: session.error,
+      ...(this.logs.has(session.sessionId) ? { logs: this.logs.get(session.sessionId)!.map((line) => ({ ...line, afterSteps: Math.min(line.afterSteps, session.stepIds.length) })) } : {}),
       viewUrl: this.viewUrl(session),
     };
   }

@@ -11,7 +11,7 @@ export const runCommand = defineCommand({
     yargs
       .positional("files", { type: "string", array: true, default: [] as string[], describe: "Workflow files (.ts), folders and globs [default: testDir of wf.config.ts, else workflows/]" })
       .option("param", { alias: ["p", "var"], type: "string", array: true, default: [] as string[], describe: "A param as key=value (repeatable; --var is the same); converted by the param's zod type; unknown names are refused" })
-      .option("params-file", { type: "string", describe: "A JSON object of params; --param overrides its fields" })
+      .option("params-file", { alias: "vars-file", type: "string", describe: "A JSON object of params (--vars-file is the same, as on `wf trigger`); --param overrides its fields" })
       .option("base-url", { type: "string", describe: "The wf service to use (else WF_BASE_URL, wf.config.ts, or an embedded server)" })
       .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
       .option("reporter", {

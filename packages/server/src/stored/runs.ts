@@ -146,10 +146,9 @@ export class StoredRuns {
     const { sessionId } = session;
     const secrets = secretValues(wf, params);
     const executor = createStoredRunExecutor((id, step, options) => this.context.sessions.runStep(id, step, options), sessionId, secrets);
+    // Shown in the session's status (`logs`), so `wf trigger --wait` and the debugger see them.
     const log = (message: string, data?: Record<string, unknown>) =>
-      this.context.journal
-        .append({ type: "stored-log", record: redactValue({ sessionId, message, ...(data ? { data } : {}) }, secrets) })
-        .catch(() => undefined);
+      this.context.sessions.appendLog(sessionId, redactValue({ message, ...(data ? { data: toJsonValue(data) as Record<string, unknown> } : {}) }, secrets)).catch(() => undefined);
     void (async () => {
       let end: { status: "SUCCEEDED"; output: unknown } | { status: "FAILED"; error: WireError };
       try {
