@@ -13,10 +13,15 @@ export function markTsxRegistered(): void {
   (globalThis as Record<symbol, unknown>)[REGISTERED] = true;
 }
 
-/** Imports `path` (absolute) as an ES module, compiling TypeScript on the fly. */
-export async function importTs(path: string): Promise<Record<string, unknown>> {
+/**
+ * Imports `path` (absolute) as an ES module, compiling TypeScript on the fly.
+ *
+ * @param options.fresh - load the file and everything it imports anew (a new tsx namespace), not
+ *   from the module cache: what `wf run --watch` needs after a save. @default false
+ */
+export async function importTs(path: string, options: { fresh?: boolean } = {}): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
-  if ((globalThis as Record<symbol, unknown>)[REGISTERED] === true) return (await import(url)) as Record<string, unknown>;
+  if (!options.fresh && (globalThis as Record<symbol, unknown>)[REGISTERED] === true) return (await import(url)) as Record<string, unknown>;
   const { tsImport } = await import("tsx/esm/api");
   return (await tsImport(url, { parentURL: import.meta.url })) as Record<string, unknown>;
 }

@@ -56,6 +56,8 @@ export interface RunWorkflowFileOptions {
   loadConfigFile?: boolean;
   /** The configuration already resolved (by the multi-file runner): skips reading it again. */
   config?: ResolvedCliConfig;
+  /** Import the workflow file anew, with its helpers, not from the module cache (watch mode). @default false */
+  fresh?: boolean;
   /** A service shared by several runs (the multi-file runner's): used as is and left open. */
   service?: OpenService;
   /** Makes the reporter of the run's events instead of the configured one (the multi-file runner's); `redact` masks this run's secrets. */
@@ -90,7 +92,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock },
   });
 
-  const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd);
+  const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd, { fresh: options.fresh ?? false });
   const fromFile = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
   const fromFlags = options.params ?? {};
 

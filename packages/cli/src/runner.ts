@@ -92,6 +92,12 @@ export interface RunWorkflowsOptions {
   env?: Record<string, string | undefined>;
   /** The resolved configuration, when the caller has it already. */
   config?: ResolvedCliConfig;
+  /** The workflows to run, found already (watch mode): `patterns`, `grep` and `repeatEach` are then not applied again. */
+  entries?: WorkflowEntry[];
+  /** A service kept up by the caller (watch mode): used as is and left open. @default one opened for the run and closed after it */
+  service?: OpenService;
+  /** Import workflow files anew, with their helpers, not from the module cache (watch mode). @default false */
+  fresh?: boolean;
 }
 
 /**
@@ -113,7 +119,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
       env: options.env ?? process.env,
       flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures, repeatEach: options.repeatEach },
     }));
-  const entries = repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir), options.grep, options.grepInvert), config.repeatEach);
+  const entries = options.entries ?? repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: options.fresh ?? false }), options.grep, options.grepInvert), config.repeatEach);
 
   if (options.list) {
     for (const entry of entries) stdout.write(`  ${entry.relFile} › ${entry.title}\n`);
@@ -132,7 +138,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   }
 
   const reporters = createSuiteReporters(reporterSpecs(config, entries.length), { stdout, stderr, env: config.env, cwd });
-  const service = await openService(config, stderr);
+  const service = options.service ?? (await openService(config, stderr));
   const startedAt = new Date();
   const results: WorkflowResult[] = new Array(entries.length);
   let failures = 0;
@@ -152,6 +158,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
         config,
         service,
         params: own,
+        fresh: options.fresh ?? false,
         ...(options.paramsFile ? { paramsFile: options.paramsFile } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         stdout,
@@ -186,7 +193,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   try {
     await Promise.all(Array.from({ length: Math.min(config.workers, entries.length) }, worker));
   } finally {
-    await service.close();
+    if (!options.service) await service.close();
   }
   for (let i = 0; i < entries.length; i++) results[i] ??= { entry: entries[i]!, outcome: "skipped", attempts: [], durationMs: 0 };
 
@@ -231,10 +238,11 @@ const IGNORED = ["**/node_modules/**", "**/*.d.ts", "**/*.d.mts", "**/_*", "**/_
  * when there is none, sorted by file. A file named on the command line must default-export a
  * workflow; a file found in a folder or by a glob that exports none (a helper) is passed over.
  *
+ * @param options.fresh - import the files anew, not from the module cache (watch mode). @default false
  * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` for a pattern that matches nothing,
  *   `WF_CLI_LOAD_FAILED` / `WF_CLI_NO_WORKFLOW` as {@link loadWorkflowFile} throws them.
  */
-export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string, testDir: string): Promise<WorkflowEntry[]> {
+export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string, testDir: string, options: { fresh?: boolean } = {}): Promise<WorkflowEntry[]> {
   const { glob, isDynamicPattern } = await import("tinyglobby");
   const named = new Set<string>();
   const found = new Set<string>();
@@ -265,7 +273,7 @@ export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string
   const entries: WorkflowEntry[] = [];
   for (const file of [...new Set([...named, ...found])].sort()) {
     try {
-      const { workflow } = await loadWorkflowFile(file, cwd);
+      const { workflow } = await loadWorkflowFile(file, cwd, options);
       entries.push({ file, relFile: relative(cwd, file) || file, name: workflow.name, title: workflow.name, repeatEachIndex: 0, workflow });
     } catch (error) {
       if (!named.has(file) && isWfError(error) && error.code === "WF_CLI_NO_WORKFLOW") continue;

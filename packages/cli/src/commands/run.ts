@@ -31,6 +31,7 @@ export const runCommand = defineCommand({
       .option("repeat-each", { type: "number", describe: "Run each workflow this many times, each run reported on its own [default: 1]" })
       .option("headed", { type: "boolean", describe: "Show the embedded server's browser window (needs a display) [default: headless]" })
       .option("slow-mo", { type: "number", describe: "Slow each browser operation of the embedded server down by this many ms [default: 0]" })
+      .option("watch", { alias: "w", type: "boolean", describe: "Run, then run again the workflows a saved file affects (the workflow, or a helper it imports), on the same browser, until Ctrl-C" })
       .option("list", { type: "boolean", describe: "List the workflows that would run, without running them" })
       .option("lock", {
         choices: ["read", "write", "heal", "off"] as const,
@@ -41,6 +42,7 @@ export const runCommand = defineCommand({
       .example("$0 run", "Run every workflow of testDir (workflows/), half the cores at a time")
       .example("$0 run flows/ 'nightly/**/*.ts' --workers 2 --retries 1 --reporter list,junit", "Many workflows; JUnit XML in wf-report/junit.xml")
       .example("$0 run --grep checkout --list", "What would run")
+      .example("$0 run flows/ --watch", "Re-run what each save affects; the browser stays up")
       .example("$0 run flows/checkout.ts --headed --slow-mo 500", "Watch the browser do it, half a second per operation")
       .example("$0 run flows/ --repeat-each 10 --workers 4", "Hunt a flaky workflow: each runs 10 times")
       .example("$0 run flow.ts --params-file params.json --reporter json --out run.json", "Params from a file; print and save the run record")
@@ -83,6 +85,25 @@ export const runCommand = defineCommand({
     });
     const files = (args.files ?? []).map(String);
     const params = parseParamFlags(args.param.map(String));
+    if (args.watch) {
+      if (args.list) throw new CliUsageError("WF_CLI_USAGE", "--watch runs workflows and --list runs none: pass one of them.");
+      if (args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", "--out saves one run's record; in --watch mode use a reporter with an outputFile (reporter: [[\"json\", { outputFile: \"run.json\" }]]).");
+      const { watchWorkflows } = await import("../watch.js");
+      const watched = await watchWorkflows({
+        patterns: files,
+        cwd: context.cwd,
+        env: context.env,
+        stdout: context.stdout,
+        stderr: context.stderr,
+        signal: context.signal,
+        config,
+        params,
+        ...(args.grep !== undefined ? { grep: args.grep } : {}),
+        ...(args["grep-invert"] !== undefined ? { grepInvert: args["grep-invert"] } : {}),
+        ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
+      });
+      return watched.exitCode;
+    }
     const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
     const entries = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
     const specs = reporterSpecs(config, entries.length);
