@@ -33,8 +33,13 @@ export function preloadBeforeTsx(load: () => Promise<unknown>): void {
   if (flags[REGISTERED] !== true && flags[MAY_REGISTER] === true) preloads.push(load);
 }
 
-/** Imports `path` (absolute) as an ES module, compiling TypeScript on the fly. */
-export async function importTs(path: string): Promise<Record<string, unknown>> {
+/**
+ * Imports `path` (absolute) as an ES module, compiling TypeScript on the fly.
+ *
+ * @param options.fresh - load the file and everything it imports anew (a new tsx namespace), not
+ *   from the module cache: what `wf run --watch` needs after a save. @default false
+ */
+export async function importTs(path: string, options: { fresh?: boolean } = {}): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
   if (flags[REGISTERED] !== true && flags[MAY_REGISTER] === true) {
     // Best effort: a preload that fails costs its time only; the command's own import reports it.
@@ -43,7 +48,7 @@ export async function importTs(path: string): Promise<Record<string, unknown>> {
     register();
     flags[REGISTERED] = true;
   }
-  if (flags[REGISTERED] === true) return (await import(url)) as Record<string, unknown>;
+  if (!options.fresh && flags[REGISTERED] === true) return (await import(url)) as Record<string, unknown>;
   const { tsImport } = await import("tsx/esm/api");
   return (await tsImport(url, { parentURL: import.meta.url })) as Record<string, unknown>;
 }

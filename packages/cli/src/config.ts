@@ -55,6 +55,16 @@ export interface WfConfig {
   retries?: number;
   /** Stop starting workflows after this many failed. @default 0 (no limit) */
   maxFailures?: number;
+  /** Run each workflow this many times, each run reported on its own (Playwright's `repeatEach`). Env `WF_REPEAT_EACH`. @default 1 */
+  repeatEach?: number;
+  /**
+   * Show the embedded server's browser window (Chromium not headless). Needs a display (`DISPLAY`
+   * or `WAYLAND_DISPLAY` on Linux). No effect with a base URL: that service's browser is its own.
+   * Env `WF_HEADED` (`1`/`true`). @default false
+   */
+  headed?: boolean;
+  /** Slow each browser operation of the embedded server down by this many ms (Playwright's `slowMo`). Env `WF_SLOW_MO_MS`. @default 0 */
+  slowMoMs?: number;
   /** Abort a whole run after this many ms. @default no limit */
   timeoutMs?: number;
   /** Per-request timeout of the service client, in ms. @default the runtime's */
@@ -120,6 +130,9 @@ const ConfigSchema = z
     workers: z.number().int().positive().optional(),
     retries: z.number().int().min(0).optional(),
     maxFailures: z.number().int().min(0).optional(),
+    repeatEach: z.number().int().positive().optional(),
+    headed: z.boolean().optional(),
+    slowMoMs: z.number().int().min(0).optional(),
     timeoutMs: z.number().int().positive().optional(),
     requestTimeoutMs: z.number().int().positive().optional(),
     model: z.string().min(1).optional(),
@@ -148,6 +161,9 @@ export interface CliFlags {
   workers?: number | undefined;
   retries?: number | undefined;
   maxFailures?: number | undefined;
+  repeatEach?: number | undefined;
+  headed?: boolean | undefined;
+  slowMoMs?: number | undefined;
   model?: string | undefined;
   lock?: string | undefined;
   trace?: string | undefined;
@@ -191,6 +207,12 @@ export interface ResolvedCliConfig {
   retries: number;
   /** 0: no limit. */
   maxFailures: number;
+  /** Runs of each workflow, 1 or more. */
+  repeatEach: number;
+  /** Show the embedded server's browser window. */
+  headed: boolean;
+  /** Delay of each browser operation of the embedded server, in ms; 0: none. */
+  slowMoMs: number;
   timeoutMs: number | undefined;
   requestTimeoutMs: number | undefined;
   /** The model for free-form steps; `undefined`: none (the grammar alone). */
@@ -212,7 +234,8 @@ export interface ResolvedCliConfig {
 /**
  * Loads `wf.config.ts` and `.env` and resolves every setting: flag, then environment variable
  * (`WF_BASE_URL`, `WF_API_KEY`, `WF_REPORTER`, `WF_TIMEOUT_MS`, `WF_REQUEST_TIMEOUT_MS`,
- * `WF_MODEL`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_TRACE`, `WF_REPORT_DIR`, `WF_HOST`, `WF_PORT`,
+ * `WF_MODEL`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_REPEAT_EACH`,
+ * `WF_HEADED`, `WF_SLOW_MO_MS`, `WF_TRACE`, `WF_REPORT_DIR`, `WF_HOST`, `WF_PORT`,
  * `WF_WORKFLOWS_DIR`, `WF_DATA_DIR`; process variables beat `.env`), then config file, then default.
  *
  * @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` when the config file does not load or has a
@@ -302,6 +325,8 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
   const { resolve } = await import("node:path");
   const workers = flags.workers ?? intFromEnv(env, "WF_WORKERS") ?? file.workers ?? Math.max(1, Math.floor(availableParallelism() / 2));
   if (workers < 1) throw new CliUsageError("WF_CLI_CONFIG_INVALID", `workers must be 1 or more, got ${workers}.`);
+  const repeatEach = flags.repeatEach ?? intFromEnv(env, "WF_REPEAT_EACH") ?? file.repeatEach ?? 1;
+  if (repeatEach < 1) throw new CliUsageError("WF_CLI_CONFIG_INVALID", `repeatEach must be 1 or more, got ${repeatEach}.`);
   return {
     configFile,
     baseUrl: baseUrl?.replace(/\/+$/, ""),
@@ -313,6 +338,9 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     workers,
     retries: flags.retries ?? intFromEnv(env, "WF_RETRIES") ?? file.retries ?? 0,
     maxFailures: flags.maxFailures ?? intFromEnv(env, "WF_MAX_FAILURES") ?? file.maxFailures ?? 0,
+    repeatEach,
+    headed: flags.headed ?? boolFromEnv(env, "WF_HEADED") ?? file.headed ?? false,
+    slowMoMs: flags.slowMoMs ?? intFromEnv(env, "WF_SLOW_MO_MS") ?? file.slowMoMs ?? 0,
     timeoutMs: flags.timeoutMs ?? intFromEnv(env, "WF_TIMEOUT_MS") ?? file.timeoutMs,
     requestTimeoutMs: intFromEnv(env, "WF_REQUEST_TIMEOUT_MS") ?? file.requestTimeoutMs,
     model,
@@ -376,6 +404,14 @@ function intFromEnv(env: Record<string, string | undefined>, name: string): numb
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Environment variable ${name}="${raw}" is not a whole number. Set it to a number like 30000, or unset it.`);
   }
   return value;
+}
+
+function boolFromEnv(env: Record<string, string | undefined>, name: string): boolean | undefined {
+  const raw = nonEmpty(env[name])?.toLowerCase();
+  if (raw === undefined) return undefined;
+  if (["1", "true", "yes"].includes(raw)) return true;
+  if (["0", "false", "no"].includes(raw)) return false;
+  throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Environment variable ${name}="${env[name]}" is not a yes/no value. Set it to 1/true or 0/false, or unset it.`);
 }
 
 function pickStrings(env: Record<string, unknown>): Record<string, string> {

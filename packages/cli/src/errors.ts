@@ -25,7 +25,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
  * Codes: `WF_CLI_USAGE` (bad flag or argument), `WF_CLI_FILE_NOT_FOUND`, `WF_CLI_NO_WORKFLOW`
  * (the file has no default-exported workflow), `WF_CLI_LOAD_FAILED` (the file throws or does not
  * compile), `WF_CLI_CONFIG_INVALID` (`wf.config.ts` or an environment variable),
- * `WF_CLI_SERVICE_UNREACHABLE` (no service answers at the base URL), `WF_CLI_FILE_EXISTS`
+ * `WF_CLI_SERVICE_UNREACHABLE` (no service answers at the base URL), `WF_CLI_NO_DISPLAY` (`--headed`
+ * on a machine without a display), `WF_CLI_FILE_EXISTS`
  * (`wf init` would overwrite a file).
  */
 export class CliUsageError extends WfError {

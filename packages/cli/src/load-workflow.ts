@@ -13,11 +13,12 @@ import { CliUsageError } from "./errors.js";
  *
  * @param file - path of a `.ts`/`.mts`/`.js` workflow file, relative to `cwd`.
  * @param cwd - @default process.cwd()
+ * @param options.fresh - import it anew, with its helpers, rather than from the module cache (watch mode). @default false
  * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` when the file does not exist,
  *   `WF_CLI_LOAD_FAILED` when it does not compile or throws while loading,
  *   `WF_CLI_NO_WORKFLOW` when its default export is not a `workflow(...)`.
  */
-export async function loadWorkflowFile(file: string, cwd: string = process.cwd()): Promise<{ workflow: Workflow; path: string }> {
+export async function loadWorkflowFile(file: string, cwd: string = process.cwd(), options: { fresh?: boolean } = {}): Promise<{ workflow: Workflow; path: string }> {
   const path = resolve(cwd, file);
   try {
     await access(path);
@@ -26,7 +27,7 @@ export async function loadWorkflowFile(file: string, cwd: string = process.cwd()
   }
   let mod: Record<string, unknown>;
   try {
-    mod = await importTs(path);
+    mod = await importTs(path, options);
   } catch (error) {
     throw new CliUsageError("WF_CLI_LOAD_FAILED", `Could not load ${path}: ${describeLoadError(error)}\nFix the file and run again (\`wf check ${file}\` type-checks it).`, {
       cause: error,

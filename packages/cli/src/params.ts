@@ -57,13 +57,22 @@ export async function readParamsFile(file: string, cwd: string = process.cwd()):
  * @throws {@link CliUsageError} `WF_CLI_PARAMS_INVALID` naming the unknown keys and listing the known ones.
  */
 export function assertKnownParams(wf: Workflow, names: ReadonlyArray<string>, flag = "--param"): void {
-  const known = Object.keys(wf.params?.shape ?? {});
+  assertKnownParamNames(wf.name, Object.keys(wf.params?.shape ?? {}), names, flag);
+}
+
+/**
+ * {@link assertKnownParams} by names: `wf run` (a loaded workflow) and `wf trigger` (a stored
+ * workflow's params as the service lists them) refuse unknown names with the same message.
+ *
+ * @throws {@link CliUsageError} `WF_CLI_PARAMS_INVALID` naming the unknown keys and listing the known ones.
+ */
+export function assertKnownParamNames(workflow: string, known: ReadonlyArray<string>, names: ReadonlyArray<string>, flag = "--param"): void {
   const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length === 0) return;
   const list = known.length ? `Known params: ${known.join(", ")}.` : `It takes no params.`;
   throw new CliUsageError(
     "WF_CLI_PARAMS_INVALID",
-    `Workflow "${wf.name}" has no param${unknown.length === 1 ? "" : "s"} ${unknown.map((n) => JSON.stringify(n)).join(", ")} (${flag}). ${list}`,
+    `Workflow "${workflow}" has no param${unknown.length === 1 ? "" : "s"} ${unknown.map((n) => JSON.stringify(n)).join(", ")} (${flag}). ${list}`,
   );
 }
 

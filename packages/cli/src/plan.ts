@@ -224,6 +224,32 @@ async function planHelperModules(project: Project, sourceFile: SourceFile, resul
   await visit(sourceFile);
 }
 
+/**
+ * The files `file` depends on through relative imports, transitively (itself first; type-only
+ * imports and packages left out): what `wf run --watch` re-runs a workflow for when one of them
+ * is saved. Reads the files statically, as {@link planWorkflowFile} does; a file that does not
+ * parse still yields the imports it can read.
+ *
+ * @param file - absolute path of a workflow file.
+ * @returns absolute paths, the file first.
+ */
+export async function workflowDependencies(file: string): Promise<string[]> {
+  const { Project } = await import("ts-morph");
+  const project = new Project({ skipFileDependencyResolution: true, skipLoadingLibFiles: true, compilerOptions: { allowJs: true, noEmit: true } });
+  const root = resolve(file);
+  const seen = [root];
+  if (!isFile(root)) return seen;
+  const visit = (from: SourceFile) => {
+    for (const path of relativeImportsOf(from)) {
+      if (seen.includes(path)) continue;
+      seen.push(path);
+      visit(project.getSourceFile(path) ?? project.addSourceFileAtPath(path));
+    }
+  };
+  visit(project.addSourceFileAtPath(root));
+  return seen;
+}
+
 /** Extensions of the modules a relative import may name; `.js` in an import names a `.ts` file (NodeNext). */
 const SOURCE_EXTENSIONS: Record<string, string[]> = {
   ".ts": [".ts"],

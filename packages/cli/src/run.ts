@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WfError, isWfError, redactParams, redactText, secretValues } from "@wf/core";
-import type { RunRecord, ServiceClient } from "@wf/runtime";
+import { RUN_RECORD_VERSION, type RunRecord, type ServiceClient } from "@wf/runtime";
 import { resolveCliConfig, type ResolvedCliConfig, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
@@ -56,6 +56,8 @@ export interface RunWorkflowFileOptions {
   loadConfigFile?: boolean;
   /** The configuration already resolved (by the multi-file runner): skips reading it again. */
   config?: ResolvedCliConfig;
+  /** Import the workflow file anew, with its helpers, not from the module cache (watch mode). @default false */
+  fresh?: boolean;
   /** A service shared by several runs (the multi-file runner's): used as is and left open. */
   service?: OpenService;
   /** Makes the reporter of the run's events instead of the configured one (the multi-file runner's); `redact` masks this run's secrets. */
@@ -102,7 +104,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock },
   });
 
-  const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd);
+  const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd, { fresh: options.fresh ?? false });
   const fromFile = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
   const fromFlags = options.params ?? {};
 
@@ -121,7 +123,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = options.service ?? (await openService(config));
+  const service = options.service ?? (await openService(config, stderr));
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
   if (options.signal?.aborted) onOuterAbort();
@@ -162,6 +164,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
       const reason: unknown = controller.signal.reason;
       const finishedAt = new Date();
       record = {
+        version: RUN_RECORD_VERSION,
         workflow: workflow.name,
         status: "cancelled",
         params: redactParams(workflow, params),
@@ -213,9 +216,20 @@ export interface OpenService {
   close(): Promise<void>;
 }
 
-export async function openService(config: ResolvedCliConfig): Promise<OpenService> {
+/**
+ * Opens the configured service, or starts the embedded server (headed and slowed down as the
+ * config says).
+ *
+ * @param stderr - where a note goes when `headed`/`slowMoMs` cannot apply (a service at a base URL).
+ * @throws {@link CliUsageError} `WF_CLI_NO_DISPLAY` for a headed browser without a display,
+ *   `WF_CLI_SERVER_FAILED` when the embedded server does not start.
+ */
+export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr): Promise<OpenService> {
   const { createServiceClient } = await import("@wf/runtime");
   if (config.baseUrl) {
+    if (config.headed || config.slowMoMs > 0) {
+      stderr.write(`wf: ${config.headed ? "--headed" : "--slow-mo"} applies to the embedded server's browser; the service at ${config.baseUrl} runs its own (start it with WF_HEADED=1 / WF_SLOW_MO_MS).\n`);
+    }
     const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
     return { client, close: async () => void (await closeClient(client)) };
   }
@@ -235,9 +249,12 @@ export async function openService(config: ResolvedCliConfig): Promise<OpenServic
       // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
       allowFileUrls: true,
       ...(config.model ? { model: config.model } : {}),
+      headed: config.headed,
+      slowMoMs: config.slowMoMs,
     }, config.env);
   } catch (error) {
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    if (isWfError(error) && error.code === "WF_NO_DISPLAY") throw new CliUsageError("WF_CLI_NO_DISPLAY", error.message, { cause: error });
     throw new CliUsageError(
       "WF_CLI_SERVER_FAILED",
       `Could not start the embedded wf server: ${(error as Error).message}\nInstall a Chromium with \`wf install-browser\`, or run against a service with --base-url / WF_BASE_URL.`,

@@ -10,7 +10,7 @@
 import { stat } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import { isWfError, type Workflow } from "@wf/core";
-import type { RunRecord } from "@wf/runtime";
+import { RUN_RECORD_VERSION, type RunRecord } from "@wf/runtime";
 import { resolveCliConfig, type ResolvedCliConfig, type ReporterSpec } from "./config.js";
 import { CliUsageError, EXIT, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
@@ -27,6 +27,10 @@ export interface WorkflowEntry {
   relFile: string;
   /** The workflow's `name`. */
   name: string;
+  /** How reports name this run: the `name`, then ` (repeat #k)` for the k-th repeat of `--repeat-each`. */
+  title: string;
+  /** Which of the `repeatEach` runs of this workflow this is, from 0 (Playwright's `repeatEachIndex`). */
+  repeatEachIndex: number;
   workflow: Workflow;
 }
 
@@ -80,6 +84,8 @@ export interface RunWorkflowsOptions {
   workers?: number;
   retries?: number;
   maxFailures?: number;
+  /** Runs of each workflow, each reported on its own. @default 1 */
+  repeatEach?: number;
   /** Aborting it interrupts the run: running workflows are cancelled, exit code 130. */
   signal?: AbortSignal;
   stdout?: OutputStream;
@@ -87,6 +93,12 @@ export interface RunWorkflowsOptions {
   env?: Record<string, string | undefined>;
   /** The resolved configuration, when the caller has it already. */
   config?: ResolvedCliConfig;
+  /** The workflows to run, found already (watch mode): `patterns`, `grep` and `repeatEach` are then not applied again. */
+  entries?: WorkflowEntry[];
+  /** A service kept up by the caller (watch mode): used as is and left open. @default one opened for the run and closed after it */
+  service?: OpenService;
+  /** Import workflow files anew, with their helpers, not from the module cache (watch mode). @default false */
+  fresh?: boolean;
 }
 
 /**
@@ -106,12 +118,12 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
     (await resolveCliConfig({
       cwd,
       env: options.env ?? process.env,
-      flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures },
+      flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures, repeatEach: options.repeatEach },
     }));
-  const entries = selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir), options.grep, options.grepInvert);
+  const entries = options.entries ?? repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: options.fresh ?? false }), options.grep, options.grepInvert), config.repeatEach);
 
   if (options.list) {
-    for (const entry of entries) stdout.write(`  ${entry.relFile} › ${entry.name}\n`);
+    for (const entry of entries) stdout.write(`  ${entry.relFile} › ${entry.title}\n`);
     const files = new Set(entries.map((e) => e.file)).size;
     stdout.write(`Total: ${entries.length} workflow${entries.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}\n`);
     return { exitCode: EXIT.ok };
@@ -129,7 +141,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const specs = reporterSpecs(config, entries.length);
   const reporters = createSuiteReporters(specs, { stdout, stderr, env: config.env, cwd });
   const report = await createRunReport({ dir: config.reportDir, trace: config.trace, entries, cwd, warn: (m) => void stderr.write(`${m}\n`) });
-  const service = await openService(config);
+  const service = options.service ?? (await openService(config, stderr));
   const startedAt = new Date();
   const results: WorkflowResult[] = new Array(entries.length);
   let failures = 0;
@@ -149,6 +161,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
         config,
         service,
         params: own,
+        fresh: options.fresh ?? false,
         ...(options.paramsFile ? { paramsFile: options.paramsFile } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         stdout,
@@ -185,7 +198,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   try {
     await Promise.all(Array.from({ length: Math.min(config.workers, entries.length) }, worker));
   } finally {
-    await service.close();
+    if (!options.service) await service.close();
   }
   for (let i = 0; i < entries.length; i++) results[i] ??= { entry: entries[i]!, outcome: "skipped", attempts: [], durationMs: 0 };
 
@@ -211,6 +224,7 @@ export function reporterSpecs(config: ResolvedCliConfig, count: number): Reporte
 function failedRecord(entry: WorkflowEntry, error: unknown): RunRecord {
   const now = new Date().toISOString();
   return {
+    version: RUN_RECORD_VERSION,
     workflow: entry.name,
     status: "failed",
     params: {},
@@ -232,10 +246,11 @@ const IGNORED = ["**/node_modules/**", "**/*.d.ts", "**/*.d.mts", "**/_*", "**/_
  * when there is none, sorted by file. A file named on the command line must default-export a
  * workflow; a file found in a folder or by a glob that exports none (a helper) is passed over.
  *
+ * @param options.fresh - import the files anew, not from the module cache (watch mode). @default false
  * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` for a pattern that matches nothing,
  *   `WF_CLI_LOAD_FAILED` / `WF_CLI_NO_WORKFLOW` as {@link loadWorkflowFile} throws them.
  */
-export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string, testDir: string): Promise<WorkflowEntry[]> {
+export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string, testDir: string, options: { fresh?: boolean } = {}): Promise<WorkflowEntry[]> {
   const { glob, isDynamicPattern } = await import("tinyglobby");
   const named = new Set<string>();
   const found = new Set<string>();
@@ -266,14 +281,23 @@ export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string
   const entries: WorkflowEntry[] = [];
   for (const file of [...new Set([...named, ...found])].sort()) {
     try {
-      const { workflow } = await loadWorkflowFile(file, cwd);
-      entries.push({ file, relFile: relative(cwd, file) || file, name: workflow.name, workflow });
+      const { workflow } = await loadWorkflowFile(file, cwd, options);
+      entries.push({ file, relFile: relative(cwd, file) || file, name: workflow.name, title: workflow.name, repeatEachIndex: 0, workflow });
     } catch (error) {
       if (!named.has(file) && isWfError(error) && error.code === "WF_CLI_NO_WORKFLOW") continue;
       throw error;
     }
   }
   return entries;
+}
+
+/**
+ * Each entry `count` times in a row (Playwright's `repeatEach`): the k-th copy (from 0) has
+ * `repeatEachIndex` k and, from the second on, the title `name (repeat #k)`, so reports keep them apart.
+ */
+export function repeatWorkflows(entries: WorkflowEntry[], count: number): WorkflowEntry[] {
+  if (count <= 1) return entries;
+  return entries.flatMap((entry) => Array.from({ length: count }, (_, k) => ({ ...entry, repeatEachIndex: k, title: k === 0 ? entry.name : `${entry.name} (repeat #${k})` })));
 }
 
 /**

@@ -115,10 +115,10 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
         },
         onWorkflowEnd: (r) => {
           done++;
-          if (live) stdout.write(`\r\x1b[2K[${done}/${total}] ${r.entry.relFile} › ${r.entry.name}`);
+          if (live) stdout.write(`\r\x1b[2K[${done}/${total}] ${r.entry.relFile} › ${r.entry.title}`);
           if (r.outcome === "failed") {
             if (live) stdout.write("\r\x1b[2K");
-            stdout.write(`${c.red("✘")} ${r.entry.relFile} › ${r.entry.name}\n${failureText(r, cwd)}\n`);
+            stdout.write(`${c.red("✘")} ${r.entry.relFile} › ${r.entry.title}\n${failureText(r, cwd)}\n`);
           }
         },
         onEnd: (result) => {
@@ -133,10 +133,10 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
         onAttemptEnd: (entry, attempt, record) => {
           const retry = attempt > 0 ? c.dim(` (retry #${attempt})`) : "";
           const mark = record.status === "succeeded" ? c.green("✔") : c.red("✘");
-          stdout.write(`  ${mark} ${entry.relFile} › ${entry.name}${retry} ${c.dim(`(${formatMs(record.durationMs)})`)}\n`);
+          stdout.write(`  ${mark} ${entry.relFile} › ${entry.title}${retry} ${c.dim(`(${formatMs(record.durationMs)})`)}\n`);
         },
         onWorkflowEnd: (r) => {
-          if (r.outcome === "flaky") stdout.write(`  ${c.yellow("±")} ${r.entry.relFile} › ${r.entry.name} is flaky: passed on retry #${r.attempts.length - 1}\n`);
+          if (r.outcome === "flaky") stdout.write(`  ${c.yellow("±")} ${r.entry.relFile} › ${r.entry.title} is flaky: passed on retry #${r.attempts.length - 1}\n`);
         },
         onEnd: (result) => void stdout.write(`\n${failures(result, c, cwd)}${summary(result, c)}\n`),
       };
@@ -161,7 +161,7 @@ function summary(result: SuiteResult, c: Colors): string {
 /** The failed workflows, numbered, each with the failing step, its code, message and call site. */
 function failures(result: SuiteResult, c: Colors, cwd: string): string {
   const failed = result.results.filter((r) => r.outcome === "failed");
-  return failed.map((r, i) => `  ${c.red(`${i + 1}) ${r.entry.relFile} › ${r.entry.name}`)}\n${failureText(r, cwd)}\n\n`).join("");
+  return failed.map((r, i) => `  ${c.red(`${i + 1}) ${r.entry.relFile} › ${r.entry.title}`)}\n${failureText(r, cwd)}\n\n`).join("");
 }
 
 /** The last attempt's error: `step 3 ACT "click …" failed` then `[CODE] message` and `at file:line:col`. */
@@ -195,7 +195,7 @@ export function jsonReport(result: SuiteResult): unknown {
     startedAt: result.startedAt,
     durationMs: result.durationMs,
     stats: result.stats,
-    workflows: result.results.map((r) => ({ file: r.entry.relFile, name: r.entry.name, outcome: r.outcome, durationMs: r.durationMs, attempts: r.attempts })),
+    workflows: result.results.map((r) => ({ file: r.entry.relFile, name: r.entry.name, repeatEachIndex: r.entry.repeatEachIndex, outcome: r.outcome, durationMs: r.durationMs, attempts: r.attempts })),
   };
 }
 
@@ -220,7 +220,7 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
     "@_time": seconds(rs.reduce((s, r) => s + r.durationMs, 0)),
     "@_timestamp": rs.find((r) => r.attempts[0])?.attempts[0]?.startedAt ?? result.startedAt,
     testcase: rs.map((r) => {
-      const testcase: Record<string, unknown> = { "@_name": r.entry.name, "@_classname": file, "@_time": seconds(r.durationMs) };
+      const testcase: Record<string, unknown> = { "@_name": r.entry.title, "@_classname": file, "@_time": seconds(r.durationMs) };
       const last = r.attempts.at(-1);
       if (r.outcome === "failed" && last?.error) {
         testcase.failure = { "@_message": last.error.message.split("\n")[0], "@_type": last.error.code, "#text": failureText(r, cwd, "") };

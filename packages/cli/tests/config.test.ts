@@ -86,6 +86,17 @@ describe("resolveCliConfig", () => {
     await expect(resolveCliConfig({ cwd: dir, env: {}, flags: { reporter: "list,fancy" } })).rejects.toThrow(/Unknown reporter "fancy"/);
   });
 
+  it("resolves repeatEach, headed and slowMoMs: flag, then WF_REPEAT_EACH / WF_HEADED / WF_SLOW_MO_MS, then the file, then 1 / false / 0", async () => {
+    expect(await resolveCliConfig({ cwd: dir, env: {} })).toMatchObject({ repeatEach: 1, headed: false, slowMoMs: 0 });
+    await writeFile(join(dir, "wf.config.ts"), `export default { repeatEach: 3, headed: true, slowMoMs: 250 };\n`);
+    expect(await resolveCliConfig({ cwd: dir, env: {} })).toMatchObject({ repeatEach: 3, headed: true, slowMoMs: 250 });
+    expect(await resolveCliConfig({ cwd: dir, env: { WF_REPEAT_EACH: "2", WF_HEADED: "0", WF_SLOW_MO_MS: "0" } })).toMatchObject({ repeatEach: 2, headed: false, slowMoMs: 0 });
+    expect(await resolveCliConfig({ cwd: dir, env: { WF_HEADED: "0" }, flags: { repeatEach: 5, headed: true, slowMoMs: 10 } })).toMatchObject({ repeatEach: 5, headed: true, slowMoMs: 10 });
+    await expect(resolveCliConfig({ cwd: dir, env: { WF_HEADED: "maybe" } })).rejects.toThrow(/WF_HEADED="maybe" is not a yes\/no value/);
+    await writeFile(join(dir, "wf.config.ts"), `export default { repeatEach: 0 };\n`);
+    await expect(resolveCliConfig({ cwd: dir, env: {} })).rejects.toThrow(/repeatEach/);
+  });
+
   it("rejects a config file that does not load", async () => {
     await writeFile(join(dir, "wf.config.ts"), `export default {{ nope\n`);
     await expect(resolveCliConfig({ cwd: dir, env: {} })).rejects.toMatchObject({ code: "WF_CLI_CONFIG_INVALID" });

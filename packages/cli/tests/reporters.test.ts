@@ -20,6 +20,7 @@ const ask: StepRecord = {
 };
 const act: StepRecord = { ...ask, index: 1, type: "ACT", instruction: `type "${SECRET}" into "Password"`, durationMs: 1200, result: { action: "fill" }, answer: undefined };
 const record: RunRecord = {
+  version: 1,
   workflow: "hello",
   status: "succeeded",
   params: { password: "[secret]" },

@@ -117,4 +117,25 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
     expect(many.code).toBe(2);
     expect(many.stderr).toContain('No selected workflow has a param "urll" (--param). Known params: url.');
   });
+
+  it("--repeat-each runs each workflow that many times, each reported on its own", async () => {
+    await writeFile(join(scratch.dir, "wf.config.ts"), `export default {};\n`);
+    const listed = await runWf(["run", SUITE, "--list", "--grep", "shop-title", "--repeat-each", "3"], { cwd: scratch.dir });
+    expect(listed.stdout).toMatch(/shop-title\.ts › shop-title\n.*shop-title\.ts › shop-title \(repeat #1\)\n.*shop-title\.ts › shop-title \(repeat #2\)\nTotal: 3 workflows in 1 file\n$/);
+    const result = await runWf(["run", SUITE, "--grep", "shop-title", "--repeat-each", "2", "--reporter", "json", "--param", `url=${origin}`], { cwd: scratch.dir, timeoutMs: 200_000 });
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.stats).toMatchObject({ passed: 2, failed: 0 });
+    expect(json.workflows.map((w: { name: string; repeatEachIndex: number }) => [w.name, w.repeatEachIndex])).toEqual([["shop-title", 0], ["shop-title", 1]]);
+    // Two runs, two sessions.
+    expect(new Set(json.workflows.map((w: { attempts: Array<{ sessionId: string }> }) => w.attempts[0]!.sessionId)).size).toBe(2);
+  });
+
+  it("--headed without a display fails before launching, saying why (exit 2)", async () => {
+    const result = await runWf(["run", join(SUITE, "shop-title.ts"), "--headed", "--param", `url=${origin}`], { cwd: scratch.dir, env: { DISPLAY: "", WAYLAND_DISPLAY: "" } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("A headed browser needs a display");
+    expect(result.stderr).toContain("xvfb-run");
+    expect(result.stderr).not.toContain("Install a Chromium");
+  });
 });

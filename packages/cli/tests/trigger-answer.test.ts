@@ -40,7 +40,7 @@ describe("decodeStepAnswer", () => {
 });
 
 describe("wf trigger --wait", () => {
-  it("shows a stored ASK's non-object answer without the wrapper; --reporter json keeps the wire status", async () => {
+  it("shows a stored ASK's non-object answer without the wrapper; --reporter json keeps the wire result beside the answer", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "wf-cli-answer-"));
     const pages = await startPageServer();
     const server = await startServer({ port: 0, apiKeys: ["k"], dataDir, workflowsDir: join(FIXTURES, "stored"), journalSync: false, logger: false });
@@ -54,10 +54,26 @@ describe("wf trigger --wait", () => {
       };
       const pretty = await wf();
       expect(pretty.code).toBe(0);
-      expect(pretty.stderr).toMatch(/✓ 2 ASK the page's title \d+ ms\n\s+→ "Page 1"\n/);
+      expect(pretty.stdout).toMatch(/^step 2 ASK "the page's title" succeeded \d+ms answer="Page 1"$/m);
       const json = await wf("--reporter", "json");
+      const loggedOut = collector();
       expect(json.code).toBe(0);
-      expect(JSON.parse(json.stdout).steps[1].result).toEqual({ [WRAPPER_KEY]: "Page 1" });
+      expect(JSON.parse(json.stdout).steps[1]).toMatchObject({ result: { [WRAPPER_KEY]: "Page 1" }, answer: "Page 1" });
+      // log() lines reach the trigger's output, each between the steps it was logged between.
+      const logged = await runCli(["trigger", "logged-title", "--var", `url=${pages.url}page-1.html`, "--wait"], {
+        cwd: dataDir,
+        env: { WF_BASE_URL: server.url, WF_API_KEY: "k", NO_COLOR: "1" },
+        stdout: loggedOut,
+        stderr: loggedOut,
+      });
+      expect(logged).toBe(0);
+      const lines = loggedOut.text().split("\n").filter((l) => /^(log|step \d .* succeeded)/.test(l));
+      expect(lines.map((l) => l.replace(/ \d+ms.*$/, ""))).toEqual([
+        "log opening the page",
+        `step 1 ACT "go to ${pages.url}page-1.html" succeeded`,
+        `log page open {"url":"${pages.url}page-1.html"}`,
+        `step 2 ASK "the page's title" succeeded`,
+      ]);
     } finally {
       await server.close();
       await pages.close();

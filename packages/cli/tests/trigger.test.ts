@@ -105,31 +105,47 @@ describe("wf trigger", () => {
     expect(SessionStatus.parse(await res.json()).status).toBe("SUCCEEDED");
   });
 
-  it("--wait shows each step as it finishes, prints the output and exits 0", async () => {
+  it("--wait shows each step as it finishes, as `wf run` prints them, then the output, and exits 0", async () => {
     const { code, stdout, stderr } = await wf(["trigger", "read-title", "--var", `url=${pages.url}page-2.html`, "--wait"]);
     expect(code).toBe(EXIT.ok);
-    expect(stderr).toMatch(new RegExp(`✓ 1 ACT go to ${pages.url}page-2\\.html \\d+ ms`));
-    expect(stderr).toMatch(/✓ 2 ASK the page's title \d+ ms\n\s+→ \{"title":"Page 2"\}/);
-    expect(stderr).toMatch(/✓ read-title succeeded in \d+ ms/);
-    expect(JSON.parse(stdout.slice(stdout.indexOf("{")))).toEqual({ title: "Page 2" });
+    expect(stderr).toBe("");
+    // The pretty format of `wf run` (off a terminal): one line per event.
+    expect(stdout).toMatch(new RegExp(`^wf read-title  debugger: ${server.url}/apis/request/workflow/view/\\S+$`, "m"));
+    expect(stdout).toMatch(new RegExp(`^step 1 ACT "go to ${pages.url}page-2\\.html" succeeded \\d+ms`, "m"));
+    expect(stdout).toMatch(/^step 2 ASK "the page's title" succeeded \d+ms answer=\{"title":"Page 2"\}/m);
+    expect(stdout).toMatch(/^run succeeded \(2 steps in [\d.]+m?s\)\n\{\n {2}"title": "Page 2"\n\}\n$/m);
   });
 
-  it("--wait --reporter json prints the final status; variables come from --vars-file and --var", async () => {
+  it("--wait --reporter json prints the run record of `wf run`; variables come from --vars-file and --var", async () => {
     const file = join(cwd, "vars.json");
     await writeFile(file, JSON.stringify({ base: pages.url, rounds: 3 }));
     const { code, stdout } = await wf(["trigger", "walk-pages", "--vars-file", "vars.json", "--var", "rounds=2", "--wait", "--reporter", "json"]);
     expect(code).toBe(EXIT.ok);
-    const final = JSON.parse(stdout) as SessionStatus & { previewUrl: string };
-    expect(final).toMatchObject({ status: "SUCCEEDED", workflowId: "walk-pages", output: { visited: ["page-1", "page-2"] } });
-    expect(final.steps).toHaveLength(2);
-    expect(final.previewUrl).toContain(final.sessionId);
+    const record = JSON.parse(stdout);
+    expect(record).toMatchObject({ version: 1, workflow: "walk-pages", status: "succeeded", output: { visited: ["page-1", "page-2"] } });
+    expect(record.steps.map((s: { index: number; type: string; instruction: string; status: string }) => [s.index, s.type, s.instruction, s.status])).toEqual([
+      [1, "ACT", `go to ${pages.url}page-1.html`, "succeeded"],
+      [2, "ACT", `go to ${pages.url}page-2.html`, "succeeded"],
+    ]);
+    expect(record.debuggerUrl).toContain(record.sessionId);
   });
 
-  it("exits 1 when the run fails, with the step's error", async () => {
-    const { code, stderr } = await wf(["trigger", "walk-pages", "--var", "base=http://127.0.0.1:9/", "--var", "rounds=1", "--wait"]);
+  it("exits 1 when the run fails; the step's message is shown once, under the step", async () => {
+    const { code, stdout, stderr } = await wf(["trigger", "walk-pages", "--var", "base=http://127.0.0.1:9/", "--var", "rounds=1", "--wait"]);
     expect(code).toBe(EXIT.failed);
-    expect(stderr).toMatch(/✗ 1 ACT go to http:\/\/127\.0\.0\.1:9\/page-1\.html/);
-    expect(stderr).toMatch(/✗ walk-pages failed: Step 1 ACT [\s\S]*\[WF_STEP_FAILED\]/);
+    expect(stdout).toMatch(/^step 1 ACT "go to http:\/\/127\.0\.0\.1:9\/page-1\.html" failed \d+ms error=WF_NAVIGATION_FAILED: Could not open/m);
+    // Regression: the final line repeated the step's whole message; now it says where, as `wf run` does.
+    expect(stderr).toMatch(/^run failed at step 1 \(\S*walk-pages\.ts:\d+:\d+\)\n$/);
+    const message = /error=WF_NAVIGATION_FAILED: (.*)$/m.exec(stdout)![1]!.slice(0, 40);
+    expect((stdout + stderr).split(message).length - 1).toBe(1);
+  });
+
+  it("--wait --reporter ndjson prints the events of `wf run`, ending with run-finished", async () => {
+    const { code, stdout } = await wf(["trigger", "read-title", "--param", `url=${pages.url}page-1.html`, "--wait", "--reporter", "ndjson"]);
+    expect(code).toBe(EXIT.ok);
+    const events = stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; record?: { version: number; status: string } });
+    expect(events.map((e) => e.type)).toEqual(["run-started", "step-started", "step-finished", "step-started", "step-finished", "run-finished"]);
+    expect(events.at(-1)!.record).toMatchObject({ version: 1, status: "succeeded" });
   });
 
   it("exits 2 for what the service refuses and for bad flags", async () => {
@@ -144,8 +160,7 @@ describe("wf trigger", () => {
     // --param is --var (as on `wf run`); an unknown name is refused with the known ones.
     const unknownVar = await wf(["trigger", "read-title", "--param", `url=${pages.url}`, "--param", "nope=1"]);
     expect(unknownVar.code).toBe(EXIT.usage);
-    expect(unknownVar.stderr).toContain("/variables/nope");
-    expect(unknownVar.stderr).toMatch(/takes url/);
+    expect(unknownVar.stderr).toContain('Workflow "read-title" has no param "nope" (--var). Known params: url.');
 
     const proxy = await wf(["trigger", "read-title", "--var", `url=${pages.url}`, "--proxy"]);
     expect(proxy.code).toBe(EXIT.usage);
@@ -168,7 +183,7 @@ describe("wf trigger", () => {
     // Ctrl-C once the first step was shown.
     const interrupt = () => {
       const controller = new AbortController();
-      return { signal: controller.signal, onOutput: (text: string) => void (text.includes("✓ 1 ACT") && controller.abort()) };
+      return { signal: controller.signal, onOutput: (text: string) => void (/step 1 ACT .* succeeded/.test(text) && controller.abort()) };
     };
 
     const kept = await wf(args, interrupt());
@@ -192,6 +207,6 @@ describe("wf trigger", () => {
       env: { WF_BASE_URL: server.url, WF_API_KEY: KEY },
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: "SUCCEEDED", output: { title: "Page 3" } });
+    expect(JSON.parse(result.stdout)).toMatchObject({ version: 1, status: "succeeded", output: { title: "Page 3" } });
   });
 });

@@ -22,7 +22,7 @@ import {
 import { MAX_LONG_POLL_MS, type ReplayAction, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
 import { sleep } from "./_retry.js";
 import type { ServiceClient } from "./client.js";
-import type { RunEvent, RunRecord, RunUsage, StepRecord } from "./types.js";
+import { RUN_RECORD_VERSION, type RunEvent, type RunRecord, type RunUsage, type StepRecord } from "./types.js";
 import { openLock, runLockedAct, type FinishedStatus, type LockState, type RunLockOptions } from "./locked-steps.js";
 
 /** Options of {@link runWorkflow}. */
@@ -163,6 +163,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   }
 
   const record: RunRecord = {
+    version: RUN_RECORD_VERSION,
     workflow: workflow.name,
     status,
     params: recordedParams,

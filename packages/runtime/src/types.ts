@@ -66,8 +66,16 @@ export interface RunUsage {
   steps: number;
 }
 
+/**
+ * Version of the {@link RunRecord} shape (docs/run-report.md), bumped on a breaking change. The
+ * records of `wf run` and of `wf trigger` (a stored run) share it.
+ */
+export const RUN_RECORD_VERSION = 1;
+
 /** What `runWorkflow()` returns, whatever the outcome. */
 export interface RunRecord {
+  /** {@link RUN_RECORD_VERSION}: the shape this record follows. */
+  version: typeof RUN_RECORD_VERSION;
   workflow: string;
   status: RunStatus;
   /** The validated params, secret values redacted. */

@@ -40,7 +40,7 @@ export class BrowserHost {
   private starting: Promise<Browser> | undefined;
   private closed = false;
 
-  constructor(private readonly options: Pick<ResolvedServerOptions, "chromiumPath" | "chromiumCandidates" | "browserEndpoint">) {}
+  constructor(private readonly options: Pick<ResolvedServerOptions, "chromiumPath" | "chromiumCandidates" | "browserEndpoint"> & Partial<Pick<ResolvedServerOptions, "headed" | "slowMoMs">>) {}
 
   /**
    * Launches or connects the browser.
@@ -67,7 +67,15 @@ export class BrowserHost {
       if (!chromiumPath) throw new BrowserNotFoundError(chromiumCandidates);
       try {
         // The server owns signal handling (main.ts closes sessions, then the browser).
-        browser = await chromium.launch({ executablePath: chromiumPath, args: [...CHROMIUM_ARGS], handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+        browser = await chromium.launch({
+          executablePath: chromiumPath,
+          args: [...CHROMIUM_ARGS],
+          headless: !this.options.headed,
+          ...(this.options.slowMoMs ? { slowMo: this.options.slowMoMs } : {}),
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
+        });
       } catch (error) {
         throw new BrowserNotFoundError([chromiumPath], `it failed to start: ${(error as Error).message.split("\n")[0]}`, { cause: error });
       }

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import type { FastifyServerOptions } from "fastify";
+import { WfError } from "@wf/core";
 import { playwrightChromiumPath } from "./browser.js";
 import type { StepInterpreter } from "./interpreter/types.js";
 import type { BeforeCommit } from "./store/sql-store.js";
@@ -49,6 +50,18 @@ export interface ServerOptions {
   retentionDays?: number;
   /** Chromium executable. Env `WF_CHROMIUM_PATH`; else the first of {@link CHROMIUM_CANDIDATES} that exists, else Playwright's own Chromium (`wf install-browser`). */
   chromiumPath?: string;
+  /**
+   * Show the browser window (Chromium not headless), to watch a run. Needs a display: on Linux,
+   * `DISPLAY` (X11) or `WAYLAND_DISPLAY`; without one, {@link resolveServerOptions} throws
+   * `WF_NO_DISPLAY` instead of letting Chromium crash. Ignored with a `browserEndpoint`.
+   * Env `WF_HEADED` (`1`/`true`). @default false (headless)
+   */
+  headed?: boolean;
+  /**
+   * Slow every browser operation (click, type, navigation) down by this many ms, Playwright's
+   * `slowMo`: to follow a headed run by eye. Ignored with a `browserEndpoint`. Env `WF_SLOW_MO_MS`. @default 0
+   */
+  slowMoMs?: number;
   /** CDP endpoint of a browser that runs elsewhere (`connectOverCDP` instead of launching). Env `WF_BROWSER_ENDPOINT`. */
   browserEndpoint?: string;
   /** Most sessions open at once; one more is a 429. Env `WF_MAX_SESSIONS`. @default 8 */
@@ -169,6 +182,8 @@ export interface ResolvedServerOptions {
   /** Paths tried to find `chromiumPath` (for the start-up error). */
   chromiumCandidates: string[];
   browserEndpoint: string | undefined;
+  headed: boolean;
+  slowMoMs: number;
   maxSessions: number;
   idleTimeoutMs: number;
   stepTimeoutMs: number;
@@ -226,6 +241,10 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
   // Last: Playwright's own Chromium, where `wf install-browser` puts it when it can download it.
   const chromiumCandidates = explicitChromium ? [explicitChromium] : [...CHROMIUM_CANDIDATES, ...[playwrightChromiumPath()].filter((p) => p !== undefined)];
   const chromiumPath = browserEndpoint ? undefined : chromiumCandidates.find((p) => existsSync(p));
+  const headed = options.headed ?? envFlag(env, "WF_HEADED") ?? false;
+  if (headed && !browserEndpoint) assertDisplay(env);
+  const slowMoMs = options.slowMoMs ?? envNumber(env, "WF_SLOW_MO_MS") ?? 0;
+  if (!Number.isFinite(slowMoMs) || slowMoMs < 0) throw new WfError("WF_CONFIG_INVALID", `slowMoMs must be 0 or more milliseconds, got ${slowMoMs}.`);
 
   return {
     host: options.host ?? nonEmpty(env.WF_HOST) ?? "127.0.0.1",
@@ -238,6 +257,8 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     chromiumPath,
     chromiumCandidates,
     browserEndpoint,
+    headed,
+    slowMoMs,
     maxSessions: options.maxSessions ?? envNumber(env, "WF_MAX_SESSIONS") ?? 8,
     idleTimeoutMs: options.idleTimeoutMs ?? envNumber(env, "WF_IDLE_TIMEOUT_MS") ?? 300_000,
     stepTimeoutMs: options.stepTimeoutMs ?? envNumber(env, "WF_STEP_TIMEOUT_MS") ?? 30_000,
@@ -284,6 +305,21 @@ function resolveModel(options: ServerOptions, env: NodeJS.ProcessEnv): ResolvedM
     temperature: options.modelTemperature ?? envNumber(env, "WF_MODEL_TEMPERATURE") ?? 0,
     maxPromptTokens,
   };
+}
+
+/**
+ * A headed Chromium on Linux needs a display server; without one it dies with "Missing X server or
+ * $DISPLAY" deep in its log. Say so first, with what to do. (macOS and Windows always have a desktop.)
+ *
+ * @throws {@link WfError} `WF_NO_DISPLAY` on Linux when neither `DISPLAY` nor `WAYLAND_DISPLAY` is set.
+ */
+export function assertDisplay(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): void {
+  if (platform !== "linux" || nonEmpty(env.DISPLAY) || nonEmpty(env.WAYLAND_DISPLAY)) return;
+  throw new WfError(
+    "WF_NO_DISPLAY",
+    "A headed browser needs a display, and this machine has none (neither DISPLAY nor WAYLAND_DISPLAY is set). " +
+      "Run without --headed (WF_HEADED), run from a desktop session, or start a virtual one: xvfb-run wf run --headed ….",
+  );
 }
 
 /** `1`/`true`/`yes` → true, `0`/`false`/`no` → false, unset → undefined. */

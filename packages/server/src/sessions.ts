@@ -14,6 +14,7 @@ import {
   routePath,
   ROUTES,
   type SessionKind,
+  type SessionLogLine,
   type SessionState,
   type SessionStatus,
   type StepState,
@@ -139,6 +140,8 @@ export class SessionManager {
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly steps = new Map<string, StepRecord>();
   private readonly live = new Map<string, LiveSession>();
+  /** The `log()` lines of stored runs, by session id (journaled as `stored-log` lines). */
+  private readonly logs = new Map<string, SessionLogLine[]>();
   private readonly idempotency = new Map<string, string>();
   private readonly stepDone = new Map<string, Promise<StepStatus>>();
   /** Steps whose first record is being written: an identical retry waits for the write's outcome. */
@@ -454,10 +457,30 @@ export class SessionManager {
     return status;
   }
 
+  /**
+   * Adds a `log()` line to a running session (a stored run's): recorded, then shown in the
+   * session's status (`logs`) and announced to long-polls like any change. `message` and `data`
+   * must already be redacted.
+   *
+   * @throws {@link HttpProblem} `WF_SESSION_NOT_FOUND` (404); the store's `WF_STORAGE_UNAVAILABLE` (503).
+   */
+  async appendLog(sessionId: string, line: { message: string; data?: Record<string, unknown> }): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw sessionNotFound(sessionId);
+    const entry: SessionLogLine = { at: new Date().toISOString(), message: line.message, ...(line.data ? { data: line.data } : {}), afterSteps: session.stepIds.length };
+    this.logs.set(sessionId, [...(this.logs.get(sessionId) ?? []), entry]);
+    try {
+      await this.deps.store.appendLog(sessionId, "stored-log", { sessionId, ...entry });
+    } finally {
+      this.touch(session);
+    }
+  }
+
   /** Drops a finished session and its steps from memory: from now on they are read from the store. */
   private forget(session: SessionRecord): void {
     if (this.sessions.get(session.sessionId) !== session) return;
     this.sessions.delete(session.sessionId);
+    this.logs.delete(session.sessionId);
     for (const stepId of session.stepIds) {
       const step = this.steps.get(stepId);
       this.steps.delete(stepId);
@@ -481,7 +504,17 @@ export class SessionManager {
     const session = this.sessions.get(sessionId);
     if (session) return this.toSessionStatus(session);
     const stored = await this.requireStoredSession(sessionId);
-    return this.toSessionStatus(stored.session, stored.steps);
+    return this.toSessionStatus(stored.session, stored.steps, await this.storedLogs(sessionId));
+  }
+
+  /** A finished session's `log()` lines, read from the store. */
+  private async storedLogs(sessionId: string): Promise<SessionLogLine[]> {
+    const records = await this.deps.store.getLogs(sessionId, "stored-log");
+    return records.flatMap((r) =>
+      typeof r.message === "string" && typeof r.at === "string"
+        ? [{ at: r.at, message: r.message, ...(r.data && typeof r.data === "object" ? { data: r.data as Record<string, unknown> } : {}), afterSteps: typeof r.afterSteps === "number" ? r.afterSteps : Number.MAX_SAFE_INTEGER }]
+        : [],
+    );
   }
 
   /** The wire status of a step. @throws {@link HttpProblem} `WF_STEP_NOT_FOUND` (404). */
@@ -782,7 +815,7 @@ export class SessionManager {
   }
 
   /** The wire form of a session, its steps included. */
-  toSessionStatus(session: SessionRecord, steps?: StepRecord[]): SessionStatus {
+  toSessionStatus(session: SessionRecord, steps?: StepRecord[], logs: SessionLogLine[] | undefined = this.logs.get(session.sessionId)): SessionStatus {
     return {
       sessionId: session.sessionId,
       kind: session.kind,
@@ -796,6 +829,7 @@ export class SessionManager {
       steps: (steps ?? session.stepIds.flatMap((id) => this.steps.get(id) ?? [])).map((step) => this.toStepStatus(step)),
       ...(session.output !== undefined ? { output: session.output } : {}),
       error: session.error,
+      ...(logs && logs.length > 0 ? { logs: logs.map((line) => ({ ...line, afterSteps: Math.min(line.afterSteps, session.stepIds.length) })) } : {}),
       viewUrl: this.viewUrl(session),
     };
   }

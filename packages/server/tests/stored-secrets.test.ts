@@ -52,6 +52,8 @@ it("keeps a secret param's value out of the steps, the output, the logs and the 
   // The step ran with the real value; what is recorded and shown has it masked.
   expect(final.steps.map((s) => s.step)).toEqual([`go to ${pages.url}page-1.html`, "the page title (token [secret])"]);
   expect(final.output).toMatchObject({ echoed: "[secret]" });
+  // The log() line is in the status, after the one step started before it.
+  expect(final.logs).toEqual([{ at: expect.any(String), message: "using token [secret]", afterSteps: 1 }]);
   expect(JSON.stringify(final)).not.toContain(SECRET);
 
   await server.close();
@@ -59,4 +61,13 @@ it("keeps a secret param's value out of the steps, the output, the logs and the 
   expect(records).toContain(sessionId);
   expect(records).toContain("using token [secret]");
   expect(records).not.toContain(SECRET);
+
+  // The log lines outlive a restart, as the steps do.
+  const again = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: false });
+  try {
+    const restored = SessionStatus.parse(await (await fetch(again.url + routePath(ROUTES.sessionStatus, { id: sessionId }), { headers })).json());
+    expect(restored.logs).toEqual(final.logs);
+  } finally {
+    await again.close();
+  }
 });

@@ -11,7 +11,7 @@ export const runCommand = defineCommand({
     yargs
       .positional("files", { type: "string", array: true, default: [] as string[], describe: "Workflow files (.ts), folders and globs [default: testDir of wf.config.ts, else workflows/]" })
       .option("param", { alias: ["p", "var"], type: "string", array: true, default: [] as string[], describe: "A param as key=value (repeatable; --var is the same); converted by the param's zod type; unknown names are refused" })
-      .option("params-file", { type: "string", describe: "A JSON object of params; --param overrides its fields" })
+      .option("params-file", { alias: "vars-file", type: "string", describe: "A JSON object of params (--vars-file is the same, as on `wf trigger`); --param overrides its fields" })
       .option("base-url", { type: "string", describe: "The wf service to use (else WF_BASE_URL, wf.config.ts, or an embedded server)" })
       .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
       .option("reporter", {
@@ -33,6 +33,10 @@ export const runCommand = defineCommand({
         describe: "Record a Playwright trace of each workflow's session into the report (<report-dir>/<workflow>/trace.zip; open with npx playwright show-trace): on, off, retain-on-failure (kept when the attempt failed), on-first-retry [default: retain-on-failure, or WF_TRACE, or trace in wf.config.ts]",
       })
       .option("report-dir", { type: "string", describe: "Folder of the HTML report every run writes (emptied first; screenshots and traces beside it) [default: wf-report, or WF_REPORT_DIR, or reportDir in wf.config.ts]" })
+      .option("repeat-each", { type: "number", describe: "Run each workflow this many times, each run reported on its own [default: 1]" })
+      .option("headed", { type: "boolean", describe: "Show the embedded server's browser window (needs a display) [default: headless]" })
+      .option("slow-mo", { type: "number", describe: "Slow each browser operation of the embedded server down by this many ms [default: 0]" })
+      .option("watch", { alias: "w", type: "boolean", describe: "Run, then run again the workflows a saved file affects (the workflow, or a helper it imports), on the same browser, until Ctrl-C" })
       .option("list", { type: "boolean", describe: "List the workflows that would run, without running them" })
       .option("lock", {
         choices: ["read", "write", "heal", "off"] as const,
@@ -43,6 +47,9 @@ export const runCommand = defineCommand({
       .example("$0 run", "Run every workflow of testDir (workflows/), half the cores at a time")
       .example("$0 run flows/ 'nightly/**/*.ts' --workers 2 --retries 1 --reporter list,junit", "Many workflows; JUnit XML in wf-report/junit.xml")
       .example("$0 run --grep checkout --list", "What would run")
+      .example("$0 run flows/ --watch", "Re-run what each save affects; the browser stays up")
+      .example("$0 run flows/checkout.ts --headed --slow-mo 500", "Watch the browser do it, half a second per operation")
+      .example("$0 run flows/ --repeat-each 10 --workers 4", "Hunt a flaky workflow: each runs 10 times")
       .example("$0 run flow.ts --params-file params.json --reporter json --out run.json", "Params from a file; print and save the run record")
       .example("WF_BASE_URL=http://127.0.0.1:8787 WF_API_KEY=… $0 run flow.ts", "Run on a service started with `wf serve`")
       .example("OPENAI_API_KEY=sk-… $0 run flow.ts --model gpt-4.1-mini", "Free-form steps through a model")
@@ -57,6 +64,8 @@ export const runCommand = defineCommand({
     positive("workers", args.workers, 1);
     positive("retries", args.retries, 0);
     positive("max-failures", args["max-failures"], 0);
+    positive("repeat-each", args["repeat-each"], 1);
+    positive("slow-mo", args["slow-mo"], 0);
     // The service client, and the embedded server unless a service URL is given, load before the
     // first workflow file registers tsx (see _import.ts).
     const { preloadBeforeTsx } = await import("../_import.js");
@@ -75,6 +84,9 @@ export const runCommand = defineCommand({
         workers: args.workers,
         retries: args.retries,
         maxFailures: args.x ? 1 : args["max-failures"],
+        repeatEach: args["repeat-each"],
+        headed: args.headed,
+        slowMoMs: args["slow-mo"],
         lock: args.lock,
         trace: args.trace,
         reportDir: args["report-dir"],
@@ -82,11 +94,30 @@ export const runCommand = defineCommand({
     });
     const files = (args.files ?? []).map(String);
     const params = parseParamFlags(args.param.map(String));
+    if (args.watch) {
+      if (args.list) throw new CliUsageError("WF_CLI_USAGE", "--watch runs workflows and --list runs none: pass one of them.");
+      if (args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", "--out saves one run's record; in --watch mode use a reporter with an outputFile (reporter: [[\"json\", { outputFile: \"run.json\" }]]).");
+      const { watchWorkflows } = await import("../watch.js");
+      const watched = await watchWorkflows({
+        patterns: files,
+        cwd: context.cwd,
+        env: context.env,
+        stdout: context.stdout,
+        stderr: context.stderr,
+        signal: context.signal,
+        config,
+        params,
+        ...(args.grep !== undefined ? { grep: args.grep } : {}),
+        ...(args["grep-invert"] !== undefined ? { grepInvert: args["grep-invert"] } : {}),
+        ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
+      });
+      return watched.exitCode;
+    }
     const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
     const entries = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
     const specs = reporterSpecs(config, entries.length);
     // One workflow with a single-run reporter and no retries: today's `wf run <file>`, output unchanged.
-    const single = !args.list && entries.length === 1 && config.retries === 0 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
+    const single = !args.list && entries.length === 1 && config.retries === 0 && config.repeatEach === 1 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
     if (!single && args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", `--out saves one workflow's run record; for many use --reporter json with an outputFile in wf.config.ts (reporter: [["json", { outputFile: "run.json" }]]).`);
     if (single) {
       const { runWithReport } = await import("../report/report.js");

@@ -2,17 +2,23 @@
  * `wf trigger <workflowId>`: runs a stored workflow on the service by its id, prints the session
  * id and preview address, and with `--wait` follows the run by long-poll to its end.
  */
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { createColors } from "picocolors";
-import { RunAbortedError, WRAPPER_KEY, isWfError, untilAborted } from "@wf/core";
-import type { RunWorkflowRequest, RunWorkflowResponse, SessionStatus, StepStatus } from "@wf/core/protocol";
+import { RunAbortedError, isWfError, untilAborted } from "@wf/core";
+import type { RunWorkflowRequest, RunWorkflowResponse, SessionStatus, WorkflowList } from "@wf/core/protocol";
 import { resolveCliConfig } from "../config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "../errors.js";
+import { assertKnownParamNames, parseParamFlags, readParamsFile } from "../params.js";
+import { createReporter } from "../reporters.js";
+import { createSessionEventStream } from "../session-record.js";
 import { defineCommand, type CliContext } from "./_types.js";
 
-/** Reporters of `wf trigger`: `pretty` for people, `json` for scripts (one JSON document at the end). */
-export const TRIGGER_REPORTERS = ["pretty", "json"] as const;
+export { decodeStepAnswer } from "../session-record.js";
+
+/**
+ * Reporters of `wf trigger`, those of `wf run` on one workflow: `pretty` for people, `json` (the
+ * run record at the end, docs/run-report.md), `ndjson` (one event per line, as `wf run` emits them).
+ */
+export const TRIGGER_REPORTERS = ["pretty", "json", "ndjson"] as const;
 export type TriggerReporter = (typeof TRIGGER_REPORTERS)[number];
 
 /** How long each long-poll of `--wait` asks the service to hold the answer, in ms. */
@@ -23,11 +29,15 @@ export interface TriggerClient {
   runStoredWorkflow(body: RunWorkflowRequest): Promise<RunWorkflowResponse>;
   getSessionStatus(id: string, options?: { waitMs?: number; since?: number; signal?: AbortSignal }): Promise<SessionStatus>;
   cancelSession(id: string): Promise<SessionStatus>;
+  /** Lets unknown variable names be refused as `wf run` refuses them; without it the service's 422 says so. */
+  listWorkflows?(): Promise<WorkflowList>;
 }
 
 /** Somewhere to print: `process.stdout`, or a buffer in tests. */
 export interface TextSink {
   write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
 }
 
 /** Options of {@link triggerWorkflow}. */
@@ -52,7 +62,9 @@ export interface TriggerOptions {
   stdout?: TextSink;
   /** Where progress and notes go. @default process.stderr */
   stderr?: TextSink;
-  /** Colour the pretty output. @default false */
+  /** The environment the pretty reporter reads (`NO_COLOR`, `FORCE_COLOR`, `TERM`). @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Colour the session line. @default false */
   color?: boolean;
 }
 
@@ -67,42 +79,26 @@ export interface TriggerResult {
 }
 
 /**
- * Parses `--var key=value` pairs and a `--vars-file` (a JSON object of strings; numbers and
- * booleans are turned into strings) into the `variables` of a run. `--var` wins over the file.
+ * Parses `--var key=value` pairs and a `--vars-file` (a JSON object; numbers and booleans are
+ * turned into strings) into the `variables` of a run. `--var` wins over the file. The same rules
+ * and messages as `--param`/`--params-file` of `wf run`.
  *
  * @param pairs - `key=value` strings; the value is everything after the first `=` and may be empty.
  * @param varsFile - path of the JSON file, relative to `cwd`.
  * @throws {@link CliUsageError} `WF_CLI_USAGE` for a pair without `=` or an empty key, or a file that
- *   is missing, not JSON, or not an object of strings.
+ *   is not JSON, not an object, or holds a value that is not a string, number or boolean;
+ *   `WF_CLI_FILE_NOT_FOUND` for a missing file.
  */
 export async function parseVariables(pairs: readonly string[] = [], varsFile?: string, cwd: string = process.cwd()): Promise<Record<string, string>> {
   const variables: Record<string, string> = {};
   if (varsFile) {
-    const path = resolve(cwd, varsFile);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await readFile(path, "utf8"));
-    } catch (error) {
-      throw new CliUsageError("WF_CLI_USAGE", `Cannot read --vars-file ${path}: ${(error as Error).message}. Pass a JSON object like {"url": "https://example.org"}.`, {
-        cause: error,
-        path,
-      });
-    }
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-      throw new CliUsageError("WF_CLI_USAGE", `--vars-file ${path} must hold a JSON object of strings, like {"url": "https://example.org"}.`, { path });
-    }
-    for (const [key, value] of Object.entries(raw)) {
+    for (const [key, value] of Object.entries(await readParamsFile(varsFile, cwd))) {
       if (typeof value === "string") variables[key] = value;
       else if (typeof value === "number" || typeof value === "boolean") variables[key] = String(value);
-      else throw new CliUsageError("WF_CLI_USAGE", `--vars-file ${path}: "${key}" must be a string (variables are strings), got ${JSON.stringify(value)}.`, { path });
+      else throw new CliUsageError("WF_CLI_USAGE", `--vars-file ${varsFile}: "${key}" must be a string, number or boolean (a stored run's variables are strings), got ${JSON.stringify(value)}.`);
     }
   }
-  for (const pair of pairs) {
-    const at = pair.indexOf("=");
-    if (at <= 0) throw new CliUsageError("WF_CLI_USAGE", `--var ${JSON.stringify(pair)} is not key=value. Write it like --var url=https://example.org.`);
-    variables[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return variables;
+  return { ...variables, ...parseParamFlags(pairs, "--var") };
 }
 
 /**
@@ -119,23 +115,29 @@ export async function parseVariables(pairs: readonly string[] = [], varsFile?: s
 export async function triggerWorkflow(options: TriggerOptions): Promise<TriggerResult> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const reporter = options.reporter ?? "pretty";
+  const reporterName = options.reporter ?? "pretty";
   const c = createColors(options.color ?? false);
   const body: RunWorkflowRequest = { workflowId: options.workflowId };
-  if (options.variables && Object.keys(options.variables).length > 0) body.variables = options.variables;
+  const names = Object.keys(options.variables ?? {});
+  if (names.length > 0) {
+    body.variables = options.variables!;
+    await assertKnownVariables(options.client, options.workflowId, names);
+  }
   if (options.proxy) body.proxy = true;
 
   const started = await options.client.runStoredWorkflow(body);
   const { sessionId, previewUrl } = started;
-  if (reporter === "pretty") {
-    stdout.write(`${c.bold("session")}  ${sessionId}\n${c.bold("preview")}  ${previewUrl}\n`);
+  if (reporterName === "pretty") {
+    stdout.write(`${c.bold("session")}  ${sessionId}\n${options.wait ? "" : `${c.bold("preview")}  ${previewUrl}\n`}`);
   }
   if (!options.wait) {
-    if (reporter === "json") stdout.write(JSON.stringify({ sessionId, previewUrl }, null, 2) + "\n");
+    if (reporterName !== "pretty") stdout.write(JSON.stringify({ sessionId, previewUrl }, null, reporterName === "json" ? 2 : undefined) + "\n");
     return { exitCode: EXIT.ok, sessionId, previewUrl };
   }
 
-  const printed = new Set<string>();
+  // The events of `wf run`, made from each status the long-poll brings, through `wf run`'s reporters.
+  const reporter = createReporter(reporterName, { stdout, stderr, env: options.env ?? process.env });
+  const events = createSessionEventStream(previewUrl);
   let status: SessionStatus | undefined;
   // since=0 answers at once (versions start at 1); each later poll waits for a newer version.
   let version = 0;
@@ -151,18 +153,12 @@ export async function triggerWorkflow(options: TriggerOptions): Promise<TriggerR
       const next = await (signal ? untilAborted(polling, signal) : polling);
       status = next;
       version = next.version;
-      if (reporter === "pretty") {
-        for (const step of [...next.steps].sort((a, b) => a.index - b.index)) {
-          if ((step.status === "SUCCEEDED" || step.status === "FAILED") && !printed.has(step.stepId)) {
-            printed.add(step.stepId);
-            stderr.write(formatStep(step, c) + "\n");
-          }
-        }
-      }
+      for (const event of events.next(next)) reporter.onEvent(event);
       if (next.status !== "RUNNING") break;
     }
   } catch (error) {
     // Ctrl-C while following: the run goes on (or is cancelled below); anything else is an error.
+    reporter.end();
     if (!(signal?.aborted && isWfError(error) && error.code === "WF_ABORTED")) throw error;
     if (options.cancelOnInterrupt) {
       try {
@@ -177,22 +173,25 @@ export async function triggerWorkflow(options: TriggerOptions): Promise<TriggerR
           `(pass --cancel-on-interrupt to cancel it on Ctrl-C).\n`,
       );
     }
-    if (reporter === "json") stdout.write(JSON.stringify({ sessionId, previewUrl, interrupted: true, ...(status ? { status } : {}) }, null, 2) + "\n");
+    if (reporterName !== "pretty") stdout.write(JSON.stringify({ sessionId, previewUrl, interrupted: true }, null, reporterName === "json" ? 2 : undefined) + "\n");
     return { exitCode: EXIT.interrupted, sessionId, previewUrl, ...(status ? { status } : {}) };
   }
-
+  reporter.end();
   const final = status!;
-  if (reporter === "json") {
-    stdout.write(JSON.stringify({ ...final, previewUrl }, null, 2) + "\n");
-  } else if (final.status === "SUCCEEDED") {
-    stderr.write(c.green(`✓ ${final.workflowId ?? options.workflowId} succeeded`) + durationOf(final) + "\n");
-    if (final.output !== undefined) stdout.write(JSON.stringify(final.output, null, 2) + "\n");
-  } else if (final.status === "CANCELLED") {
-    stderr.write(c.yellow(`■ ${final.workflowId ?? options.workflowId} was cancelled`) + (final.error ? `: ${final.error.message}` : "") + "\n");
-  } else {
-    stderr.write(c.red(`✗ ${final.workflowId ?? options.workflowId} failed`) + (final.error ? `: ${final.error.message} [${final.error.code}]` : "") + "\n");
-  }
   return { exitCode: final.status === "SUCCEEDED" ? EXIT.ok : EXIT.failed, sessionId, previewUrl, status: final };
+}
+
+/**
+ * Refuses variable names the stored workflow does not declare, with the same message as
+ * `wf run --param` (the service would refuse them too, with a 422). Does nothing when the client
+ * cannot list workflows or the workflow is not listed (the service then answers 404).
+ */
+async function assertKnownVariables(client: TriggerClient, workflowId: string, names: string[]): Promise<void> {
+  if (!client.listWorkflows) return;
+  const info = (await client.listWorkflows()).workflows.find((w) => w.workflowId === workflowId);
+  if (!info) return;
+  const properties = (info.params as { properties?: Record<string, unknown> } | null)?.properties ?? {};
+  assertKnownParamNames(workflowId, Object.keys(properties), names, "--var");
 }
 
 /**
@@ -208,46 +207,6 @@ export function triggerExitCodeOf(error: unknown): ExitCode {
     if (error.code === "WF_SERVICE_UNREACHABLE" || error.code.startsWith("WF_CLI_")) return EXIT.usage;
   }
   return EXIT.failed;
-}
-
-type Colors = ReturnType<typeof createColors>;
-
-function formatStep(step: StepStatus, c: Colors): string {
-  const ok = step.status === "SUCCEEDED";
-  const mark = ok ? c.green("✓") : c.red("✗");
-  const tokens = step.usage ? ` · ${step.usage.totalTokens} tokens` : "";
-  const duration = step.durationMs !== null ? c.dim(` ${Math.round(step.durationMs)} ms${tokens}`) : "";
-  let line = `${mark} ${step.index + 1} ${step.type} ${step.step}${duration}`;
-  if (step.interpreter === "model" && step.resolved) line += `\n    ${c.dim(`↳ model: ${step.resolved}`)}`;
-  if (ok && step.type === "ASK" && step.result !== undefined) line += `\n    ${c.cyan("→")} ${JSON.stringify(decodeStepAnswer(step.result))}`;
-  if (!ok && step.error) line += `\n    ${c.red(`${step.error.message} [${step.error.code}]`)}`;
-  return line;
-}
-
-/**
- * The answer of a succeeded ASK step as the workflow sees it, from the step's `result` on the wire.
- *
- * The service stores the answer as the strict schema has it: a schema whose root is not an object
- * (a string, a number, an array, an enum, …) travels wrapped as `{ "value": … }` (`WRAPPER_KEY` and
- * `isWrapped` of `@wf/core`). The step status carries neither the zod schema nor its JSON Schema,
- * so the rule here is by shape: a plain object whose only key is `value` is unwrapped; anything
- * else is shown as it is. The one case this reads wrongly is an object schema with a single field
- * named `value` (`z.object({ value: … })`): its answer is shown as the field's value. The `json`
- * reporter of `wf trigger` prints the status as the service sent it, undecoded.
- *
- * @param result - `StepStatus.result` of an ASK step.
- * @returns the unwrapped value, or `result` unchanged.
- */
-export function decodeStepAnswer(result: unknown): unknown {
-  if (result === null || typeof result !== "object" || Array.isArray(result)) return result;
-  const keys = Object.keys(result);
-  return keys.length === 1 && keys[0] === WRAPPER_KEY ? (result as Record<string, unknown>)[WRAPPER_KEY] : result;
-}
-
-function durationOf(status: SessionStatus): string {
-  if (!status.finishedAt) return "";
-  const ms = Date.parse(status.finishedAt) - Date.parse(status.createdAt);
-  return Number.isFinite(ms) ? ` in ${ms} ms` : "";
 }
 
 /**
@@ -306,15 +265,16 @@ export const triggerCommand = defineCommand({
     yargs
       .positional("workflowId", { type: "string", demandOption: true, describe: "The stored workflow's id (its name; see `wf workflows`)" })
       .option("var", { alias: ["param", "p"], type: "string", array: true, default: [] as string[], describe: "A variable as key=value (repeatable; --param is the same, as on `wf run`); unknown names are refused" })
-      .option("vars-file", { type: "string", describe: "A JSON object of variables; --var overrides its fields" })
+      .option("vars-file", { alias: "params-file", type: "string", describe: "A JSON object of variables (--params-file is the same, as on `wf run`); --var overrides its fields" })
       .option("proxy", { type: "boolean", default: false, describe: "Run the browser behind the service's configured proxy (WF_PROXY_URL on the server)" })
       .option("wait", { type: "boolean", default: false, describe: "Follow the run to its end, print each finished step and the output, exit by its outcome" })
-      .option("reporter", { alias: "r", choices: TRIGGER_REPORTERS, describe: "pretty: for people; json: one JSON document on stdout [default: pretty]" })
+      .option("reporter", { alias: "r", choices: TRIGGER_REPORTERS, describe: "As `wf run` on one workflow: pretty for people; json: the run record at the end; ndjson: one event per line [default: pretty]" })
       .option("cancel-on-interrupt", { type: "boolean", default: false, describe: "On Ctrl-C during --wait, cancel the run on the service too (else it goes on)" })
       .option("base-url", { type: "string", describe: "The wf service (else WF_BASE_URL or wf.config.ts)" })
       .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
       .example("$0 trigger read-title --var url=https://example.org --wait", "Run it and wait for the output")
       .example("$0 trigger nightly-report --vars-file vars.json --reporter json", "Start it; print {sessionId, previewUrl} as JSON")
+      .example("$0 trigger nightly-report --wait --reporter json > run.json", "Wait; save the run record (the shape of `wf run --reporter json`)")
       .epilog(
         "Exit codes: 0 started (or, with --wait, succeeded), 1 the run failed or was cancelled, 2 usage or configuration error " +
           "(unknown workflow, invalid variables, --proxy without a proxy on the server, no service), 130 interrupted. " +
@@ -323,7 +283,7 @@ export const triggerCommand = defineCommand({
   handler: async (args, context) => {
     const variables = await parseVariables(args.var.map(String), args["vars-file"], context.cwd);
     const { client, config } = await openServiceClient(context, { baseUrl: args["base-url"], apiKey: args["api-key"] });
-    const reporter: TriggerReporter = args.reporter ?? (config.reporter === "pretty" ? "pretty" : "json");
+    const reporter: TriggerReporter = args.reporter ?? ((TRIGGER_REPORTERS as readonly string[]).includes(config.reporter) ? (config.reporter as TriggerReporter) : "pretty");
     try {
       const result = await triggerWorkflow({
         workflowId: args.workflowId,
@@ -336,7 +296,8 @@ export const triggerCommand = defineCommand({
         signal: context.signal,
         stdout: context.stdout,
         stderr: context.stderr,
-        color: wantsColor(context.stderr, config.env),
+        env: config.env,
+        color: wantsColor(context.stdout, config.env),
       });
       return result.exitCode;
     } catch (error) {

@@ -315,6 +315,15 @@ export type SessionKind = z.infer<typeof SessionKind>;
 export const SessionState = z.enum(["RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"]);
 export type SessionState = z.infer<typeof SessionState>;
 
+/** A `log()` line of a stored run, as the session status carries it. */
+export const SessionLogLine = z.object({
+  at: Timestamp,
+  message: z.string(),
+  data: z.record(z.string(), z.unknown()).optional().describe("The structured data passed with the message, secrets redacted."),
+  afterSteps: z.number().int().nonnegative().describe("How many steps the run had started when it logged the line: it belongs after step `afterSteps` (1-based) and before the next."),
+});
+export type SessionLogLine = z.infer<typeof SessionLogLine>;
+
 /** Body of `GET /workflow/status/{id}`. */
 export const SessionStatus = z.object({
   sessionId: z.string(),
@@ -329,6 +338,7 @@ export const SessionStatus = z.object({
   steps: z.array(StepStatus),
   output: z.unknown().optional().describe("For a succeeded stored run, the workflow's output."),
   error: WireError.nullable().optional(),
+  logs: z.array(SessionLogLine).optional().describe("For a stored run, the workflow's `log()` lines in the order logged; absent when there are none."),
   viewUrl: z.string().describe("The debugger / preview page of the session."),
 });
 export type SessionStatus = z.infer<typeof SessionStatus>;

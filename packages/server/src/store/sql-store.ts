@@ -75,6 +75,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS wf_steps_idempotency ON wf_steps (session_id, 
 CREATE INDEX IF NOT EXISTS wf_steps_unfinished ON wf_steps (step_id) WHERE status IN ('QUEUED', 'RUNNING');
 CREATE INDEX IF NOT EXISTS wf_steps_schema ON wf_steps (schema_hash) WHERE schema_hash IS NOT NULL;
 CREATE TABLE IF NOT EXISTS wf_logs (
+  seq bigserial PRIMARY KEY,
   session_id text NOT NULL,
   at timestamptz NOT NULL,
   type text NOT NULL,
@@ -219,6 +220,18 @@ export class SqlStore implements Store {
   appendLog(sessionId: string, type: string, record: Record<string, unknown>): Promise<void> {
     return this.write("appendLog", async (tx) => {
       await tx.query("INSERT INTO wf_logs (session_id, at, type, record) VALUES ($1, $2, $3, $4)", [sessionId, new Date().toISOString(), type, JSON.stringify(record)]);
+    });
+  }
+
+  async getLogs(sessionId: string, type: string): Promise<Array<Record<string, unknown>>> {
+    const { rows } = await this.read(() => this.db.query<{ record: string }>("SELECT record FROM wf_logs WHERE session_id = $1 AND type = $2 ORDER BY seq", [sessionId, type]));
+    return rows.flatMap((row) => {
+      try {
+        const record = JSON.parse(row.record) as unknown;
+        return record !== null && typeof record === "object" ? [record as Record<string, unknown>] : [];
+      } catch {
+        return [];
+      }
     });
   }
 

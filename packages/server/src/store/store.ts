@@ -134,6 +134,8 @@ export interface Store {
   failUnfinished(sessionError: WireError, stepError: (step: StepRecord) => WireError, now: string): Promise<RecoveredWork>;
   /** Appends a log record of a stored run. */
   appendLog(sessionId: string, type: string, record: Record<string, unknown>): Promise<void>;
+  /** The log records of `type` of a session, in the order they were appended (a record that does not parse is left out). */
+  getLogs(sessionId: string, type: string): Promise<Array<Record<string, unknown>>>;
   /** Deletes finished sessions (and their steps and logs) that finished before `before`, and payloads no step uses. */
   sweep(before: Date): Promise<SweepResult>;
   /** Closes the connection (or the embedded database). Idempotent. */

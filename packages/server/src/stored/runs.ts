@@ -172,8 +172,9 @@ export class StoredRuns {
     const controller = new AbortController();
     const { sessionId } = session;
     const secrets = secretValues(wf, params);
+    // Shown in the session's status (`logs`), so `wf trigger --wait` and the debugger see them.
     const log = (message: string, data?: Record<string, unknown>) =>
-      this.context.store.appendLog(sessionId, "stored-log", redactValue({ sessionId, message, ...(data ? { data } : {}) }, secrets)).catch(() => undefined);
+      this.context.sessions.appendLog(sessionId, redactValue({ message, ...(data ? { data: toJsonValue(data) as Record<string, unknown> } : {}) }, secrets)).catch(() => undefined);
     const lock = await this.openLock(wf, params, path, log);
     const executor = createStoredRunExecutor((id, step, options) => this.context.sessions.runStep(id, step, options), sessionId, secrets, {
       ...(lock ? { lock } : {}),
