@@ -8,15 +8,9 @@ import { z } from "zod";
 import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
 
-/** Reporters of `wf run`. */
-export const REPORTERS = ["pretty", "list", "line", "dot", "json", "ndjson", "junit", "html"] as const;
-/**
- * A reporter name: `pretty` (one workflow's steps live; plain lines off a terminal), `list` (one
- * line per workflow), `line` (one updating line), `dot` (one character per workflow), `json` (the
- * run record, or the summary of many), `ndjson` (one event per line), `junit` (JUnit XML), `html`
- * (the HTML report alone; it is written on every run, whatever the reporters).
- */
-export type ReporterName = (typeof REPORTERS)[number];
+import { REPORTERS, type ReporterName } from "./names.js";
+
+export { REPORTERS, type ReporterName };
 /**
  * When `wf run` records a Playwright trace of a workflow's session, in Playwright's words: `on`
  * (every attempt), `off`, `retain-on-failure` (every attempt, kept only when it failed),

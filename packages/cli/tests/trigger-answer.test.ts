@@ -12,7 +12,7 @@ import { z } from "zod";
 import { WRAPPER_KEY, decodeAnswer } from "@wf/core";
 import { startServer } from "@wf/server";
 import { runCli } from "../src/cli.js";
-import { decodeStepAnswer } from "../src/commands/trigger.js";
+import { decodeStepAnswer } from "../src/trigger.js";
 import { startPageServer } from "../../server/tests/fixtures/stored/servers.js";
 import { FIXTURES, collector } from "./_helpers.js";
 

@@ -1,7 +1,5 @@
 /** `wf run <file>`: runs a workflow file. */
-import { REPORTERS, type ReporterName } from "../config.js";
-import { parseParamFlags } from "../params.js";
-import { runWorkflowFile } from "../run.js";
+import { REPORTERS, type ReporterName } from "../names.js";
 import { defineCommand } from "./_types.js";
 
 export const runCommand = defineCommand({
@@ -93,6 +91,7 @@ export const runCommand = defineCommand({
       },
     });
     const files = (args.files ?? []).map(String);
+    const { parseParamFlags } = await import("../params.js");
     const params = parseParamFlags(args.param.map(String));
     if (args.watch) {
       if (args.list) throw new CliUsageError("WF_CLI_USAGE", "--watch runs workflows and --list runs none: pass one of them.");
@@ -121,6 +120,7 @@ export const runCommand = defineCommand({
     if (!single && args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", `--out saves one workflow's run record; for many use --reporter json with an outputFile in wf.config.ts (reporter: [["json", { outputFile: "run.json" }]]).`);
     if (single) {
       const { runWithReport } = await import("../report/report.js");
+      const { runWorkflowFile } = await import("../run.js");
       const machineOutput = specs[0]!.name !== "pretty";
       const result = await runWithReport({ config, cwd: context.cwd, entry: entries[0]!, stdout: context.stdout, stderr: context.stderr, machineOutput }, (hooks) => runWorkflowFile({
         ...hooks,

@@ -6,7 +6,7 @@ import { createColors } from "picocolors";
 import type { WorkflowInfo, WorkflowList } from "@wf/core/protocol";
 import { EXIT, type ExitCode } from "../errors.js";
 import { defineCommand } from "./_types.js";
-import type { TextSink } from "./trigger.js";
+import type { TextSink } from "../trigger.js";
 
 /** The part of the `@wf/runtime` service client that `wf workflows` uses. */
 export interface WorkflowsClient {
@@ -80,7 +80,7 @@ export const workflowsCommand = defineCommand({
       .example("$0 workflows", "A table of ids, params and descriptions")
       .example("$0 workflows --json", "The list as JSON, with the files that failed to load"),
   handler: async (args, context) => {
-    const { asUsageError, openServiceClient, wantsColor } = await import("./trigger.js");
+    const { asUsageError, openServiceClient, wantsColor } = await import("../trigger.js");
     const { client, config } = await openServiceClient(context, { baseUrl: args["base-url"], apiKey: args["api-key"] });
     try {
       const result = await listStoredWorkflows({

@@ -1,0 +1,17 @@
+/**
+ * Names the commands' flags accept, apart from the code that uses them: a command's flags are
+ * declared when `wf` starts (for `--help` too), and this module loads no dependency.
+ */
+
+/** Reporters of `wf run`. */
+export const REPORTERS = ["pretty", "list", "line", "dot", "json", "ndjson", "junit", "html"] as const;
+/**
+ * A reporter name: `pretty` (one workflow's steps live; plain lines off a terminal), `list` (one
+ * line per workflow), `line` (one updating line), `dot` (one character per workflow), `json` (the
+ * run record, or the summary of many), `ndjson` (one event per line), `junit` (JUnit XML), `html`
+ * (the HTML report alone; it is written on every run, whatever the reporters).
+ */
+export type ReporterName = (typeof REPORTERS)[number];
+
+/** Reporters of `wf trigger`: those of `wf run` on one workflow. */
+export const TRIGGER_REPORTERS = ["pretty", "json", "ndjson"] as const;
