@@ -248,6 +248,7 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
       testsuite: suites,
     },
   };
-  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@_", format: true, suppressEmptyNode: true, processEntities: true });
+  // suppressBooleanAttributes off: its default writes an attribute whose value is "true" bare (`value`), which is not XML.
+  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@_", format: true, suppressEmptyNode: true, suppressBooleanAttributes: false, processEntities: true });
   return builder.build(doc) as string;
 }

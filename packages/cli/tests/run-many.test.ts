@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validateXML } from "xmllint-wasm";
 import { FIXTURES, runWf, scratchDir } from "./_helpers.js";
 
 const SUITE = join(FIXTURES, "suite");
@@ -73,6 +74,14 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
 
     // JUnit XML, read by a parser: one testcase per workflow, the failure with its step, code, message and call site.
     const xml = await readFile(join(scratch.dir, "report", "junit.xml"), "utf8");
+    // Valid against the JUnit schema CI systems read (libxml2's XSD validation, compiled to WebAssembly);
+    // a document missing a testcase's required name is not, so the check has teeth.
+    const junitSchema = [{ fileName: "junit.xsd", contents: await readFile(join(FIXTURES, "junit.xsd"), "utf8") }];
+    const validated = await validateXML({ xml: [{ fileName: "junit.xml", contents: xml }], schema: junitSchema });
+    expect(validated.errors.map((e) => e.message)).toEqual([]);
+    expect(validated.valid).toBe(true);
+    const unnamed = await validateXML({ xml: [{ fileName: "broken.xml", contents: xml.replace(/<testcase name="[^"]*"/, "<testcase") }], schema: junitSchema });
+    expect(unnamed.valid).toBe(false);
     const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", isArray: (name) => name === "testsuite" || name === "testcase" }).parse(xml);
     const root = parsed.testsuites;
     expect(root).toMatchObject({ name: "wf", tests: "4", failures: "1", skipped: "0" });
