@@ -9,7 +9,10 @@ describe("openStore", () => {
 
   it("says which database it could not reach and what to check", async () => {
     // Port 1 on loopback: nothing listens, the connection is refused at once.
-    const error = await openStore({ dataDir: "/nonexistent", databaseUrl: "postgres://wf:s3cret@127.0.0.1:1/wf" }).catch((e: unknown) => e as Error);
+    const error = await openStore({ dataDir: "/nonexistent", databaseUrl: "postgres://wf:s3cret@127.0.0.1:1/wf" }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(error).toBeInstanceOf(Error);
     expect(error!.message).toContain("Could not connect to the database postgres://wf:***@127.0.0.1:1/wf");
     expect(error!.message).toContain("WF_DATABASE_URL");

@@ -235,6 +235,20 @@ export class SqlStore implements Store {
     });
   }
 
+  /**
+   * Bytes the records take in the database: tables, their indexes and TOAST, dead row versions
+   * included (`pg_total_relation_size` of each `wf_` table). The database's files also hold the
+   * write-ahead log and PostgreSQL's own catalogs, not counted here.
+   */
+  async tableBytes(): Promise<number> {
+    const { rows } = await this.read(() =>
+      this.db.query<{ n: string | number }>(
+        "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE c.relkind = 'r' AND c.relname LIKE 'wf\\_%' AND ns.nspname = current_schema()",
+      ),
+    );
+    return Number(rows[0]!.n);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
