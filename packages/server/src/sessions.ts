@@ -337,8 +337,7 @@ export class SessionManager {
 
   /** {@link SessionManager.submitStep} for a session that is not open here. */
   private async submitToFinished(sessionId: string, requestHash: string, options: SubmitStepOptions): Promise<SubmittedStep> {
-    const stored = await this.deps.store.getSession(sessionId);
-    if (!stored) throw sessionNotFound(sessionId);
+    const stored = await this.requireStoredSession(sessionId);
     if (options.idempotencyKey !== undefined) {
       const existing = stored.steps.find((s) => s.idempotencyKey === options.idempotencyKey);
       if (existing) {
@@ -452,11 +451,13 @@ export class SessionManager {
 
   /** The session's record (from memory while it is open here, else from the store), or undefined. */
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    if (!isRecordId(sessionId)) return undefined;
     return this.sessions.get(sessionId) ?? (await this.deps.store.getSession(sessionId))?.session;
   }
 
   /** The step's record (from memory while its session is open here, else from the store), or undefined. */
   async getStep(stepId: string): Promise<StepRecord | undefined> {
+    if (!isRecordId(stepId)) return undefined;
     return this.steps.get(stepId) ?? (await this.deps.store.getStep(stepId));
   }
 
@@ -555,7 +556,7 @@ export class SessionManager {
   }
 
   private async requireStoredSession(sessionId: string): Promise<StoredSession> {
-    const stored = await this.deps.store.getSession(sessionId);
+    const stored = isRecordId(sessionId) ? await this.deps.store.getSession(sessionId) : undefined;
     if (!stored) throw sessionNotFound(sessionId);
     return stored;
   }
@@ -803,6 +804,11 @@ function checkSameRequest(existing: StepRecord, requestHash: string, key: string
       { extra: { stepId: existing.stepId } },
     );
   }
+}
+
+/** Session and step ids are lowercase hex (`newId`); anything else names no record and never reaches the store. */
+function isRecordId(id: string): boolean {
+  return /^[0-9a-f]{1,64}$/.test(id);
 }
 
 function isFinished(status: StepState): boolean {

@@ -276,7 +276,7 @@ export class SqlStore implements Store {
         return result;
       });
     } catch (error) {
-      throw storageUnavailable(this.location, error);
+      throw isDataException(error) ? error : storageUnavailable(this.location, error);
     }
   }
 
@@ -286,7 +286,7 @@ export class SqlStore implements Store {
     try {
       return await fn();
     } catch (error) {
-      throw storageUnavailable(this.location, error);
+      throw isDataException(error) ? error : storageUnavailable(this.location, error);
     }
   }
 
@@ -322,6 +322,16 @@ export class SqlStore implements Store {
       return undefined;
     }
   }
+}
+
+/**
+ * A value the database refused (SQLSTATE class 22: a NUL byte in text, a bad timestamp): a bug of
+ * the caller, not the database being unavailable, so it stays a 500 rather than a 503 that asks
+ * to free disk space.
+ */
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && code.startsWith("22");
 }
 
 interface StepRow {
