@@ -176,6 +176,14 @@ async function workload(target: Target, label: string, sessions: number, stepsPe
   await store.close();
 }
 
+// A stopped bench still stops its throwaway PostgreSQL cluster and deletes its folders.
+const cleanups = new Set<() => Promise<void>>();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void Promise.all([...cleanups].map((c) => c().catch(() => undefined))).finally(() => process.exit(130));
+  });
+}
+
 for (const driver of DRIVERS) {
   const makeTarget = driver === "postgres" ? postgresTarget : pgliteTarget;
   for (const [label, sessions, perSession] of [
@@ -183,9 +191,11 @@ for (const driver of DRIVERS) {
     ["20-step sessions", Math.round(TOTAL_STEPS / 20), 20],
   ] as const) {
     const target = await makeTarget();
+    cleanups.add(target.cleanup);
     try {
       await workload(target, label, sessions, perSession);
     } finally {
+      cleanups.delete(target.cleanup);
       await target.cleanup();
     }
   }
