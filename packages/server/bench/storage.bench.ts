@@ -5,8 +5,9 @@
  * with the same 1 KB schema (stored once). Two workloads:
  * - sessions of 1,000 steps;
  * - 100,000 steps in sessions of 20.
- * At each quarter it prints the database's size (bytes per step so far, to show the growth is
- * linear), then the restart time: opening the store and failing what was unfinished (the last
+ * At each quarter it prints the bytes the records take (tables, indexes, dead row versions:
+ * `SqlStore.tableBytes`) per step so far, to show the growth is linear, and the size of the
+ * database on disk (with the write-ahead log and catalogs); then the restart time: opening the store and failing what was unfinished (the last
  * session is left open), as the server does at start.
  *
  * Run: `pnpm --filter @wf/server bench:storage`. `WF_BENCH_STEPS=20000` scales the second
@@ -155,10 +156,11 @@ async function workload(target: Target, label: string, sessions: number, stepsPe
     // Every session but the last ends, as `POST /workflow/step/close` would.
     if (!last) await store.saveSession({ ...session, status: "SUCCEEDED", finishedAt: new Date().toISOString(), version: session.version + 1 });
     if (quarters.has(s)) {
-      const bytes = (await target.size(store)) - base;
+      const bytes = await store.tableBytes();
+      const disk = (await target.size(store)) - base;
       const seconds = (performance.now() - started) / 1000;
       process.stdout.write(
-        `  ${written.toLocaleString("en-US").padStart(8)} steps: ${(bytes / 1e6).toFixed(1).padStart(7)} MB, ${Math.round(bytes / written).toLocaleString("en-US").padStart(6)} bytes/step, ${Math.round(written / seconds).toLocaleString("en-US")} steps/s\n`,
+        `  ${written.toLocaleString("en-US").padStart(8)} steps: records ${(bytes / 1e6).toFixed(1).padStart(6)} MB = ${Math.round(bytes / written).toLocaleString("en-US").padStart(5)} bytes/step; on disk +${(disk / 1e6).toFixed(1)} MB; ${Math.round(written / seconds).toLocaleString("en-US")} steps/s\n`,
       );
     }
   }
@@ -174,6 +176,14 @@ async function workload(target: Target, label: string, sessions: number, stepsPe
   await store.close();
 }
 
+// A stopped bench still stops its throwaway PostgreSQL cluster and deletes its folders.
+const cleanups = new Set<() => Promise<void>>();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void Promise.all([...cleanups].map((c) => c().catch(() => undefined))).finally(() => process.exit(130));
+  });
+}
+
 for (const driver of DRIVERS) {
   const makeTarget = driver === "postgres" ? postgresTarget : pgliteTarget;
   for (const [label, sessions, perSession] of [
@@ -181,9 +191,11 @@ for (const driver of DRIVERS) {
     ["20-step sessions", Math.round(TOTAL_STEPS / 20), 20],
   ] as const) {
     const target = await makeTarget();
+    cleanups.add(target.cleanup);
     try {
       await workload(target, label, sessions, perSession);
     } finally {
+      cleanups.delete(target.cleanup);
       await target.cleanup();
     }
   }

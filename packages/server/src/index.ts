@@ -3,7 +3,8 @@
  * {@link resolveServerOptions} shows what it will use. See `packages/server/README.md` and
  * `docs/protocol.md`.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp, createParse } from "./app.js";
 import { createAuth } from "./auth.js";
@@ -107,6 +108,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     };
     const app = await buildApp(context);
     corrupt.useLogger(resolved.logger ? app : undefined);
+    warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
     const retention = startRetentionSweep(context, (error) => corrupt.report({ kind: "session", id: "(retention sweep)", reason: (error as Error).message }));
     cleanup.unshift(async () => retention.stop());
     await app.listen({ host: resolved.host, port: resolved.port });
@@ -163,6 +165,15 @@ function createCorruptReporter(location: () => string): { report: (record: Corru
       for (const record of held.splice(0)) write(record);
     },
   };
+}
+
+/** A data directory of a server before the database (`journal.ndjson`): its records are not read any more; say so once. */
+function warnAboutOldJournal(app: FastifyInstance, logging: boolean, dataDir: string): void {
+  const path = join(dataDir, "journal.ndjson");
+  if (!existsSync(path)) return;
+  const message = `${path} is the record file of an older wf server; this server keeps its records in a database and does not read it (its sessions are not shown). Keep it to read it with jq, or delete it.`;
+  if (logging) app.log.warn({ path }, message);
+  else process.stderr.write(`wf server: ${message}\n`);
 }
 
 function hostForUrl(host: string): string {

@@ -39,8 +39,8 @@ export interface ServerOptions {
   dataDir?: string;
   /**
    * Where the records go: `postgres://user:password@host:5432/db` for a PostgreSQL server (driver
-   * `pg`); `memory://` for an embedded database in memory (lost when the process ends). Unset: the
-   * embedded PGlite database in `<dataDir>/db`. Env `WF_DATABASE_URL`. @default undefined
+   * `pg`; another scheme is a start-up error). Unset: the embedded PGlite database in
+   * `<dataDir>/db`. Env `WF_DATABASE_URL`. @default undefined
    */
   databaseUrl?: string;
   /**

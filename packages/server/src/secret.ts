@@ -1,6 +1,6 @@
 /**
  * The server's secret key for keyed digests of requests (HMAC-SHA-256): idempotency compares a
- * retry with the first request by this digest, so the journal never holds an unsalted hash of a
+ * retry with the first request by this digest, so the records never hold an unsalted hash of a
  * body that may carry secrets (`redact` values, typed passwords). Configured
  * (`requestHashSecret` / `WF_REQUEST_HASH_SECRET`) or generated once into `<dataDir>/secret.key`
  * (mode 0600), so digests still match after a restart.

@@ -197,7 +197,7 @@ export class SessionManager {
         retryAfterMs: TOO_MANY_SESSIONS_RETRY_AFTER_MS,
       });
     }
-    // The slot stays reserved until the session is on disk and registered, or given back.
+    // The slot stays reserved until the session is committed and registered, or given back.
     this.reserved += 1;
     let browser: SessionBrowser;
     try {
@@ -230,7 +230,7 @@ export class SessionManager {
       proxied: options.proxy !== undefined,
       stepIds: [],
     };
-    // Nothing is registered before the session is on disk: a failed write (a full disk, 503
+    // Nothing is registered before the session is committed: a failed write (a full disk, 503
     // WF_STORAGE_UNAVAILABLE) frees the browser context and leaves no trace.
     try {
       await this.deps.store.createSession(session);
@@ -329,7 +329,7 @@ export class SessionManager {
       const finished = () => resolve(this.toStepStatus(step));
       live.tail = live.tail
         .then(async () => {
-          // A step that never reached the disk was answered 503 and never runs.
+          // A step that was never committed was answered 503 and never runs.
           if (!(await recorded.then(() => true, () => false))) return;
           await this.execute(session, live, step, input, options.signal, finished);
         })
@@ -354,8 +354,7 @@ export class SessionManager {
 
   /** {@link SessionManager.submitStep} for a session that is not open here. */
   private async submitToFinished(sessionId: string, requestHash: string, options: SubmitStepOptions): Promise<SubmittedStep> {
-    const stored = await this.deps.store.getSession(sessionId);
-    if (!stored) throw sessionNotFound(sessionId);
+    const stored = await this.requireStoredSession(sessionId);
     if (options.idempotencyKey !== undefined) {
       const existing = stored.steps.find((s) => s.idempotencyKey === options.idempotencyKey);
       if (existing) {
@@ -491,11 +490,13 @@ export class SessionManager {
 
   /** The session's record (from memory while it is open here, else from the store), or undefined. */
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    if (!isRecordId(sessionId)) return undefined;
     return this.sessions.get(sessionId) ?? (await this.deps.store.getSession(sessionId))?.session;
   }
 
   /** The step's record (from memory while its session is open here, else from the store), or undefined. */
   async getStep(stepId: string): Promise<StepRecord | undefined> {
+    if (!isRecordId(stepId)) return undefined;
     return this.steps.get(stepId) ?? (await this.deps.store.getStep(stepId));
   }
 
@@ -604,7 +605,7 @@ export class SessionManager {
   }
 
   private async requireStoredSession(sessionId: string): Promise<StoredSession> {
-    const stored = await this.deps.store.getSession(sessionId);
+    const stored = isRecordId(sessionId) ? await this.deps.store.getSession(sessionId) : undefined;
     if (!stored) throw sessionNotFound(sessionId);
     return stored;
   }
@@ -639,8 +640,8 @@ export class SessionManager {
       step.status = "RUNNING";
       step.startedAt = new Date().toISOString();
       this.touch(session, step.stepId);
-      // Not awaited: no answer depends on RUNNING being on disk (a restart fails QUEUED and RUNNING
-      // steps alike), and the step's end is written after it in the same ordered file.
+      // Not awaited here: no answer depends on RUNNING being committed (a restart fails QUEUED and
+      // RUNNING steps alike); the step's end waits for it, so the two rows never cross.
       const runningRecorded = this.deps.store.saveStep({ ...step }).catch(() => undefined);
 
       const timeoutMs = input.timeoutMs ?? this.deps.options.stepTimeoutMs;
@@ -696,8 +697,8 @@ export class SessionManager {
       if (png && !this.stopping && (await saveScreenshot(this.screenshotDir, step.stepId, png))) {
         step.screenshot = true;
         this.touch(session, step.stepId);
-        // Not awaited: the line is ordered before the next step's lines in the same file, and a
-        // restart that loses it only loses the debugger's link to this picture.
+        // Not awaited: nothing else writes this step's row now, and a crash that loses it only
+        // loses the debugger's link to this picture.
         this.deps.store.saveStep({ ...step }).catch(() => undefined);
       }
     } catch (error) {
@@ -719,9 +720,9 @@ export class SessionManager {
       durationMs: step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null,
       ...(outcome.error ? { status: "FAILED" as const, error: outcome.error } : { status: "SUCCEEDED" as const, result: outcome.result }),
     };
-    // One group commit for both lines, on disk before anyone waiting hears of the outcome: the
-    // record in memory (what status answers read) changes only once the disk holds it. A full
-    // disk holds the session's queue here until space returns.
+    // The step's row and the session's version in one transaction, committed before anyone
+    // waiting hears of the outcome: the record in memory (what status answers read) changes only
+    // once the database holds it. A full disk holds the session's queue here until space returns.
     try {
       await this.writePersistently(
         () => this.deps.store.saveStep(finished, session.status === "RUNNING" ? { ...session, version: session.version + 1, updatedAt: now } : undefined),
@@ -855,6 +856,11 @@ function checkSameRequest(existing: StepRecord, requestHash: string, key: string
       { extra: { stepId: existing.stepId } },
     );
   }
+}
+
+/** Session and step ids are lowercase hex (`newId`); anything else names no record and never reaches the store. */
+function isRecordId(id: string): boolean {
+  return /^[0-9a-f]{1,64}$/.test(id);
 }
 
 function isFinished(status: StepState): boolean {

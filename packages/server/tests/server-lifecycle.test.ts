@@ -152,6 +152,9 @@ describe("restart and idle timeout", () => {
 
       // When the browser goes away, open sessions end FAILED and a new session is a 503 with Retry-After.
       const open = await api.create();
+      // A running step keeps the session from idling: on a loaded machine the 1 s idle timeout
+      // could otherwise end it (CANCELLED) before the browser is gone.
+      await api.run(open.workflowId, { step: "wait 20 seconds", type: "ACT", timeoutMs: 60_000 });
       await server.context.browser.close();
       const lost = await api.session(open.workflowId, `?waitMs=${MAX_LONG_POLL_MS}`);
       expect(lost).toMatchObject({ status: "FAILED", error: { code: "WF_BROWSER_CLOSED" } });

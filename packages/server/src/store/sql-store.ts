@@ -248,6 +248,20 @@ export class SqlStore implements Store {
     });
   }
 
+  /**
+   * Bytes the records take in the database: tables, their indexes and TOAST, dead row versions
+   * included (`pg_total_relation_size` of each `wf_` table). The database's files also hold the
+   * write-ahead log and PostgreSQL's own catalogs, not counted here.
+   */
+  async tableBytes(): Promise<number> {
+    const { rows } = await this.read(() =>
+      this.db.query<{ n: string | number }>(
+        "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE c.relkind = 'r' AND c.relname LIKE 'wf\\_%' AND ns.nspname = current_schema()",
+      ),
+    );
+    return Number(rows[0]!.n);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -275,7 +289,7 @@ export class SqlStore implements Store {
         return result;
       });
     } catch (error) {
-      throw storageUnavailable(this.location, error);
+      throw isDataException(error) ? error : storageUnavailable(this.location, error);
     }
   }
 
@@ -285,7 +299,7 @@ export class SqlStore implements Store {
     try {
       return await fn();
     } catch (error) {
-      throw storageUnavailable(this.location, error);
+      throw isDataException(error) ? error : storageUnavailable(this.location, error);
     }
   }
 
@@ -321,6 +335,16 @@ export class SqlStore implements Store {
       return undefined;
     }
   }
+}
+
+/**
+ * A value the database refused (SQLSTATE class 22: a NUL byte in text, a bad timestamp): a bug of
+ * the caller, not the database being unavailable, so it stays a 500 rather than a 503 that asks
+ * to free disk space.
+ */
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && code.startsWith("22");
 }
 
 interface StepRow {

@@ -3,7 +3,7 @@ import { OutputValidationError, StepFailedError } from "@wf/core";
 import { toJsonValue, toWireError } from "./runs.js";
 
 describe("toJsonValue", () => {
-  it("is what the journal will read back", () => {
+  it("is what the store will read back", () => {
     expect(toJsonValue(undefined)).toBeNull();
     expect(toJsonValue({ at: new Date("2026-01-02T03:04:05.000Z"), skip: undefined, n: 1 })).toEqual({ at: "2026-01-02T03:04:05.000Z", n: 1 });
   });

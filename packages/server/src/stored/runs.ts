@@ -196,7 +196,7 @@ export class StoredRuns {
         await this.context.sessions.finishSession(sessionId, end);
       } catch (error) {
         // Already ended (cancelled at the same moment): its end stands. A full disk: the session
-        // manager writes the end as soon as the disk takes it.
+        // manager writes the end as soon as the database takes it.
         if (!(error instanceof HttpProblem && (error.code === "WF_SESSION_FINISHED" || error.code === "WF_STORAGE_UNAVAILABLE"))) throw error;
       }
     })()
