@@ -246,6 +246,9 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
       logger: false,
       // The embedded server's records live in a throw-away folder: no need to sync them to disk.
       journalSync: false,
+      // Records thrown away with that folder stay in memory: opening the embedded database costs
+      // seconds and hundreds of MB, for nothing (the run record and the report outlive the run).
+      ...(tempDir ? { databaseUrl: "memory:" } : {}),
       // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
       allowFileUrls: true,
       ...(config.model ? { model: config.model } : {}),

@@ -44,7 +44,7 @@ async function pgliteTarget(): Promise<Target> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-storage-"));
   return {
     name: "PGlite",
-    open: () => openStore({ dataDir }),
+    open: () => openStore({ dataDir }) as Promise<SqlStore>,
     // The database folder on disk (du: allocated bytes).
     size: async () => Number(execFileSync("du", ["-sb", join(dataDir, PGLITE_DIR)], { encoding: "utf8" }).split("\t")[0]),
     cleanup: () => rm(dataDir, { recursive: true, force: true }),
@@ -59,7 +59,7 @@ async function postgresTarget(): Promise<Target> {
   const { default: pg } = await import("pg");
   return {
     name: "PostgreSQL",
-    open: () => openStore({ dataDir, databaseUrl: url }),
+    open: () => openStore({ dataDir, databaseUrl: url }) as Promise<SqlStore>,
     size: async () => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();

@@ -26,6 +26,7 @@ export type { ServerContext, ServerAuth } from "./context.js";
 export { SessionManager } from "./sessions.js";
 export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions.js";
 export { openStore, PGLITE_DIR, redactDatabaseUrl } from "./store/drivers.js";
+export { MemoryStore, MEMORY_DATABASE_URL } from "./store/memory-store.js";
 export type { OpenStoreOptions } from "./store/drivers.js";
 export { SqlStore, storageUnavailable, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
 export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.js";

@@ -39,8 +39,9 @@ export interface ServerOptions {
   dataDir?: string;
   /**
    * Where the records go: `postgres://user:password@host:5432/db` for a PostgreSQL server (driver
-   * `pg`; another scheme is a start-up error). Unset: the embedded PGlite database in
-   * `<dataDir>/db`. Env `WF_DATABASE_URL`. @default undefined
+   * `pg`; another scheme is a start-up error). `memory:` keeps the records in the process only,
+   * gone when it stops (what `wf run`'s throwaway embedded server uses). Unset: the embedded PGlite
+   * database in `<dataDir>/db`. Env `WF_DATABASE_URL`. @default undefined
    */
   databaseUrl?: string;
   /**

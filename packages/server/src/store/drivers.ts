@@ -17,7 +17,8 @@ import { dirname, join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Pool } from "pg";
 import { SCHEMA_SQL, SqlStore, type BeforeCommit, type SqlDatabase, type SqlQueryable } from "./sql-store.js";
-import type { CorruptRecord } from "./store.js";
+import { MEMORY_DATABASE_URL, MemoryStore } from "./memory-store.js";
+import type { CorruptRecord, Store } from "./store.js";
 
 /** The folder of the embedded database inside the data directory. */
 export const PGLITE_DIR = "db";
@@ -26,7 +27,8 @@ export const PGLITE_DIR = "db";
 export interface OpenStoreOptions {
   /**
    * Where the records go: unset for the embedded PGlite in `<dataDir>/db`;
-   * `postgres://user:pass@host:port/db` (or `postgresql://`) for a PostgreSQL server.
+   * `postgres://user:pass@host:port/db` (or `postgresql://`) for a PostgreSQL server; `memory:`
+   * for records held by the process alone (`memory-store.ts`: `wf run`'s throwaway server).
    */
   databaseUrl?: string | undefined;
   /** The server's data directory (absolute). */
@@ -44,8 +46,9 @@ export interface OpenStoreOptions {
  * Opens the store and creates its tables when missing.
  * @throws {@link Error} for a `databaseUrl` of another scheme, or when the database can't be opened or reached.
  */
-export async function openStore(options: OpenStoreOptions): Promise<SqlStore> {
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const url = options.databaseUrl;
+  if (url === MEMORY_DATABASE_URL) return new MemoryStore();
   const sync = options.sync ?? true;
   let db: SqlDatabase;
   let driver: SqlStore["driver"];

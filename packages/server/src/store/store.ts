@@ -105,8 +105,8 @@ export interface SweepResult {
 
 /** The records of the server. Create with `openStore` (`drivers.ts`). */
 export interface Store {
-  /** `pglite` or `postgres`. */
-  readonly driver: "pglite" | "postgres";
+  /** `pglite`, `postgres`, or `memory` (see `memory-store.ts`). */
+  readonly driver: "pglite" | "postgres" | "memory";
   /** Where the records are, for messages: a folder, `memory`, or a URL without its password. */
   readonly location: string;
   /** Records a new session. */
