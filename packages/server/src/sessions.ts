@@ -629,6 +629,8 @@ export class SessionManager {
     externalSignal: AbortSignal | undefined,
     onFinished: () => void,
   ): Promise<void> {
+    /** Settles `live.capture` once this step's picture is recorded, or when there is none. */
+    let pictureRecorded: (() => void) | undefined;
     try {
       if (session.status !== "RUNNING" || this.stopping) {
         if (this.stopping) return;
@@ -688,7 +690,9 @@ export class SessionManager {
       // The capture starts now, while the outcome is recorded (a commit), so the two overlap; the
       // next step still waits for it, so the picture is the page as this step left it.
       const shot = session.status === "RUNNING" && !this.stopping ? live.browser.capture() : Promise.resolve(undefined);
-      live.capture = shot;
+      // A close waits for this step's picture to be written and recorded (the failed step's
+      // picture, the one that matters, comes right before the runtime's close).
+      live.capture = new Promise<void>((done) => (pictureRecorded = done));
       await runningRecorded;
       await this.finishStep(session, step, outcome);
       onFinished();
@@ -697,9 +701,11 @@ export class SessionManager {
       if (png && !this.stopping && (await saveScreenshot(this.screenshotDir, step.stepId, png))) {
         step.screenshot = true;
         this.touch(session, step.stepId);
-        // Not awaited: nothing else writes this step's row now, and a crash that loses it only
-        // loses the debugger's link to this picture.
-        this.deps.store.saveStep({ ...step }).catch(() => undefined);
+        // Not awaited by the queue: nothing else writes this step's row now, and a crash that loses
+        // it only loses the debugger's link to this picture. A close waits for it.
+        const recorded = pictureRecorded;
+        pictureRecorded = undefined;
+        void this.deps.store.saveStep({ ...step }).catch(() => undefined).then(recorded);
       }
     } catch (error) {
       // Never let one step break the session's queue.
@@ -707,6 +713,7 @@ export class SessionManager {
         await this.finishStep(session, step, { error: redactValue(toWireError(error), secretsOf(input)) }).catch(() => undefined);
       }
     } finally {
+      pictureRecorded?.();
       live.pending -= 1;
       if (live.pending === 0) this.armIdleTimer(session, live);
     }

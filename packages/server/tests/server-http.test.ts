@@ -400,9 +400,11 @@ describe("debugger page", () => {
     await waitStep(typed.stepId);
     await page.locator('li.step[data-status="SUCCEEDED"]').nth(1).waitFor();
     expect(await page.locator("li.step").nth(1).textContent()).toContain('type "kiwi" into "Item name"');
-    const img = page.locator("#shot img");
+    // The picture taken after that step: it is saved just after the step's status says SUCCEEDED,
+    // so the page shows it once the next update names it.
+    const img = page.locator(`#shot img[src*="${typed.stepId}"]`);
     await img.waitFor();
-    expect(await img.evaluate((e) => (e as HTMLImageElement).complete && (e as HTMLImageElement).naturalWidth > 0)).toBe(true);
+    await expect.poll(() => img.evaluate((e) => (e as HTMLImageElement).complete && (e as HTMLImageElement).naturalWidth > 0), { timeout: 10_000 }).toBe(true);
     await page.close();
 
     // Screenshots: PNG with the token, 401 without.
