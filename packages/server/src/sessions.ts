@@ -581,16 +581,19 @@ export class SessionManager {
 
   /**
    * Closes every browser context without recording the sessions as ended, so the next start marks
-   * them (and their unfinished steps) `FAILED` with `WF_SERVER_RESTARTED`.
+   * them (and their unfinished steps) `FAILED` with `WF_SERVER_RESTARTED`; a traced session's trace
+   * is saved first.
    */
   async close(): Promise<void> {
     this.stopping = true;
-    const lives = [...this.live.values()];
+    const lives = [...this.live.entries()];
     this.live.clear();
     await Promise.all(
-      lives.map(async (live) => {
+      lives.map(async ([sessionId, live]) => {
         this.disarmIdleTimer(live);
         live.running?.abort(new StepExecutionError("WF_SERVER_RESTARTED", "The server is stopping."));
+        // A traced session's trace is kept: after the restart it ends FAILED, and its trace is what shows why.
+        await saveTrace(live.browser.context, tracePath(this.deps.options.dataDir, sessionId));
         await live.browser.close();
       }),
     );

@@ -1,8 +1,8 @@
 /**
  * Playwright traces of sessions over real HTTP with a real Chromium: a session created with
  * `trace: true` has its trace saved when it is closed and served (token or key) as a zip; one
- * created without has none. And the evidence a closed session keeps: the screenshot of a step
- * that failed just before the close.
+ * created without has none; one still open when the server stops keeps it over the restart. And
+ * the evidence a closed session keeps: the screenshot of a step that failed just before the close.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -89,5 +89,19 @@ describe("session traces", () => {
     const shot = await fetch(`${server.url}${routePath(ROUTES.sessionView, { id })}/screenshots/${failed.stepId}`, { headers });
     expect(shot.status).toBe(200);
     expect(shot.headers.get("content-type")).toBe("image/png");
+  });
+
+  it("a traced session still open when the server stops keeps its trace: after the restart it reads FAILED and the zip is served", async () => {
+    const { workflowId: id } = CreateSessionResponse.parse(await post(ROUTES.stepCreate, { trace: true }));
+    expect((await step(id, { type: "ACT", step: `go to ${pages.url}/index.html` })).status).toBe("SUCCEEDED");
+    await server.close();
+    server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: false });
+    const status = await (await fetch(server.url + routePath(ROUTES.sessionStatus, { id }), { headers })).json();
+    expect(status).toMatchObject({ status: "FAILED", error: { code: "WF_SERVER_RESTARTED" } });
+    const res = await fetch(traceUrl(id), { headers });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/zip");
+    // A zip file starts with "PK".
+    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 2).toString("latin1")).toBe("PK");
   });
 });
