@@ -101,6 +101,15 @@ export interface RunWorkflowsOptions {
   fresh?: boolean;
 }
 
+/** The config of a run of many workflows when the caller passed none: its flags over the environment and `wf.config.ts`. */
+export function suiteConfig(options: RunWorkflowsOptions, cwd: string): Promise<ResolvedCliConfig> {
+  return resolveCliConfig({
+    cwd,
+    env: options.env ?? process.env,
+    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures, repeatEach: options.repeatEach },
+  });
+}
+
 /**
  * Runs many workflows (see the module comment).
  *
@@ -113,13 +122,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const cwd = options.cwd ?? process.cwd();
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const config =
-    options.config ??
-    (await resolveCliConfig({
-      cwd,
-      env: options.env ?? process.env,
-      flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures, repeatEach: options.repeatEach },
-    }));
+  const config = options.config ?? (await suiteConfig(options, cwd));
   const entries = options.entries ?? repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: options.fresh ?? false }), options.grep, options.grepInvert), config.repeatEach);
 
   if (options.list) {

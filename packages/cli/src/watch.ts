@@ -9,12 +9,11 @@
  */
 import { relative, resolve } from "node:path";
 import { isWfError } from "@wf/core";
-import { resolveCliConfig } from "./config.js";
 import { EXIT, type ExitCode } from "./errors.js";
 import { workflowDependencies } from "./plan.js";
 import type { OutputStream } from "./reporters.js";
 import { openService } from "./run.js";
-import { findWorkflows, repeatWorkflows, runWorkflows, selectWorkflows, type RunWorkflowsOptions, type WorkflowEntry } from "./runner.js";
+import { findWorkflows, repeatWorkflows, runWorkflows, selectWorkflows, suiteConfig, type RunWorkflowsOptions, type WorkflowEntry } from "./runner.js";
 
 /** How long a burst of file events (an editor's save writes, renames, touches) is gathered before re-running, in ms. */
 export const WATCH_DEBOUNCE_MS = 150;
@@ -38,13 +37,7 @@ export async function watchWorkflows(options: WatchWorkflowsOptions): Promise<{ 
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   const signal = options.signal ?? new AbortController().signal;
-  const config =
-    options.config ??
-    (await resolveCliConfig({
-      cwd,
-      env: options.env ?? process.env,
-      flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures, repeatEach: options.repeatEach },
-    }));
+  const config = options.config ?? (await suiteConfig(options, cwd));
   const find = async () => repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: true }), options.grep, options.grepInvert), config.repeatEach);
   let entries = await find();
   if (entries.length === 0) return runWorkflows({ ...options, cwd, config, entries }); // says "No workflow matches"

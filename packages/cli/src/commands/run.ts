@@ -93,23 +93,25 @@ export const runCommand = defineCommand({
     const files = (args.files ?? []).map(String);
     const { parseParamFlags } = await import("../params.js");
     const params = parseParamFlags(args.param.map(String));
+    // What selects and feeds the workflows, the same in watch mode and in one run.
+    const suite = {
+      patterns: files,
+      cwd: context.cwd,
+      env: context.env,
+      stdout: context.stdout,
+      stderr: context.stderr,
+      signal: context.signal,
+      config,
+      params,
+      ...(args.grep !== undefined ? { grep: args.grep } : {}),
+      ...(args["grep-invert"] !== undefined ? { grepInvert: args["grep-invert"] } : {}),
+      ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
+    };
     if (args.watch) {
       if (args.list) throw new CliUsageError("WF_CLI_USAGE", "--watch runs workflows and --list runs none: pass one of them.");
       if (args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", "--out saves one run's record; in --watch mode use a reporter with an outputFile (reporter: [[\"json\", { outputFile: \"run.json\" }]]).");
       const { watchWorkflows } = await import("../watch.js");
-      const watched = await watchWorkflows({
-        patterns: files,
-        cwd: context.cwd,
-        env: context.env,
-        stdout: context.stdout,
-        stderr: context.stderr,
-        signal: context.signal,
-        config,
-        params,
-        ...(args.grep !== undefined ? { grep: args.grep } : {}),
-        ...(args["grep-invert"] !== undefined ? { grepInvert: args["grep-invert"] } : {}),
-        ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
-      });
+      const watched = await watchWorkflows(suite);
       return watched.exitCode;
     }
     const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
@@ -137,20 +139,7 @@ export const runCommand = defineCommand({
       }));
       return result.exitCode;
     }
-    const result = await runWorkflows({
-      patterns: files,
-      cwd: context.cwd,
-      env: context.env,
-      stdout: context.stdout,
-      stderr: context.stderr,
-      signal: context.signal,
-      config,
-      params,
-      list: args.list === true,
-      ...(args.grep !== undefined ? { grep: args.grep } : {}),
-      ...(args["grep-invert"] !== undefined ? { grepInvert: args["grep-invert"] } : {}),
-      ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
-    });
+    const result = await runWorkflows({ ...suite, list: args.list === true });
     return result.exitCode;
   },
 });
