@@ -34,7 +34,7 @@ export function findPostgresBin(): string {
   if (versions.length === 0) {
     throw new Error(
       "The PostgreSQL tests need the PostgreSQL server binaries (initdb, pg_ctl) and found none in /usr/lib/postgresql/*/bin. " +
-        "Install them (`apt-get install -y postgresql` on Debian/Ubuntu; .ci/run does) or set WF_TEST_PG_BIN to their folder.",
+        "Install them (`pnpm test:postgres`, i.e. `apt-get install -y postgresql` on Debian/Ubuntu; .ci/run does) or set WF_TEST_PG_BIN to their folder.",
     );
   }
   return join(root, versions[0]!, "bin");
