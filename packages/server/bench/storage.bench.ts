@@ -168,7 +168,7 @@ async function workload(target: Target, label: string, sessions: number, stepsPe
   const t0 = performance.now();
   store = await target.open();
   const opened = performance.now();
-  const recovered = await store.failUnfinished({ code: "WF_SERVER_RESTARTED", message: "bench" }, () => ({ code: "WF_SERVER_RESTARTED", message: "bench" }), new Date().toISOString());
+  const recovered = await store.failUnfinished({ code: "WF_SERVER_RESTARTED", message: "bench" }, () => ({ code: "WF_SERVER_RESTARTED", message: "bench" }), new Date().toISOString(), { instanceId: "bench" });
   const done = performance.now();
   process.stdout.write(
     `  restart: ${Math.round(done - t0).toLocaleString("en-US")} ms (open ${Math.round(opened - t0)} ms, failing ${recovered.sessionIds.length} session and ${recovered.stepIds.length} step ${Math.round(done - opened)} ms); total ${total.toLocaleString("en-US")} steps; RSS ${Math.round(process.memoryUsage().rss / 1e6)} MB\n`,

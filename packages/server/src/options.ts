@@ -3,8 +3,9 @@
  * {@link resolveServerOptions}, which fills every field. Precedence, written once here: explicit
  * option, then environment variable, then default.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { resolve as resolvePath } from "node:path";
 import type { FastifyServerOptions } from "fastify";
 import { WfError } from "@wf/core";
@@ -160,6 +161,25 @@ export interface ServerOptions {
    */
   requestHashSecret?: string;
   /**
+   * Name of this server instance among those sharing one database (see `instances.ts`): the
+   * sessions it holds are recorded under it, and at start it ends the ones its previous run left
+   * open. Env `WF_INSTANCE_ID`. @default derived from the host name and `dataDir` (stable across
+   * restarts of the same server)
+   */
+  instanceId?: string;
+  /**
+   * Base URL at which the other instances reach this one, to forward requests about the sessions
+   * it holds. Env `WF_INTERNAL_URL`. @default `http://<host>:<port>` as it listens (the host name
+   * of the machine when it listens on every address)
+   */
+  internalUrl?: string;
+  /**
+   * How long an instance's registration lasts without renewal, in ms; it is renewed every third of
+   * that. The sessions of an instance whose lease ran out end `FAILED` with `WF_SERVER_LOST`.
+   * Env `WF_INSTANCE_LEASE_MS`. @default 30000 (at least 1000)
+   */
+  instanceLeaseMs?: number;
+  /**
    * Called inside every write transaction of the store just before it commits, with the
    * operation's name; throwing fails the write as a full disk would (rolled back, 503
    * `WF_STORAGE_UNAVAILABLE`). For tests. @default undefined
@@ -207,6 +227,10 @@ export interface ResolvedServerOptions {
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
   requestHashSecret: string | undefined;
+  instanceId: string;
+  /** Undefined until the port is known (see `instances.ts`). */
+  internalUrl: string | undefined;
+  instanceLeaseMs: number;
   beforeStoreCommit: BeforeCommit | undefined;
 }
 
@@ -246,13 +270,16 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
   if (headed && !browserEndpoint) assertDisplay(env);
   const slowMoMs = options.slowMoMs ?? envNumber(env, "WF_SLOW_MO_MS") ?? 0;
   if (!Number.isFinite(slowMoMs) || slowMoMs < 0) throw new WfError("WF_CONFIG_INVALID", `slowMoMs must be 0 or more milliseconds, got ${slowMoMs}.`);
+  const dataDir = resolvePath(options.dataDir ?? nonEmpty(env.WF_DATA_DIR) ?? ".wf");
+  const instanceLeaseMs = options.instanceLeaseMs ?? envNumber(env, "WF_INSTANCE_LEASE_MS") ?? 30_000;
+  if (instanceLeaseMs < 1_000) throw new WfError("WF_CONFIG_INVALID", `WF_INSTANCE_LEASE_MS must be at least 1000 ms (it is renewed every third of it), got ${instanceLeaseMs}.`);
 
   return {
     host: options.host ?? nonEmpty(env.WF_HOST) ?? "127.0.0.1",
     port: options.port ?? envNumber(env, "WF_PORT") ?? 8787,
     apiKeys,
     apiKeyGenerated,
-    dataDir: resolvePath(options.dataDir ?? nonEmpty(env.WF_DATA_DIR) ?? ".wf"),
+    dataDir,
     databaseUrl: options.databaseUrl ?? nonEmpty(env.WF_DATABASE_URL),
     retentionDays: resolveRetentionDays(options.retentionDays ?? envNumber(env, "WF_RETENTION_DAYS")),
     chromiumPath,
@@ -279,8 +306,16 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
     requestHashSecret: options.requestHashSecret ?? nonEmpty(env.WF_REQUEST_HASH_SECRET),
+    instanceId: nonEmpty(options.instanceId) ?? nonEmpty(env.WF_INSTANCE_ID) ?? defaultInstanceId(dataDir),
+    internalUrl: (nonEmpty(options.internalUrl) ?? nonEmpty(env.WF_INTERNAL_URL))?.replace(/\/+$/, ""),
+    instanceLeaseMs,
     beforeStoreCommit: options.beforeStoreCommit,
   };
+}
+
+/** `<host name>-<8 hex of the data folder's path>`: the same server keeps its name across restarts; two data folders on one machine are two instances. */
+function defaultInstanceId(dataDir: string): string {
+  return `${hostname()}-${createHash("sha256").update(dataDir).digest("hex").slice(0, 8)}`;
 }
 
 function resolveRetentionDays(days: number | undefined): number | undefined {

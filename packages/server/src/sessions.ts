@@ -175,7 +175,44 @@ export class SessionManager {
         message: `The server stopped while this step was ${step.status.toLowerCase()}, so it did not finish. Run it again in a new session.`,
       }),
       new Date().toISOString(),
+      { instanceId: this.deps.options.instanceId },
     );
+  }
+
+  /**
+   * Ends, `FAILED` with `WF_SERVER_LOST`, the open sessions (and their unfinished steps) of other
+   * instances whose lease ran out (see `instances.ts`), and wakes the requests waiting here on them.
+   */
+  async failLostInstances(): Promise<RecoveredWork> {
+    const recovered = await this.deps.store.failUnfinished(
+      serverLost("session"),
+      (step) => serverLost(`step (${step.status.toLowerCase()})`),
+      new Date().toISOString(),
+      { lostInstances: true },
+    );
+    for (const sessionId of recovered.sessionIds) {
+      const stored = await this.deps.store.getSession(sessionId).catch(() => undefined);
+      if (stored) this.events.emit("change", { sessionId, version: stored.session.version } satisfies SessionChange);
+    }
+    return recovered;
+  }
+
+  /**
+   * Ends every session open here `FAILED` with `WF_SERVER_LOST`: this instance's lease ran out,
+   * so another instance may already have ended them in the database (see `instances.ts`).
+   */
+  async loseOwnSessions(): Promise<void> {
+    const open = [...this.live.keys()];
+    await Promise.all(
+      open.map((sessionId) =>
+        this.finishSession(sessionId, { status: "FAILED", error: serverLost("session") }).catch(() => undefined),
+      ),
+    );
+  }
+
+  /** Whether this instance holds the session (`{ sessionId }`) or the step's session (`{ stepId }`) in memory: it is open here. */
+  holds(target: { sessionId: string } | { stepId: string }): boolean {
+    return "sessionId" in target ? this.sessions.has(target.sessionId) : this.steps.has(target.stepId);
   }
 
   /** Number of sessions holding a browser context. */
@@ -229,6 +266,7 @@ export class SessionManager {
       error: null,
       proxied: options.proxy !== undefined,
       stepIds: [],
+      instanceId: this.deps.options.instanceId,
     };
     // Nothing is registered before the session is committed: a failed write (a full disk, 503
     // WF_STORAGE_UNAVAILABLE) frees the browser context and leaves no trace.
@@ -529,6 +567,12 @@ export class SessionManager {
    */
   async waitForStep(stepId: string, waitMs: number, signal?: AbortSignal): Promise<StepStatus> {
     const step = await this.requireStep(stepId);
+    if (this.steps.get(stepId) !== step && !isFinished(step.status)) {
+      // Read from the store: its session is held by an instance that could not be reached (see
+      // `instances.ts`); the change that can come here is that session being ended as lost.
+      await this.waitForChangeOf(step.sessionId, waitMs, signal);
+      return this.stepStatus(stepId);
+    }
     await this.waitUntil(step.sessionId, () => isFinished(step.status), waitMs, signal);
     return this.toStepStatus(step);
   }
@@ -540,8 +584,16 @@ export class SessionManager {
    */
   async waitForSession(sessionId: string, options: { since?: number; waitMs: number }, signal?: AbortSignal): Promise<SessionStatus> {
     const session = this.sessions.get(sessionId);
-    // Not open here: finished, and a finished session changes no more, so the answer is at once.
-    if (!session) return this.sessionStatus(sessionId);
+    if (!session) {
+      const stored = await this.sessionStatus(sessionId);
+      // Not open here. A finished session changes no more, so the answer is at once; a running one
+      // is held by an instance that could not be reached (see `instances.ts`), and the change
+      // that can come here is its end as lost.
+      const waiting = stored.status === "RUNNING" && (options.since === undefined || stored.version <= options.since);
+      if (!waiting) return stored;
+      await this.waitForChangeOf(sessionId, options.waitMs, signal);
+      return this.sessionStatus(sessionId);
+    }
     const ready =
       options.since !== undefined
         ? () => session.version > options.since! || session.status !== "RUNNING"
@@ -800,6 +852,19 @@ export class SessionManager {
     });
   }
 
+  /** Resolves at the next change of a session announced here, after `waitMs`, or when `signal` aborts. */
+  private async waitForChangeOf(sessionId: string, waitMs: number, signal?: AbortSignal): Promise<void> {
+    let changed = false;
+    const unsubscribe = this.onChange((change) => {
+      if (change.sessionId === sessionId) changed = true;
+    });
+    try {
+      await this.waitUntil(sessionId, () => changed, waitMs, signal);
+    } finally {
+      unsubscribe();
+    }
+  }
+
   /** The wire form of a step (drops what the server keeps for itself). */
   toStepStatus(step: StepRecord): StepStatus {
     return {
@@ -844,6 +909,14 @@ export class SessionManager {
       viewUrl: this.viewUrl(session),
     };
   }
+}
+
+/** The error of a session or step of an instance whose lease ran out. */
+function serverLost(what: string): WireError {
+  return {
+    code: "WF_SERVER_LOST",
+    message: `The server instance holding this ${what} stopped renewing its lease (it died, or lost the database), so its browser context is gone. Run it again in a new session.`,
+  };
 }
 
 function sessionNotFound(sessionId: string): HttpProblem {

@@ -7,7 +7,7 @@
  * caller's later changes to an object never reach what was stored.
  */
 import type { WireError } from "@wf/core/protocol";
-import type { RecoveredWork, SessionRecord, StepRecord, Store, StoredSession, SweepResult } from "./store.js";
+import type { RecoveredWork, SessionOwner, SessionRecord, StepRecord, Store, StoredSession, SweepResult, UnfinishedScope } from "./store.js";
 
 /** The `databaseUrl` that selects the in-memory store. */
 export const MEMORY_DATABASE_URL = "memory:";
@@ -56,9 +56,21 @@ export class MemoryStore implements Store {
     return undefined;
   }
 
-  /** Nothing is unfinished at start: a new process has no records. */
-  async failUnfinished(_sessionError: WireError, _stepError: (step: StepRecord) => WireError, _now: string): Promise<RecoveredWork> {
+  /** Nothing is unfinished at start (a new process has no records), and no other instance shares them. */
+  async failUnfinished(_sessionError: WireError, _stepError: (step: StepRecord) => WireError, _now: string, _scope: UnfinishedScope): Promise<RecoveredWork> {
     return { sessionIds: [], stepIds: [], corrupt: [] };
+  }
+
+  /** One process holds the records: its own lease never lapses. */
+  async renewInstance(_instanceId: string, _url: string, _leaseMs: number): Promise<boolean> {
+    return true;
+  }
+
+  /** Every session here is this process's own. */
+  async sessionOwner(id: { sessionId: string } | { stepId: string }): Promise<SessionOwner | undefined> {
+    const sessionId = "sessionId" in id ? id.sessionId : this.steps.get(id.stepId)?.sessionId;
+    const session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    return session ? { sessionId: session.sessionId, instanceId: session.instanceId, url: undefined, alive: true } : undefined;
   }
 
   async appendLog(sessionId: string, type: string, record: Record<string, unknown>): Promise<void> {

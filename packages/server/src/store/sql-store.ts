@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import type { WireError } from "@wf/core/protocol";
 import { HttpProblem } from "../errors.js";
-import type { CorruptRecord, RecoveredWork, SessionRecord, StepRecord, Store, StoredSession, SweepResult } from "./store.js";
+import type { CorruptRecord, RecoveredWork, SessionOwner, SessionRecord, StepRecord, Store, StoredSession, SweepResult, UnfinishedScope } from "./store.js";
 
 /** Something that runs one SQL statement with `$1`-style parameters. */
 export interface SqlQueryable {
@@ -46,7 +46,7 @@ export interface SqlStoreOptions {
   beforeCommit?: BeforeCommit;
 }
 
-/** The schema, created when missing. Version 1. */
+/** The schema, created when missing. Version 2 (version 1 had no instances; it is upgraded in place). */
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS wf_sessions (
   session_id text PRIMARY KEY,
@@ -82,6 +82,13 @@ CREATE TABLE IF NOT EXISTS wf_logs (
   record text NOT NULL
 );
 CREATE INDEX IF NOT EXISTS wf_logs_session ON wf_logs (session_id);
+ALTER TABLE wf_sessions ADD COLUMN IF NOT EXISTS instance_id text;
+CREATE TABLE IF NOT EXISTS wf_instances (
+  instance_id text PRIMARY KEY,
+  url text NOT NULL,
+  lease_until timestamptz NOT NULL,
+  started_at timestamptz NOT NULL
+);
 `;
 
 /** The 503 problem of a write that failed; `cause` is the driver's error. */
@@ -120,11 +127,12 @@ export class SqlStore implements Store {
 
   createSession(session: SessionRecord): Promise<void> {
     return this.write("createSession", async (tx) => {
-      await tx.query("INSERT INTO wf_sessions (session_id, status, created_at, finished_at, record) VALUES ($1, $2, $3, $4, $5)", [
+      await tx.query("INSERT INTO wf_sessions (session_id, status, created_at, finished_at, instance_id, record) VALUES ($1, $2, $3, $4, $5, $6)", [
         session.sessionId,
         session.status,
         session.createdAt,
         session.finishedAt,
+        session.instanceId ?? null,
         sessionJson(session),
       ]);
     }, session);
@@ -188,10 +196,19 @@ export class SqlStore implements Store {
     return rows.length === 0 ? undefined : this.stepFromRow(rows[0]!);
   }
 
-  failUnfinished(sessionError: WireError, stepError: (step: StepRecord) => WireError, now: string): Promise<RecoveredWork> {
+  failUnfinished(sessionError: WireError, stepError: (step: StepRecord) => WireError, now: string, scope: UnfinishedScope): Promise<RecoveredWork> {
+    // Which sessions are in scope, as a condition on `wf_sessions s` (its parameters follow).
+    const [inScope, params] =
+      "instanceId" in scope
+        ? ["(s.instance_id = $1 OR s.instance_id IS NULL)", [scope.instanceId]]
+        : ["(s.instance_id IS NOT NULL AND s.instance_id NOT IN (SELECT instance_id FROM wf_instances WHERE lease_until >= now()))", []];
     return this.write("failUnfinished", async (tx) => {
       const recovered: RecoveredWork = { sessionIds: [], stepIds: [], corrupt: [] };
-      const steps = await tx.query<{ step_id: string; record: string }>("SELECT step_id, record FROM wf_steps WHERE status IN ('QUEUED', 'RUNNING')");
+      // Starts from the few unfinished steps (a partial index) and looks up each one's session.
+      const steps = await tx.query<{ step_id: string; record: string }>(
+        `SELECT st.step_id, st.record FROM wf_steps st JOIN wf_sessions s ON s.session_id = st.session_id WHERE st.status IN ('QUEUED', 'RUNNING') AND ${inScope} FOR UPDATE OF st SKIP LOCKED`,
+        params,
+      );
       for (const row of steps.rows) {
         const step = this.tryParse<StepRecord>("step", row.step_id, row.record, recovered.corrupt);
         if (!step) continue;
@@ -205,7 +222,11 @@ export class SqlStore implements Store {
         await tx.query("UPDATE wf_steps SET status = 'FAILED', record = $2 WHERE step_id = $1", [row.step_id, JSON.stringify(failed)]);
         recovered.stepIds.push(row.step_id);
       }
-      const sessions = await tx.query<{ session_id: string; record: string }>("SELECT session_id, record FROM wf_sessions WHERE status = 'RUNNING'");
+      // Rows another instance is ending right now are skipped: it ends them.
+      const sessions = await tx.query<{ session_id: string; record: string }>(
+        `SELECT s.session_id, s.record FROM wf_sessions s WHERE s.status = 'RUNNING' AND ${inScope} FOR UPDATE OF s SKIP LOCKED`,
+        params,
+      );
       for (const row of sessions.rows) {
         const session = this.tryParse<SessionRecord>("session", row.session_id, row.record, recovered.corrupt);
         if (!session) continue;
@@ -213,8 +234,40 @@ export class SqlStore implements Store {
         await this.updateSession(tx, failed);
         recovered.sessionIds.push(row.session_id);
       }
+      if (!("instanceId" in scope)) {
+        // Registrations of lost instances with nothing left running are dropped.
+        await tx.query(
+          "DELETE FROM wf_instances i WHERE i.lease_until < now() AND NOT EXISTS (SELECT 1 FROM wf_sessions s WHERE s.instance_id = i.instance_id AND s.status = 'RUNNING')",
+        );
+      }
       return recovered;
     });
+  }
+
+  renewInstance(instanceId: string, url: string, leaseMs: number): Promise<boolean> {
+    return this.write("renewInstance", async (tx) => {
+      // The CTE reads the row as it was before this statement's upsert.
+      const { rows } = await tx.query<{ alive: boolean | null }>(
+        `WITH previous AS (SELECT lease_until >= now() AS alive FROM wf_instances WHERE instance_id = $1)
+         INSERT INTO wf_instances (instance_id, url, lease_until, started_at) VALUES ($1, $2, now() + $3::double precision * interval '1 millisecond', now())
+         ON CONFLICT (instance_id) DO UPDATE SET url = EXCLUDED.url, lease_until = EXCLUDED.lease_until
+         RETURNING (SELECT alive FROM previous) AS alive`,
+        [instanceId, url, leaseMs],
+      );
+      return rows[0]?.alive === true;
+    });
+  }
+
+  async sessionOwner(id: { sessionId: string } | { stepId: string }): Promise<SessionOwner | undefined> {
+    const select = "SELECT s.session_id, s.instance_id, i.url, coalesce(i.lease_until >= now(), false) AS alive";
+    const join = "LEFT JOIN wf_instances i ON i.instance_id = s.instance_id";
+    const { rows } = await this.read(() =>
+      "sessionId" in id
+        ? this.db.query<OwnerRow>(`${select} FROM wf_sessions s ${join} WHERE s.session_id = $1`, [id.sessionId])
+        : this.db.query<OwnerRow>(`${select} FROM wf_steps st JOIN wf_sessions s ON s.session_id = st.session_id ${join} WHERE st.step_id = $1`, [id.stepId]),
+    );
+    const row = rows[0];
+    return row ? { sessionId: row.session_id, instanceId: row.instance_id ?? undefined, url: row.url ?? undefined, alive: row.alive === true } : undefined;
   }
 
   appendLog(sessionId: string, type: string, record: Record<string, unknown>): Promise<void> {
@@ -345,6 +398,13 @@ export class SqlStore implements Store {
 function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return typeof code === "string" && code.startsWith("22");
+}
+
+interface OwnerRow {
+  session_id: string;
+  instance_id: string | null;
+  url: string | null;
+  alive: boolean | null;
 }
 
 interface StepRow {

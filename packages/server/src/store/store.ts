@@ -26,6 +26,11 @@ export interface SessionRecord {
   /** Whether the context runs behind a proxy. */
   proxied: boolean;
   stepIds: string[];
+  /**
+   * The server instance that holds the session's browser context (see `instances.ts`). Absent in
+   * records of servers from before several instances could share a database.
+   */
+  instanceId?: string;
 }
 
 /** The record of a step: its wire status plus what the server keeps about the request. */
@@ -93,6 +98,24 @@ export interface CorruptRecord {
   reason: string;
 }
 
+/** Where a session lives: the instance holding its browser context, as {@link Store.sessionOwner} reads it. */
+export interface SessionOwner {
+  sessionId: string;
+  /** Undefined for records of servers from before instances. */
+  instanceId: string | undefined;
+  /** The instance's internal URL, when it is registered. */
+  url: string | undefined;
+  /** Whether the instance's lease is still running (it renewed it in time). */
+  alive: boolean;
+}
+
+/** Which unfinished records {@link Store.failUnfinished} ends. */
+export type UnfinishedScope =
+  /** At start-up: this instance's sessions (and those of records without an instance). */
+  | { instanceId: string }
+  /** Sessions of instances whose lease expired (or that are not registered): ended by whichever instance gets there first. */
+  | { lostInstances: true };
+
 /** What a retention sweep deleted. */
 export interface SweepResult {
   sessions: number;
@@ -128,10 +151,20 @@ export interface Store {
   /** The step of a session made with an idempotency key, or undefined. */
   findStepByIdempotencyKey(sessionId: string, key: string): Promise<StepRecord | undefined>;
   /**
-   * At start-up: every `RUNNING` session and `QUEUED`/`RUNNING` step becomes `FAILED` with `error`
-   * (one transaction). Reads only those rows.
+   * Every `RUNNING` session in `scope`, and the `QUEUED`/`RUNNING` steps of sessions that are not
+   * still running on another live instance, become `FAILED` with `error` (one transaction; only
+   * those rows are read; rows another instance is ending at the same moment are skipped).
    */
-  failUnfinished(sessionError: WireError, stepError: (step: StepRecord) => WireError, now: string): Promise<RecoveredWork>;
+  failUnfinished(sessionError: WireError, stepError: (step: StepRecord) => WireError, now: string, scope: UnfinishedScope): Promise<RecoveredWork>;
+  /**
+   * Registers (or re-registers) a server instance with its internal URL and a lease of `leaseMs`
+   * from now, by the database's clock.
+   * @returns whether the instance's previous lease was still running (false on first registration,
+   *   and when it had expired: its sessions may have been ended by another instance meanwhile).
+   */
+  renewInstance(instanceId: string, url: string, leaseMs: number): Promise<boolean>;
+  /** The instance holding a session (`{ sessionId }`) or a step's session (`{ stepId }`), or undefined when there is no such record. */
+  sessionOwner(id: { sessionId: string } | { stepId: string }): Promise<SessionOwner | undefined>;
   /** Appends a log record of a stored run. */
   appendLog(sessionId: string, type: string, record: Record<string, unknown>): Promise<void>;
   /** The log records of `type` of a session, in the order they were appended (a record that does not parse is left out). */
