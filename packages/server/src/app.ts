@@ -3,6 +3,7 @@
  * details, the health, OpenAPI and step-mode routes, the debugger page, and the stored-workflow
  * routes of `stored/routes.ts`.
  */
+import { registerForwarding } from "./instances.js";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import helmet from "@fastify/helmet";
@@ -54,6 +55,7 @@ const TITLES: Record<ProblemCode, string> = {
   WF_TOO_MANY_SESSIONS: "Too many sessions",
   WF_BROWSER_UNAVAILABLE: "Browser unavailable",
   WF_STORAGE_UNAVAILABLE: "Storage unavailable",
+  WF_INSTANCE_UNREACHABLE: "Instance unreachable",
   WF_RECORD_CORRUPTED: "Record corrupted",
   WF_INTERNAL: "Internal server error",
 };
@@ -245,6 +247,9 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new HttpProblem("WF_ROUTE_NOT_FOUND", `No route ${request.method} ${pathOf(request)}. See ${ROUTES.openapi} for the routes.`), pathOf(request)),
   );
+
+  // With several instances on one PostgreSQL, requests about a session go to the instance holding it.
+  if (context.store.driver === "postgres") await registerForwarding(app, context);
 
   const auth = { onRequest: context.auth.requireApiKey };
 

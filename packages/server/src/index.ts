@@ -14,6 +14,7 @@ import { openStore } from "./store/drivers.js";
 import { corruptMessage } from "./store/sql-store.js";
 import type { CorruptRecord } from "./store/store.js";
 import { startRetentionSweep } from "./retention.js";
+import { internalUrlOf, startInstanceLease } from "./instances.js";
 import { OpenApiRegistry } from "./openapi.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
@@ -116,6 +117,16 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : resolved.port;
     if (!resolved.publicUrl) publicUrl = `http://${hostForUrl(resolved.host)}:${port}`;
+    // Other instances on the same database forward requests about this one's sessions to it.
+    resolved.internalUrl = internalUrlOf(resolved.internalUrl, resolved.host, port);
+    const lease =
+      store.driver === "memory"
+        ? undefined
+        : await startInstanceLease(context, resolved.internalUrl, (error) => {
+            // Never silent: the lease lapses if this keeps failing, and other instances then end this one's sessions.
+            if (resolved.logger) app.log.error({ err: error }, "wf server: renewing this instance's lease failed; retrying");
+            else process.stderr.write(`wf server: renewing this instance's lease failed (${(error as Error).message}); retrying\n`);
+          });
     if (resolved.apiKeyGenerated) process.stderr.write(`wf server: no API key configured (WF_API_KEYS); generated one for this run: ${resolved.apiKeys[0]}\n`);
 
     let closing: Promise<void> | undefined;
@@ -129,6 +140,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
         closing ??= (async () => {
           await app.close().catch(() => undefined);
           retention.stop();
+          await lease?.stop();
           await sessions.close();
           await browser.close();
           await store.close();

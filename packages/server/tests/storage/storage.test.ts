@@ -9,7 +9,6 @@
  * PostgreSQL runs as a throwaway cluster (`helpers/postgres.ts`); without its binaries these
  * tests fail with the install command.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,11 +19,10 @@ import { PROBLEM_CONTENT_TYPE, ROUTES, routePath } from "@wf/core/protocol";
 import { startServer, sweepOnce, type BeforeCommit, type RunningServer } from "../../src/index.js";
 import { apiClient } from "../helpers/api.js";
 import { pgliteDatabase, postgresDatabase, prepare, type TestDatabase } from "../helpers/databases.js";
+import { spawnServer } from "../helpers/server-process.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
 
 const KEY = "test-key-storage";
-const SERVER_MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
 
 let pages: StaticServer;
 let root: string;
@@ -46,24 +44,6 @@ async function newDataDir(database: TestDatabase): Promise<string> {
   return dir;
 }
 
-/** Starts `src/main.ts` as a child process; resolves with its URL once it listens. */
-function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", SERVER_MAIN], {
-    cwd: PACKAGE_DIR,
-    env: { ...process.env, ...env, WF_API_KEYS: KEY, WF_PORT: "0", WF_LOG_LEVEL: "silent" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    child.stderr!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening:\n${output}`)));
-  });
-}
-
 const drivers: Array<[string, () => Promise<TestDatabase>]> = [
   ["PGlite (embedded)", async () => pgliteDatabase()],
   ["PostgreSQL", () => postgresDatabase()],
@@ -82,7 +62,7 @@ describe.each(drivers)("storage over %s", (_name, open) => {
 
   it("kill -9 in the middle of a run loses no acknowledged session or step", async () => {
     const dataDir = await newDataDir(database);
-    const { child, url } = await spawnServer(database.env(dataDir));
+    const { child, url } = await spawnServer(KEY, database.env(dataDir));
     const api = apiClient(url, KEY);
     const sessions: string[] = [];
     const acked: Array<{ sessionId: string; stepId: string; index: number }> = [];
