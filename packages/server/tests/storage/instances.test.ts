@@ -51,10 +51,10 @@ async function sharedDatabase(count: number): Promise<Array<{ dataDir: string; e
   return dirs.map((dataDir) => ({ dataDir, env: { WF_DATA_DIR: dataDir, WF_DATABASE_URL: url, WF_INSTANCE_LEASE_MS: LEASE_MS } }));
 }
 
-async function spawnInstance(env: Record<string, string>): Promise<{ child: ChildProcess; api: ApiClient }> {
+async function spawnInstance(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; api: ApiClient }> {
   const { child, url } = await spawnServer(KEY, env);
   children.push(child);
-  return { child, api: apiClient(url, KEY) };
+  return { child, url, api: apiClient(url, KEY) };
 }
 
 /** Polls until `check` returns a value (or the deadline passes, then fails with the last answer). */
@@ -103,6 +103,11 @@ describe("several instances on one PostgreSQL", () => {
     );
     expect(shot.status).toBe(200);
     expect(shot.headers.get("content-type")).toContain("image/png");
+    // The debugger page itself, opened through B with the session token.
+    const page = await fetch(`${B.url}${new URL(viewUrlOf(view)).pathname}${new URL(viewUrlOf(view)).search}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain(sessionId);
 
     // A second step through B sees the page the first left in A's browser.
     const second = await B.api.runOk(sessionId, { type: "ACT", step: "reload" });
