@@ -5,12 +5,16 @@
  * Seeded, so a failure can be replayed (`WF_FUZZ_SEED`).
  *
  * Run: `pnpm --filter @wf/server fuzz` (`WF_FUZZ_REQUESTS=2000`, `WF_FUZZ_SEED=7`).
+ * `WF_FUZZ_DATABASE=postgres`: two instances on one throwaway PostgreSQL (Debian's binaries, see
+ * tests/helpers/postgres.ts); the session and step are made on the first, and every fuzzed request
+ * goes to the second, so requests about them take the forwarding path (`src/instances.ts`).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROUTES } from "@wf/core/protocol";
-import { startServer } from "../src/index.js";
+import { startServer, type RunningServer } from "../src/index.js";
+import { startPostgres, type TestPostgres } from "../tests/helpers/postgres.js";
 
 const REQUESTS = Number(process.env.WF_FUZZ_REQUESTS ?? 10_000);
 let seed = Number(process.env.WF_FUZZ_SEED ?? 1);
@@ -72,13 +76,21 @@ function path(sessionId: string, stepId: string): string {
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-fuzz-"));
-  const server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: false, maxSessions: 2, stepTimeoutMs: 2_000, logger: false });
+  const cluster: TestPostgres | undefined = process.env.WF_FUZZ_DATABASE === "postgres" ? await startPostgres() : undefined;
+  const databaseUrl = await cluster?.createDatabase();
+  const start = (name: string) =>
+    startServer({ port: 0, apiKeys: [KEY], dataDir: join(dataDir, name), ...(databaseUrl ? { databaseUrl } : {}), journalSync: false, maxSessions: 2, stepTimeoutMs: 2_000, logger: false });
+  // The session's holder, and the instance that gets the fuzzed requests (the same one without PostgreSQL).
+  const holder = await start("a");
+  const servers: RunningServer[] = [holder];
+  if (cluster) servers.push(await start("b"));
+  const server = servers[servers.length - 1]!;
   const statuses = new Map<number, number>();
   const failures: string[] = [];
   try {
-    const created = await fetch(server.url + ROUTES.stepCreate, { method: "POST", headers: { "api-key": KEY } });
+    const created = await fetch(holder.url + ROUTES.stepCreate, { method: "POST", headers: { "api-key": KEY } });
     const { workflowId } = (await created.json()) as { workflowId: string };
-    const step = await fetch(`${server.url}/apis/request/workflow/step/run/${workflowId}`, { method: "POST", headers: { "api-key": KEY, "content-type": "application/json" }, body: '{"step":"reload","type":"ACT"}' });
+    const step = await fetch(`${holder.url}/apis/request/workflow/step/run/${workflowId}`, { method: "POST", headers: { "api-key": KEY, "content-type": "application/json" }, body: '{"step":"reload","type":"ACT"}' });
     const { stepId } = (await step.json()) as { stepId: string };
     for (let i = 0; i < REQUESTS; i++) {
       const method = pick(["GET", "POST", "POST", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "PROPFIND"]);
@@ -103,15 +115,17 @@ async function main(): Promise<void> {
       }
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
     }
-    const health = await fetch(server.url + ROUTES.health);
-    process.stdout.write(`requests: ${REQUESTS} (seed ${process.env.WF_FUZZ_SEED ?? 1})\n`);
+    const healths = await Promise.all(servers.map((s) => fetch(s.url + ROUTES.health)));
+    const health = healths.find((h) => h.status !== 200) ?? healths[0]!;
+    process.stdout.write(`requests: ${REQUESTS} (seed ${process.env.WF_FUZZ_SEED ?? 1})${cluster ? ", to the second of two instances on one PostgreSQL" : ""}\n`);
     process.stdout.write(`statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ")}\n`);
     process.stdout.write(`5xx (other than 503) or network errors: ${failures.length}\n`);
     for (const failure of failures.slice(0, 20)) process.stdout.write(`  ${failure}\n`);
     process.stdout.write(`still serving: ${health.status === 200 ? "yes" : `no (${health.status})`}\n`);
     if (failures.length > 0 || health.status !== 200) process.exitCode = 1;
   } finally {
-    await server.close();
+    for (const s of servers.reverse()) await s.close();
+    await cluster?.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
