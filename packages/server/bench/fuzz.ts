@@ -8,6 +8,7 @@
  * `WF_FUZZ_DATABASE=postgres`: two instances on one throwaway PostgreSQL (Debian's binaries, see
  * tests/helpers/postgres.ts); the session and step are made on the first, and every fuzzed request
  * goes to the second, so requests about them take the forwarding path (`src/instances.ts`).
+ * `WF_LOG_LEVEL=error` logs the servers' errors (a 5xx's stack) to stdout.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   const cluster: TestPostgres | undefined = process.env.WF_FUZZ_DATABASE === "postgres" ? await startPostgres() : undefined;
   const databaseUrl = await cluster?.createDatabase();
   const start = (name: string) =>
-    startServer({ port: 0, apiKeys: [KEY], dataDir: join(dataDir, name), ...(databaseUrl ? { databaseUrl } : {}), journalSync: false, maxSessions: 2, stepTimeoutMs: 2_000, logger: false });
+    startServer({ port: 0, apiKeys: [KEY], dataDir: join(dataDir, name), ...(databaseUrl ? { databaseUrl } : {}), journalSync: false, maxSessions: 2, stepTimeoutMs: 2_000, logger: process.env.WF_LOG_LEVEL ? { level: process.env.WF_LOG_LEVEL } : false });
   // The session's holder, and the instance that gets the fuzzed requests (the same one without PostgreSQL).
   const holder = await start("a");
   const servers: RunningServer[] = [holder];

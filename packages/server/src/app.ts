@@ -3,7 +3,7 @@
  * details, the health, OpenAPI and step-mode routes, the debugger page, and the stored-workflow
  * routes of `stored/routes.ts`.
  */
-import { registerForwarding } from "./instances.js";
+import { rawBodies, registerForwarding } from "./instances.js";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import helmet from "@fastify/helmet";
@@ -227,8 +227,10 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
 
   // Only JSON bodies. Everything else is a 415; an empty JSON body reads as no body.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i, { parseAs: "string" }, (_request, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i, { parseAs: "string" }, (request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
+    // Kept as sent, for a request forwarded to the instance holding its session.
+    rawBodies.set(request, text);
     if (text.trim() === "") return done(null, undefined);
     try {
       done(null, JSON.parse(text));

@@ -21,6 +21,9 @@ import type { SessionOwner } from "./store/store.js";
 /** Header of a forwarded request: the id of the instance that forwarded it. A forwarded request is never forwarded again. */
 export const FORWARDED_BY_HEADER = "x-wf-forwarded-by";
 
+/** The body of each JSON request as it was sent (set by the app's JSON parser): a forwarded request carries the same bytes. */
+export const rawBodies = new WeakMap<FastifyRequest, string>();
+
 /** How long a client is asked to wait after `WF_INSTANCE_UNREACHABLE`, in ms. */
 const UNREACHABLE_RETRY_AFTER_MS = 2_000;
 
@@ -102,20 +105,46 @@ export async function registerForwarding(app: FastifyInstance, context: ServerCo
     if (!target || context.sessions.holds(target)) return;
     const owner = await context.store.sessionOwner(target).catch(() => undefined);
     if (!isElsewhere(owner, instanceId)) return;
-    void reply.from(`${owner.url}${request.url}`, {
-      rewriteRequestHeaders: (_request, headers) => ({ ...headers, [FORWARDED_BY_HEADER]: instanceId }),
-      // The client retries (it knows its idempotency key); retrying here would double the wait.
-      retryDelay: () => null,
-      onError: (failed, { error }) => {
-        void failed.send(
-          new HttpProblem(
-            "WF_INSTANCE_UNREACHABLE",
-            `Session ${owner.sessionId} is held by server instance ${owner.instanceId}, which did not answer (${error.message}). Retry: if that instance is gone, its sessions end FAILED with WF_SERVER_LOST once its lease runs out.`,
-            { retryAfterMs: UNREACHABLE_RETRY_AFTER_MS, cause: error },
-          ),
-        );
-      },
+    // The path and query as sent (re-encoding either could change what the holder reads).
+    const queryAt = request.url.indexOf("?");
+    const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
+    const query = queryAt === -1 ? "" : request.url.slice(queryAt + 1);
+    const body = rawBodies.get(request);
+    // The hook resolves only once the holder's answer was passed on: Fastify runs the route's own
+    // handler after a hook unless the response has ended by then.
+    const passedOn = new Promise<void>((resolve) => {
+      reply.raw.once("finish", resolve);
+      reply.raw.once("close", resolve);
     });
+    try {
+      void reply.from(`${owner.url}${path}`, {
+        queryString: () => query,
+        // The body as sent, with its content type (without `contentType`, reply-from would JSON-encode the text again).
+        ...(body !== undefined && request.method !== "GET" && request.method !== "HEAD" ? { body, contentType: request.headers["content-type"] ?? "application/json" } : {}),
+        rewriteRequestHeaders: (_request, headers) => ({ ...headers, [FORWARDED_BY_HEADER]: instanceId }),
+        // The client retries (it knows its idempotency key); retrying here would double the wait.
+        retryDelay: () => null,
+        onError: (failed, { error }) => {
+          void failed.send(
+            new HttpProblem(
+              "WF_INSTANCE_UNREACHABLE",
+              `Session ${owner.sessionId} is held by server instance ${owner.instanceId}, which did not answer (${error.message}). Retry: if that instance is gone, its sessions end FAILED with WF_SERVER_LOST once its lease runs out.`,
+              { retryAfterMs: UNREACHABLE_RETRY_AFTER_MS, cause: error },
+            ),
+          );
+        },
+      });
+    } catch (error) {
+      // reply-from checks the path it builds (a percent-sequence that does not decode): the client's URL.
+      throw new HttpProblem(
+        "WF_BAD_REQUEST",
+        `The request's path could not be passed on to the instance holding session ${owner.sessionId} (${(error as Error).message}). Percent-encode the path.`,
+      );
+    }
+    await passedOn;
+    // A client that left mid-answer (an event stream closed) leaves the response unended: marked
+    // hijacked, the route's handler does not run on it.
+    if (!reply.sent) reply.hijack();
     return reply;
   });
 }

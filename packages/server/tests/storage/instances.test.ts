@@ -162,6 +162,53 @@ describe("several instances on one PostgreSQL", () => {
   }, 180_000);
 });
 
+describe("a request forwarded to the instance holding its session", () => {
+  it("is answered as the holder answers it: a deeply nested body, an undecodable query, an event stream the client leaves; nothing fails on the forwarding instance", async () => {
+    const [a, b] = await sharedDatabase(2);
+    const errors: string[] = [];
+    const logger = { level: "error", stream: { write: (line: string) => void errors.push(line) } };
+    const start = (dataDir: string) => startServer({ port: 0, apiKeys: [KEY], dataDir, databaseUrl: a!.env.WF_DATABASE_URL, journalSync: false, logger });
+    const holder = await start(a!.dataDir);
+    const other = await start(b!.dataDir);
+    try {
+      const direct = apiClient(holder.url, KEY);
+      const forwarded = apiClient(other.url, KEY);
+      const session = await direct.create();
+      const id = session.workflowId;
+      const same = async (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
+        const there = await direct.call(method, path, body, headers);
+        const here = await forwarded.call(method, path, body, headers);
+        expect(here.status, `${method} ${path.slice(0, 80)}`).toBe(there.status);
+        expect(here.status).toBeLessThan(500);
+        return here;
+      };
+      // 50,000 levels of nesting: the forward must not re-encode the body (that overflowed the stack).
+      const deep = `{"type":"ASK","step":"the title","schema":${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}}`;
+      await same("POST", routePath(ROUTES.stepRun, { id }), deep);
+      // A body whose content type has parameters reaches the holder as sent.
+      const step = await same("POST", routePath(ROUTES.stepRun, { id }), JSON.stringify({ type: "ACT", step: `go to "${pages.url}/index.html"` }), {
+        "content-type": "application/json; charset=utf-8",
+        "idempotency-key": "same-step",
+      });
+      expect((await forwarded.finished(step.json.stepId)).status).toBe("SUCCEEDED");
+      await same("GET", `${routePath(ROUTES.sessionStatus, { id })}?%zz&waitMs=0`);
+      // The debugger's event stream, left by the client after its first event.
+      const events = await fetch(`${other.url}${routePath(ROUTES.sessionView, { id })}/events?token=${encodeURIComponent(session.sessionToken)}`);
+      expect(events.status).toBe(200);
+      const reader = events.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain("event: status");
+      await reader.cancel();
+      // Requests after it are answered, and neither instance logged an error.
+      expect((await forwarded.session(id)).status).toBe("RUNNING");
+      expect((await forwarded.call("GET", ROUTES.health)).status).toBe(200);
+      expect(errors).toEqual([]);
+    } finally {
+      await other.close();
+      await holder.close();
+    }
+  }, 180_000);
+});
+
 function viewUrlOf(status: SessionStatus): string {
   if (!status.viewUrl) throw new Error("the session status has no viewUrl");
   return status.viewUrl;
