@@ -131,6 +131,14 @@ async function pgliteTemplate(a: PgliteAssets): Promise<string> {
   throw lastError;
 }
 
+/**
+ * PGlite runs PostgreSQL in single-user mode: no checkpointer and no autovacuum. Without a
+ * checkpoint the write-ahead log is never recycled (measured: 97 MB of WAL after 60,000 small
+ * transactions, 33 MB with a checkpoint every 2,000), so the driver asks for one itself every
+ * this many write transactions.
+ */
+export const PGLITE_CHECKPOINT_EVERY = 1_000;
+
 async function openPglite(dir: string, sync: boolean): Promise<SqlDatabase> {
   const a = await pgliteAssets();
   const isNew = !existsSync(dir) || (await readdir(dir)).length === 0;
@@ -145,11 +153,20 @@ async function openPglite(dir: string, sync: boolean): Promise<SqlDatabase> {
     }
   }
   const pg: PGlite = await a.PGlite.create(dir, { ...a.options, relaxedDurability: !sync });
+  let writes = 0;
   return {
     query: (text, params) => pg.query(text, params),
-    transaction: (fn) => pg.transaction((tx) => fn(tx as SqlQueryable)),
+    transaction: async (fn) => {
+      const result = await pg.transaction((tx) => fn(tx as SqlQueryable));
+      // Queued behind the statements already waiting (PGlite runs one at a time); a failed one waits for the next count.
+      if (++writes % PGLITE_CHECKPOINT_EVERY === 0) void pg.query("CHECKPOINT").catch(() => undefined);
+      return result;
+    },
     exec: async (sql) => {
       await pg.exec(sql);
+    },
+    compact: async () => {
+      await pg.exec("VACUUM wf_steps, wf_sessions, wf_logs, wf_payloads; CHECKPOINT");
     },
     close: () => pg.close(),
   };

@@ -24,6 +24,11 @@ export interface SqlDatabase extends SqlQueryable {
   transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>;
   /** Runs several `;`-separated statements (the schema). */
   exec(sql: string): Promise<void>;
+  /**
+   * Makes the space of deleted rows reusable and trims the write-ahead log, where the database
+   * does not do it by itself (PGlite runs no autovacuum). Called after a sweep deleted rows.
+   */
+  compact?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -288,8 +293,8 @@ export class SqlStore implements Store {
     });
   }
 
-  sweep(before: Date): Promise<SweepResult> {
-    return this.write("sweep", async (tx) => {
+  async sweep(before: Date): Promise<SweepResult> {
+    const result = await this.write("sweep", async (tx) => {
       const old = "SELECT session_id FROM wf_sessions WHERE status <> 'RUNNING' AND finished_at < $1";
       const steps = await tx.query<{ step_id: string }>(`DELETE FROM wf_steps WHERE session_id IN (${old}) RETURNING step_id`, [before.toISOString()]);
       await tx.query(`DELETE FROM wf_logs WHERE session_id IN (${old})`, [before.toISOString()]);
@@ -299,6 +304,9 @@ export class SqlStore implements Store {
       }
       return { sessions: sessions.rows.length, steps: steps.rows.length, stepIds: steps.rows.map((r) => r.step_id), sessionIds: sessions.rows.map((r) => r.session_id) };
     });
+    // The deletion is committed; reclaiming its space is best effort (the next sweep tries again).
+    if (result.sessions > 0 || result.steps > 0) await this.db.compact?.().catch(() => undefined);
+    return result;
   }
 
   /**
