@@ -80,9 +80,10 @@ export function internalUrlOf(configured: string | undefined, host: string, port
 
 /**
  * Forwards every request whose route names a session (`:id`) or a step (`:stepId`) to the instance
- * holding that session, when that is another instance with a running lease. The answer, status
- * and headers included, is the owner's. A request about a session held here, finished, unknown, or
- * held by an instance whose lease ran out is answered here (from memory or the database).
+ * holding that session, when that is another instance with a running lease (a finished session's
+ * too: its screenshots and trace are on that instance's disk). The answer, status and headers
+ * included, is the owner's. A request about a session held here, an unknown one, or one held by an
+ * instance whose lease ran out is answered here (from memory or the database).
  *
  * Registered only for PostgreSQL (`store.driver === "postgres"`): the embedded database and the
  * in-memory store are opened by one process.
