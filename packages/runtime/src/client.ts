@@ -4,7 +4,8 @@
  * honoured). Every answer is validated with the protocol's zod schema.
  */
 import { randomUUID } from "node:crypto";
-import { Pool, type Dispatcher } from "undici";
+import { createRequire } from "node:module";
+import type { Dispatcher, Pool as UndiciPool } from "undici";
 import type { z } from "zod";
 import { RunAbortedError } from "@wf/core";
 import {
@@ -148,6 +149,24 @@ interface Answer {
   text: string;
   /** The body's bytes, for a `binary` call's 2xx answer. */
   bytes?: Uint8Array;
+}
+
+/**
+ * undici's `Pool`, loaded from its own file: the package's entry loads all of undici (fetch,
+ * cookies, WebSocket, mocks), ~100 ms of every `wf run`'s start-up against ~40 ms for the pool
+ * (see the CLI README, "Start-up time"). Falls back to the entry if a later undici moves the file.
+ */
+const Pool = loadPool();
+
+function loadPool(): typeof UndiciPool {
+  const require = createRequire(import.meta.url);
+  try {
+    const pool = require("undici/lib/dispatcher/pool.js") as unknown;
+    if (typeof pool === "function") return pool as typeof UndiciPool;
+  } catch {
+    // Not where undici 7 keeps it: take it from the package's entry.
+  }
+  return (require("undici") as typeof import("undici")).Pool;
 }
 
 class AttemptTimeout extends Error {
