@@ -30,14 +30,17 @@ interface Manifest {
 
 /** Loads of the same compiled file in one process, so a fresh import gets a new module URL. */
 let loads = 0;
+/** Files written by this process, so two writes of the same file at once use two temporary names. */
+let writes = 0;
 
 /**
  * Compiles `entry` (an absolute path) unless the cache holds it for the same sources, and returns the
  * `file:` URL to import.
  *
  * @param options.fresh - return a URL no earlier import used (watch mode re-evaluates the file). @default false
- * @returns undefined when no `node_modules` folder holds the entry's directory or a parent of it:
- *   the compiled file must sit where Node resolves the same packages as the source does.
+ * @returns undefined when no `node_modules` folder holds the entry's directory or a parent of it
+ *   (the compiled file must sit where Node resolves the same packages as the source does), or
+ *   when the cache cannot be written: the caller then loads the file another way.
  * @throws esbuild's build error (`Build failed with 1 error: flow.ts:3:7: ERROR: …`) when the file does not compile.
  */
 export async function compileUserFile(entry: string, options: { fresh?: boolean } = {}): Promise<string | undefined> {
@@ -47,7 +50,18 @@ export async function compileUserFile(entry: string, options: { fresh?: boolean 
   const stem = `${basename(entry).replace(/\.[^.]+$/, "")}-${sha256(entry).slice(0, 12)}`;
   const output = join(dir, `${stem}.mjs`);
   const manifestPath = join(dir, `${stem}.json`);
-  if (!(await upToDate(manifestPath, output))) await compile(entry, root, output, manifestPath);
+  if (!(await upToDate(manifestPath, output))) {
+    const { code, manifest } = await compile(entry, root, output);
+    try {
+      await mkdir(dir, { recursive: true });
+      // Written aside then renamed: a second wf compiling the same file at once never reads half a file.
+      await writeAtomic(output, code);
+      await writeAtomic(manifestPath, JSON.stringify(manifest));
+    } catch {
+      // A read-only node_modules (some CI caches): load the file through tsx instead.
+      return undefined;
+    }
+  }
   const url = pathToFileURL(output).href;
   return options.fresh ? `${url}?load=${++loads}` : url;
 }
@@ -72,7 +86,7 @@ async function upToDate(manifestPath: string, output: string): Promise<boolean> 
   return manifest.inputs.every(([, hash], i) => current[i] === hash);
 }
 
-async function compile(entry: string, root: string, output: string, manifestPath: string): Promise<void> {
+async function compile(entry: string, root: string, output: string): Promise<{ code: string; manifest: Manifest }> {
   const esbuild = await import("esbuild");
   const result = await esbuild.build({
     entryPoints: [entry],
@@ -101,10 +115,7 @@ async function compile(entry: string, root: string, output: string, manifestPath
     format: CACHE_FORMAT,
     inputs: await Promise.all(inputs.map(async (path): Promise<[string, string]> => [path, sha256(await readFile(path))])),
   };
-  await mkdir(dirname(output), { recursive: true });
-  // Written aside then renamed: a second wf compiling the same file at once never reads half a file.
-  await writeAtomic(output, code);
-  await writeAtomic(manifestPath, JSON.stringify(manifest));
+  return { code, manifest };
 }
 
 /**
@@ -138,7 +149,7 @@ function importMetaPlugin(): import("esbuild").Plugin {
 }
 
 async function writeAtomic(path: string, content: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
+  const temporary = `${path}.${process.pid}-${++writes}.tmp`;
   await writeFile(temporary, content);
   await rename(temporary, path);
 }
