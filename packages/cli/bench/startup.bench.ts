@@ -10,7 +10,8 @@
  * Run (in packages/cli): pnpm bench [runs]; 7 runs by default. `WF_BENCH_SKIP_INSTALL=1` measures the
  * source checkout only (no pack, no npm install); `WF_BENCH_PROJECT=<dir>` measures the wf installed
  * in that project instead of installing one (it must hold flow.ts, a copy of tests/fixtures/params.ts).
- * Prints each run in ms and the medians.
+ * Prints each run in ms and the medians, beside Node's own start on this machine (`node -e ""`,
+ * spawn to exit): the floor under both figures, which load on a shared machine raises.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -78,8 +79,21 @@ function installBuild(): string {
   return project;
 }
 
+/** Median ms from spawning `node -e ""` to its exit: what any command costs before wf's first line. */
+async function nodeFloor(): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const startedAt = performance.now();
+    const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    await new Promise<void>((done) => child.on("close", () => done()));
+    times.push(performance.now() - startedAt);
+  }
+  return median(times);
+}
+
 let project: string | undefined;
 try {
+  console.log(`node -e "" (Node's own start, spawn to exit): median over ${RUNS} runs ${(await nodeFloor()).toFixed(0)} ms`);
   const source = await measure("source", join(CLI_DIR, "bin", "wf.js"), WORKFLOW, CLI_DIR);
   if (process.env.WF_BENCH_SKIP_INSTALL !== "1") {
     const given = process.env.WF_BENCH_PROJECT;

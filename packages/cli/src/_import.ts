@@ -1,13 +1,16 @@
 /**
  * Imports a user's TypeScript file (a workflow, `wf.config.ts`).
  * - Under `bin/wf.js` in this repository, tsx is already registered for the whole process.
- * - Under the installed `wf` (built JavaScript), `bin.ts` allows a process-wide registration, made
- *   here on the first user file: the CLI's own modules were loaded by Node's loader before it, at
- *   full speed, and the user's file shares their module graph (`@wf/core`, zod: loaded once).
+ * - Under the installed `wf` (built JavaScript), `bin.ts` allows it to compile user files itself
+ *   (`_compile.ts`: esbuild, cached in the project's `node_modules/.cache/wf`) and import the
+ *   result with Node's own loader, with no loader thread; the user's file shares the CLI's module
+ *   graph (`@wf/core`, zod: loaded once). Where no `node_modules` folder holds the file, tsx is
+ *   registered process-wide on the first user file instead (after the modules the command needs).
  * - Elsewhere (tests, an embedding program) `tsImport` compiles the file in its own namespace and
  *   leaves the host process's loader alone.
  */
 import { pathToFileURL } from "node:url";
+import { compileUserFile } from "./_compile.js";
 
 const REGISTERED = Symbol.for("wf.cli.tsxRegistered");
 const MAY_REGISTER = Symbol.for("wf.cli.tsxMayRegister");
@@ -42,6 +45,12 @@ export function preloadBeforeTsx(load: () => Promise<unknown>): void {
 export async function importTs(path: string, options: { fresh?: boolean } = {}): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
   if (flags[REGISTERED] !== true && flags[MAY_REGISTER] === true) {
+    const compiled = await compileUserFile(path, options);
+    if (compiled !== undefined) {
+      // Stack traces and step call sites read the compiled file's inline source map.
+      process.setSourceMapsEnabled(true);
+      return (await import(compiled)) as Record<string, unknown>;
+    }
     // Best effort: a preload that fails costs its time only; the command's own import reports it.
     await Promise.all(preloads.splice(0).map((load) => load().catch(() => undefined)));
     const { register } = await import("tsx/esm/api");

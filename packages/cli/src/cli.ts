@@ -3,7 +3,7 @@
  * modules (one per file in `./commands/`). `runCli()` parses the arguments, runs the command and
  * returns the exit code; only `bin.ts` touches `process.argv` and exits.
  */
-import yargs from "yargs";
+import yargs, { type Argv } from "yargs";
 import { isWfError } from "@wf/core/errors";
 import { checkCommand } from "./commands/check.js";
 import { initCommand } from "./commands/init.js";
@@ -85,6 +85,7 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
       },
     });
   }
+  skipHelpRendering(parser);
   let output = "";
   try {
     await parser.parseAsync([...args], {}, (_error: unknown, _argv: unknown, text: string) => {
@@ -96,6 +97,20 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
   }
   if (output) ctx.stdout.write(output + "\n");
   return exitCode;
+}
+
+/**
+ * Stops yargs from rendering a command's help text before running its handler: yargs does it
+ * unconditionally (`cacheHelpMessage`, to print the help on a later failure of the handler), ~60 ms
+ * of string-width in a cold process, paid by every `wf run`. With `.fail(false)` failures are
+ * thrown to us and printed by {@link report}, never with the help, so the text was never read.
+ * `--help` and usage errors are unaffected (checked in tests/cli.test.ts). A yargs without this
+ * internal hook is left as it is.
+ */
+function skipHelpRendering(parser: Argv): void {
+  const internal = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: unknown } } }).getInternalMethods?.();
+  const usage = internal?.getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 
 /** Prints an error as one paragraph and returns its exit code. */

@@ -6,9 +6,10 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, WF_BIN } from "./_helpers.js";
 
@@ -104,5 +105,30 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
         { plan: "Business", price: 199, seats: 50 },
       ],
     });
+    // The installed wf compiles the file itself (esbuild, no loader thread): each step's call site
+    // is still the line:column of the .ts source, read through the compiled file's source map.
+    const source = (await readFile(join(project, "workflows", "example.ts"), "utf8")).split("\n");
+    const at = (text: string) => `${join(project, "workflows", "example.ts")}:${source.findIndex((l) => l.includes(text)) + 1}:${source.find((l) => l.includes(text))!.indexOf("await") + 7}`;
+    expect(record.steps.map((s: { callSite?: string }) => s.callSite)).toEqual([at("await act("), at('ask("the main heading")'), at('ask("the table of plans"')]);
+  }, 300_000);
+
+  it("a workflow and the helper it imports each see their own import.meta, also from the compile cache", async () => {
+    await mkdir(join(project, "workflows", "lib"), { recursive: true });
+    await writeFile(join(project, "workflows", "lib", "where.ts"), "export const helperUrl: string = import.meta.url;\nexport const helperDir: string = import.meta.dirname;\n");
+    await writeFile(
+      join(project, "workflows", "meta.ts"),
+      'import { workflow } from "@wf/core";\nimport { helperDir, helperUrl } from "./lib/where.ts";\n\nexport default workflow({ name: "meta" }, async () => ({ url: import.meta.url, helperUrl, helperDir }));\n',
+    );
+    for (const round of [1, 2]) {
+      const ran = await exec("npx", ["--no-install", "wf", "run", "workflows/meta.ts", "--reporter", "json", "--out", "meta.json"], project);
+      expectOk(ran, `wf run (round ${round})`);
+      const record = JSON.parse(await readFile(join(project, "meta.json"), "utf8"));
+      expect(record.output).toEqual({
+        url: pathToFileURL(join(project, "workflows", "meta.ts")).href,
+        helperUrl: pathToFileURL(join(project, "workflows", "lib", "where.ts")).href,
+        helperDir: join(project, "workflows", "lib"),
+      });
+    }
+    expect((await readdir(join(project, "node_modules", ".cache", "wf"))).filter((f) => f.startsWith("meta-")).sort()).toEqual([expect.stringMatching(/^meta-\w+\.json$/), expect.stringMatching(/^meta-\w+\.mjs$/)]);
   }, 300_000);
 });

@@ -45,6 +45,23 @@ describe("act / ask inside a run", () => {
     expect(executor.steps[2]!.responseFormat?.type).toBe("json_schema");
   });
 
+  it("gives each step the line:column of its call, the same for a step in a loop and through a helper", async () => {
+    const executor = recordingExecutor([undefined, undefined, undefined, undefined]);
+    const clickThrough = (name: string) => act(`click "${name}"`);
+    await runWithExecutor({ executor, signal: new AbortController().signal }, async () => {
+      for (const name of ["A", "B"]) await act(`click "${name}"`);
+      await clickThrough("C");
+      await clickThrough("D");
+    });
+    // Under vitest the line:column is the transformed file's (no Node source map for it); the exact
+    // .ts position is checked on the installed wf (tests/install.test.ts in @wf/cli).
+    const [inLoop, again, inHelper, helperAgain] = executor.steps.map((s) => s.callSite);
+    expect(inLoop).toMatch(/dsl\.test\.ts:\d+:\d+$/);
+    expect(inHelper).toMatch(/dsl\.test\.ts:\d+:\d+$/);
+    expect([again, helperAgain]).toEqual([inLoop, inHelper]);
+    expect(inHelper).not.toBe(inLoop);
+  });
+
   it("retries a failed step as many times as asked, then gives up with the service's error", async () => {
     const failure = () => new StepFailedError({ index: 1, type: "ACT", instruction: "click", serviceCode: "WF_ELEMENT_NOT_FOUND", serviceMessage: "nope" });
     const executor = recordingExecutor([failure(), { done: true }]);

@@ -1,7 +1,9 @@
 /**
  * Per-step overhead of the runtime (`runWorkflow` → service client → undici) against a service that
- * answers instantly, beside a plain undici loop doing the same two requests per step (run, status).
- * Prints both per-step times and their ratio. Not a test: run it with `pnpm --filter @wf/runtime bench`.
+ * answers instantly, beside a plain undici loop doing the same two requests per step (run, status),
+ * and the service client alone (the same requests through `createServiceClient`, without the DSL
+ * and the executor), which splits the overhead between the client and the rest.
+ * Prints the per-step times and the ratios to the plain loop. Not a test: run it with `pnpm --filter @wf/runtime bench`.
  *
  * Env: `BENCH_STEPS` (default 2_000) steps per measured round, `BENCH_ROUNDS` (default 5) rounds;
  * the median round is reported.
@@ -113,6 +115,22 @@ async function plainRound(baseUrl: string, n: number): Promise<number> {
   return elapsed / n;
 }
 
+/** ms per step of the service client alone: the requests of a step without the DSL, the executor and the record. */
+async function clientRound(baseUrl: string, n: number): Promise<number> {
+  const client = createServiceClient({ baseUrl, apiKey: "bench" });
+  const t0 = performance.now();
+  const { workflowId } = await client.createSession({ browserMode: "REMOTE" });
+  for (let i = 0; i < n; i++) {
+    const { stepId } = await client.runStep(workflowId, { step: `click "Button ${i}"`, type: "ACT", timeoutMs: 30_000 });
+    const status = await client.getStepStatus(stepId, { waitMs: 30_000 });
+    if (status.status !== "SUCCEEDED") throw new Error("unexpected status");
+  }
+  await client.closeSession(workflowId);
+  const elapsed = performance.now() - t0;
+  await client.close();
+  return elapsed / n;
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const service = await instantService();
@@ -120,18 +138,23 @@ try {
   // Warm up both paths (JIT, sockets) before measuring.
   await runtimeRound(service.baseUrl, 200);
   await plainRound(service.baseUrl, 200);
+  await clientRound(service.baseUrl, 200);
   const runtime: number[] = [];
   const plain: number[] = [];
+  const clientOnly: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate so that both see the same machine load.
     plain.push(await plainRound(service.baseUrl, STEPS));
     runtime.push(await runtimeRound(service.baseUrl, STEPS));
+    clientOnly.push(await clientRound(service.baseUrl, STEPS));
   }
   const r = median(runtime);
   const p = median(plain);
+  const c = median(clientOnly);
   const us = (ms: number) => `${(ms * 1000).toFixed(0).padStart(6)} µs`;
   console.log(`Per-step time against an instant service (median of ${ROUNDS} rounds of ${STEPS} steps; 2 requests per step):`);
   console.log(`  runtime (runWorkflow + client)  ${us(r)}`);
+  console.log(`  service client alone            ${us(c)}  (${(c / p).toFixed(2)}× plain)`);
   console.log(`  plain undici loop               ${us(p)}`);
   console.log(`  runtime overhead per step       ${us(r - p)}`);
   console.log(`  ratio runtime / plain           ${(r / p).toFixed(2)}×`);

@@ -4,7 +4,8 @@
  * honoured). Every answer is validated with the protocol's zod schema.
  */
 import { randomUUID } from "node:crypto";
-import { Pool, type Dispatcher } from "undici";
+import { createRequire } from "node:module";
+import type { Dispatcher, Pool as UndiciPool } from "undici";
 import type { z } from "zod";
 import { RunAbortedError } from "@wf/core";
 import {
@@ -150,6 +151,24 @@ interface Answer {
   bytes?: Uint8Array;
 }
 
+/**
+ * undici's `Pool`, loaded from its own file: the package's entry loads all of undici (fetch,
+ * cookies, WebSocket, mocks), ~100 ms of every `wf run`'s start-up against ~40 ms for the pool
+ * (see the CLI README, "Start-up time"). Falls back to the entry if a later undici moves the file.
+ */
+const Pool = loadPool();
+
+function loadPool(): typeof UndiciPool {
+  const require = createRequire(import.meta.url);
+  try {
+    const pool = require("undici/lib/dispatcher/pool.js") as unknown;
+    if (typeof pool === "function") return pool as typeof UndiciPool;
+  } catch {
+    // Not where undici 7 keeps it: take it from the package's entry.
+  }
+  return (require("undici") as typeof import("undici")).Pool;
+}
+
 class AttemptTimeout extends Error {
   override name = "AttemptTimeout";
   readonly code = "WF_REQUEST_TIMEOUT";
@@ -183,15 +202,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const dispatcher: Dispatcher = options.dispatcher ?? ownPool!;
   let closed = false;
 
-  async function send(call: Call<unknown>, url: string): Promise<Answer> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new AttemptTimeout(`no complete answer within ${call.timeoutMs} ms`));
-    }, call.timeoutMs);
-    const onAbort = () => controller.abort(call.signal!.reason);
-    call.signal?.addEventListener("abort", onAbort, { once: true });
+  function send(call: Call<unknown>): Promise<Answer> {
     const headers: Record<string, string> = { accept: call.binary ? "*/*" : "application/json", ...call.headers };
     if (options.apiKey !== undefined) headers[API_KEY_HEADER] = options.apiKey;
     let body: string | undefined;
@@ -199,22 +210,66 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       body = JSON.stringify(call.body);
       headers["content-type"] = "application/json";
     }
-    try {
-      // The dispatcher directly, with the origin parsed once: undici's top-level `request(url)`
-      // parses the URL again on every call (a measurable share of a step, see the README).
-      const response = await dispatcher.request({ origin, path: basePath + call.path, method: call.method, headers, body, signal: controller.signal });
-      if (call.binary && response.statusCode >= 200 && response.statusCode < 300) {
-        return { status: response.statusCode, headers: response.headers, text: "", bytes: new Uint8Array(await response.body.arrayBuffer()) };
+    // The dispatcher directly, with the origin parsed once (undici's top-level `request(url)`
+    // parses the URL on every call), and a handler that gathers the answer: no AbortController
+    // per attempt (the timeout and the caller's signal abort through undici's own controller)
+    // and no body stream (see "Speed" in the README).
+    return new Promise<Answer>((resolve, reject) => {
+      let controller: Dispatcher.DispatchController | undefined;
+      let abortReason: Error | undefined;
+      let timedOut = false;
+      let settled = false;
+      let status = 0;
+      let answerHeaders: Record<string, string | string[] | undefined> = {};
+      const chunks: Buffer[] = [];
+      const abort = (reason: Error) => {
+        if (settled || abortReason) return;
+        abortReason = reason;
+        controller?.abort(reason);
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        abort(new AttemptTimeout(`no complete answer within ${call.timeoutMs} ms`));
+      }, call.timeoutMs);
+      const onAbort = () => abort(call.signal!.reason instanceof Error ? call.signal!.reason : new RunAbortedError(call.signal!.reason));
+      call.signal?.addEventListener("abort", onAbort, { once: true });
+      const settle = (error: Error | undefined, answer?: Answer) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        call.signal?.removeEventListener("abort", onAbort);
+        if (error) reject(timedOut ? new AttemptTimeout(`no complete answer within ${call.timeoutMs} ms`, { cause: error }) : error);
+        else resolve(answer!);
+      };
+      try {
+        dispatcher.dispatch(
+          { origin, path: basePath + call.path, method: call.method, headers, body },
+          {
+            onRequestStart(requestController) {
+              controller = requestController;
+              if (abortReason) requestController.abort(abortReason);
+            },
+            onResponseStart(_controller, statusCode, responseHeaders) {
+              status = statusCode;
+              answerHeaders = responseHeaders;
+            },
+            onResponseData(_controller, chunk) {
+              chunks.push(chunk);
+            },
+            onResponseEnd() {
+              const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+              if (call.binary && status >= 200 && status < 300) settle(undefined, { status, headers: answerHeaders, text: "", bytes: new Uint8Array(bytes) });
+              else settle(undefined, { status, headers: answerHeaders, text: bytes.toString("utf8") });
+            },
+            onResponseError(_controller, error) {
+              settle(error);
+            },
+          },
+        );
+      } catch (error) {
+        settle(error as Error);
       }
-      const text = await response.body.text();
-      return { status: response.statusCode, headers: response.headers, text };
-    } catch (error) {
-      if (timedOut) throw new AttemptTimeout(`no complete answer within ${call.timeoutMs} ms`, { cause: error });
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      call.signal?.removeEventListener("abort", onAbort);
-    }
+    });
   }
 
   async function perform<T>(call: Call<T>): Promise<T> {
@@ -226,7 +281,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (call.signal?.aborted) throw new RunAbortedError(call.signal.reason);
       let answer: Answer;
       try {
-        answer = await send(call as Call<unknown>, url);
+        answer = await send(call as Call<unknown>);
       } catch (error) {
         if (call.signal?.aborted) throw new RunAbortedError(call.signal.reason);
         const timedOut = error instanceof AttemptTimeout;
