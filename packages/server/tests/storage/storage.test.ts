@@ -206,9 +206,9 @@ describe.each(drivers)("storage over %s", (_name, open) => {
       const old = (await api.create()).workflowId;
       const oldStep = (await api.runOk(old, { step: `go to "${pages.url}/index.html"`, type: "ACT" })).stepId;
       await api.finished(oldStep);
-      // The screenshot is written after the answer; wait for it.
+      // The screenshot is written after the answer; wait for it (a loaded machine can take seconds).
       let shot: string | undefined;
-      for (let i = 0; i < 100 && !shot; i++) {
+      for (const deadline = Date.now() + 60_000; !shot && Date.now() < deadline; ) {
         shot = await server.context.sessions.screenshotPath(oldStep);
         if (!shot) await new Promise((r) => setTimeout(r, 50));
       }
