@@ -101,6 +101,11 @@ export class BrowserHost {
     }
   }
 
+  /** How many browser contexts are open: the sessions' and the one opened ahead of the next session. 0 before the browser started. */
+  get contextCount(): number {
+    return this.browser?.contexts().length ?? 0;
+  }
+
   /** Closes the browser (or the CDP connection). Idempotent. */
   async close(): Promise<void> {
     this.closed = true;

@@ -117,6 +117,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : resolved.port;
     if (!resolved.publicUrl) publicUrl = `http://${hostForUrl(resolved.host)}:${port}`;
+    sessions.warmUp();
     // Other instances on the same database forward requests about this one's sessions to it.
     resolved.internalUrl = internalUrlOf(resolved.internalUrl, resolved.host, port);
     const lease =

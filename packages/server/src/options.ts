@@ -161,6 +161,12 @@ export interface ServerOptions {
    */
   requestHashSecret?: string;
   /**
+   * Keep one browser context and page opened ahead of the next session, so creating a session
+   * does not wait for Chromium (sessions with a proxy still do). Costs one idle context (a
+   * renderer process, about 50 MB). Env `WF_WARM_SESSIONS`. @default true
+   */
+  warmSessions?: boolean;
+  /**
    * Name of this server instance among those sharing one database (see `instances.ts`): the
    * sessions it holds are recorded under it, and at start it ends the ones its previous run left
    * open. Env `WF_INSTANCE_ID`. @default derived from the host name and `dataDir` (stable across
@@ -227,6 +233,7 @@ export interface ResolvedServerOptions {
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
   requestHashSecret: string | undefined;
+  warmSessions: boolean;
   instanceId: string;
   /** Undefined until the port is known (see `instances.ts`). */
   internalUrl: string | undefined;
@@ -306,6 +313,7 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
     requestHashSecret: options.requestHashSecret ?? nonEmpty(env.WF_REQUEST_HASH_SECRET),
+    warmSessions: options.warmSessions ?? envFlag(env, "WF_WARM_SESSIONS") ?? true,
     instanceId: nonEmpty(options.instanceId) ?? nonEmpty(env.WF_INSTANCE_ID) ?? defaultInstanceId(dataDir),
     internalUrl: (nonEmpty(options.internalUrl) ?? nonEmpty(env.WF_INTERNAL_URL))?.replace(/\/+$/, ""),
     instanceLeaseMs,

@@ -38,7 +38,9 @@ export class SessionBrowser {
   private constructor(
     readonly context: BrowserContext,
     public page: Page,
-  ) {}
+  ) {
+    page.once("crash", () => (this.crashed = true));
+  }
 
   /**
    * Opens a context (behind `proxy` when given; with the private-network guard when
@@ -60,6 +62,13 @@ export class SessionBrowser {
       throw error;
     }
   }
+
+  /** Whether the context and page can still take a session: open, connected, not crashed. */
+  get usable(): boolean {
+    return !this.crashed && !this.page.isClosed() && this.context.browser()?.isConnected() !== false;
+  }
+
+  private crashed = false;
 
   /**
    * Calls `onEnd` once with the reason when the context closes on its own (the browser crashed or
@@ -200,4 +209,51 @@ function toProxySettings(proxy: string | NonNullable<BrowserContextOptions["prox
   if (url.username) settings.username = decodeURIComponent(url.username);
   if (url.password) settings.password = decodeURIComponent(url.password);
   return settings;
+}
+
+/**
+ * One browser context and page opened ahead of the next session, so creating a session does not
+ * wait for Chromium to make them. Only for sessions without a proxy (a proxy is set when the
+ * context is made). The context is new and unused until it is taken: no cookie, storage or
+ * history of another session can be in it. After each take the next one is opened in the
+ * background.
+ */
+export class WarmSessionBrowser {
+  private next: Promise<SessionBrowser | undefined> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly browser: BrowserHost,
+    private readonly options: ResolvedServerOptions,
+  ) {}
+
+  /** Starts opening one, unless one is open or opening. */
+  fill(): void {
+    if (this.closed || this.next) return;
+    this.next = SessionBrowser.open(this.browser, this.options).catch(() => undefined);
+  }
+
+  /**
+   * The context and page opened ahead (waiting for it when it is still opening), then starts
+   * opening the next. @returns undefined when there is none or it is no longer usable (it is then closed).
+   */
+  async take(): Promise<SessionBrowser | undefined> {
+    const next = this.next;
+    this.next = undefined;
+    const opened = next ? await next : undefined;
+    this.fill();
+    if (opened && !opened.usable) {
+      await opened.close();
+      return undefined;
+    }
+    return opened;
+  }
+
+  /** Closes the one opened ahead; no more are opened. Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const next = this.next;
+    this.next = undefined;
+    await (await next)?.close();
+  }
 }

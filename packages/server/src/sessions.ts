@@ -34,7 +34,7 @@ import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
 import { saveTrace, startTracing, tracePath } from "./tracing.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
-import { saveScreenshot, screenshotFile, SessionBrowser } from "./session-browser.js";
+import { saveScreenshot, screenshotFile, SessionBrowser, WarmSessionBrowser } from "./session-browser.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
 const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
@@ -149,12 +149,20 @@ export class SessionManager {
   private readonly events = new EventEmitter();
   private reserved = 0;
   private stopping = false;
+  /** The context and page opened ahead of the next session (`options.warmSessions`). */
+  private readonly warm: WarmSessionBrowser | undefined;
 
   private readonly secret: Buffer;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.events.setMaxListeners(0);
     this.secret = deps.secret ?? randomBytes(32);
+    this.warm = deps.options.warmSessions ? new WarmSessionBrowser(deps.browser, deps.options) : undefined;
+  }
+
+  /** Opens a browser context and page ahead of the next session (with `options.warmSessions`). */
+  warmUp(): void {
+    this.warm?.fill();
   }
 
   /** Folder of the screenshots taken after steps. */
@@ -238,7 +246,8 @@ export class SessionManager {
     this.reserved += 1;
     let browser: SessionBrowser;
     try {
-      browser = await SessionBrowser.open(this.deps.browser, this.deps.options, options.proxy);
+      // The one opened ahead when there is one (a proxy is chosen at the context's creation).
+      browser = (options.proxy === undefined ? await this.warm?.take() : undefined) ?? (await SessionBrowser.open(this.deps.browser, this.deps.options, options.proxy));
       if (options.trace) {
         const opened = browser;
         await startTracing(opened.context, `wf session (${options.kind})`).catch(async (error: unknown) => {
@@ -638,6 +647,7 @@ export class SessionManager {
    */
   async close(): Promise<void> {
     this.stopping = true;
+    await this.warm?.close();
     const lives = [...this.live.entries()];
     this.live.clear();
     await Promise.all(
