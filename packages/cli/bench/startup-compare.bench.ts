@@ -7,9 +7,8 @@
  *
  * Run (in packages/cli): node --import tsx bench/startup-compare.bench.ts <runs> <before-project> <after-project> [...]
  */
-import { spawn } from "node:child_process";
-import { createServer } from "node:http";
 import { join } from "node:path";
+import { median, startInstantService } from "./_startup.js";
 
 const [runsArg, ...projects] = process.argv.slice(2);
 const RUNS = Number(runsArg);
@@ -18,30 +17,13 @@ if (!Number.isInteger(RUNS) || RUNS < 1 || projects.length === 0) {
   process.exit(2);
 }
 
-let firstRequestAt: number | undefined;
-const server = createServer((req, res) => {
-  firstRequestAt ??= performance.now();
-  req.resume();
-  res.writeHead(401, { "content-type": "application/problem+json" });
-  res.end(JSON.stringify({ type: "about:blank", title: "Unauthorized", status: 401, code: "WF_UNAUTHORIZED", detail: "bench" }));
-});
-await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-const { port } = server.address() as { port: number };
-const runArgs = ["run", "flow.ts", "--param", "query=bench", "--param", "limit=1", "--base-url", `http://127.0.0.1:${port}`, "--api-key", "bench"];
-
-/** ms from spawn to exit, and to the first request (NaN if none). */
+const service = await startInstantService();
+const runArgs = service.runArgs("flow.ts");
+/** ms from spawn to exit, and to the first request (NaN if none), of the wf installed in `project`. */
 async function spawnOnce(project: string, args: string[]): Promise<{ exitMs: number; requestMs: number }> {
-  firstRequestAt = undefined;
-  const startedAt = performance.now();
-  const child = spawn(process.execPath, [join(project, "node_modules", "@wf", "cli", "bin", "wf.js"), ...args], { cwd: project, stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } });
-  await new Promise<void>((done) => child.on("close", () => done()));
-  return { exitMs: performance.now() - startedAt, requestMs: firstRequestAt === undefined ? Number.NaN : firstRequestAt - startedAt };
+  const { exitMs, requestMs } = await service.spawnOnce(join(project, "node_modules", "@wf", "cli", "bin", "wf.js"), args, project);
+  return { exitMs, requestMs: requestMs ?? Number.NaN };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-};
 
 try {
   const results = projects.map(() => ({ help: [] as number[], run: [] as number[] }));
@@ -63,5 +45,5 @@ try {
     console.log(`${project}: median over ${RUNS} runs: wf --help ${help.toFixed(0)} ms (${(help / first!.help).toFixed(2)}×), wf run → first request ${run.toFixed(0)} ms (${(run / first!.run).toFixed(2)}×)`);
   }
 } finally {
-  server.close();
+  service.close();
 }

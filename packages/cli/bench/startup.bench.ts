@@ -15,49 +15,27 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median, startInstantService } from "./_startup.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 7);
 const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
 const WORKFLOW = fileURLToPath(new URL("../tests/fixtures/params.ts", import.meta.url));
 
-let firstRequestAt: number | undefined;
-const server = createServer((req, res) => {
-  firstRequestAt ??= performance.now();
-  req.resume();
-  res.writeHead(401, { "content-type": "application/problem+json" });
-  res.end(JSON.stringify({ type: "about:blank", title: "Unauthorized", status: 401, code: "WF_UNAUTHORIZED", detail: "bench" }));
-});
-await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-const { port } = server.address() as { port: number };
-
-/** Spawns `node <bin> …args` in `cwd`; resolves with ms from spawn to exit and to the first request (if any). */
-async function spawnOnce(bin: string, args: string[], cwd: string): Promise<{ exitMs: number; requestMs: number | undefined }> {
-  firstRequestAt = undefined;
-  const startedAt = performance.now();
-  const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } });
-  await new Promise<void>((done) => child.on("close", () => done()));
-  return { exitMs: performance.now() - startedAt, requestMs: firstRequestAt === undefined ? undefined : firstRequestAt - startedAt };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-}
+const service = await startInstantService();
 
 /** Measures `wf --help` and `wf run` for one way of running wf; returns the medians in ms. */
 async function measure(label: string, bin: string, workflow: string, cwd: string): Promise<{ help: number; run: number }> {
-  const runArgs = ["run", workflow, "--param", "query=bench", "--param", "limit=1", "--base-url", `http://127.0.0.1:${port}`, "--api-key", "bench"];
-  await spawnOnce(bin, ["--help"], cwd); // warm the file system cache and tsx's compile cache
-  await spawnOnce(bin, runArgs, cwd);
+  const runArgs = service.runArgs(workflow);
+  await service.spawnOnce(bin, ["--help"], cwd); // warm the file system cache and tsx's compile cache
+  await service.spawnOnce(bin, runArgs, cwd);
   const help: number[] = [];
   const run: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    help.push((await spawnOnce(bin, ["--help"], cwd)).exitMs);
-    const ran = await spawnOnce(bin, runArgs, cwd);
+    help.push((await service.spawnOnce(bin, ["--help"], cwd)).exitMs);
+    const ran = await service.spawnOnce(bin, runArgs, cwd);
     if (ran.requestMs === undefined) throw new Error(`${label}: wf run exited without sending a request; run it by hand to see why.`);
     run.push(ran.requestMs);
     console.log(`${label} run ${i + 1}: wf --help ${help[i]!.toFixed(0)} ms, wf run → first request ${run[i]!.toFixed(0)} ms`);
@@ -103,6 +81,6 @@ try {
     console.log(`installed ÷ source: help ${(installed.help / source.help).toFixed(2)}×, run ${(installed.run / source.run).toFixed(2)}×`);
   }
 } finally {
-  server.close();
+  service.close();
   if (project) rmSync(join(project, ".."), { recursive: true, force: true });
 }

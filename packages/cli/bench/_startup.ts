@@ -1,0 +1,47 @@
+/**
+ * What the start-up benchmarks share: an instant local service that notes when the first request
+ * of a `wf run` arrives (and answers 401 at once, so the run ends right after), spawning `wf` and
+ * timing it, and the median.
+ */
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+
+/** The instant service: its port, and `close()`. */
+export interface InstantService {
+  port: number;
+  /** The arguments of a `wf run <workflow>` (a copy of tests/fixtures/params.ts) against this service. */
+  runArgs(workflow: string): string[];
+  /** Spawns `node <bin> …args` in `cwd`; resolves with ms from spawn to exit, and to the first request (undefined if none). */
+  spawnOnce(bin: string, args: string[], cwd: string): Promise<{ exitMs: number; requestMs: number | undefined }>;
+  close(): void;
+}
+
+/** Starts the instant service on a free port of 127.0.0.1. */
+export async function startInstantService(): Promise<InstantService> {
+  let firstRequestAt: number | undefined;
+  const server = createServer((req, res) => {
+    firstRequestAt ??= performance.now();
+    req.resume();
+    res.writeHead(401, { "content-type": "application/problem+json" });
+    res.end(JSON.stringify({ type: "about:blank", title: "Unauthorized", status: 401, code: "WF_UNAUTHORIZED", detail: "bench" }));
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  return {
+    port,
+    runArgs: (workflow) => ["run", workflow, "--param", "query=bench", "--param", "limit=1", "--base-url", `http://127.0.0.1:${port}`, "--api-key", "bench"],
+    async spawnOnce(bin, args, cwd) {
+      firstRequestAt = undefined;
+      const startedAt = performance.now();
+      const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } });
+      await new Promise<void>((done) => child.on("close", () => done()));
+      return { exitMs: performance.now() - startedAt, requestMs: firstRequestAt === undefined ? undefined : firstRequestAt - startedAt };
+    },
+    close: () => server.close(),
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+}
