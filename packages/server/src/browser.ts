@@ -32,7 +32,7 @@ export function playwrightChromiumPath(): string | undefined {
 }
 
 /** Wait the client is told to leave before retrying when the browser is unavailable, in ms. */
-const BROWSER_RETRY_AFTER_MS = 5_000;
+export const BROWSER_RETRY_AFTER_MS = 5_000;
 
 /** Owns the browser process (or CDP connection) and makes browser contexts from it. */
 export class BrowserHost {

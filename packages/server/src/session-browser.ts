@@ -7,8 +7,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from "playwright-core";
 import { normalizeStepSchema, type ReplayAction, type StepType, type WireError } from "@wf/core/protocol";
-import type { BrowserHost } from "./browser.js";
-import { StepExecutionError } from "./errors.js";
+import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "./browser.js";
+import { HttpProblem, StepExecutionError } from "./errors.js";
 import { blockPrivateNetworkRequests } from "./network-guard.js";
 import type { ResolvedServerOptions } from "./options.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
@@ -17,6 +17,32 @@ import { replayActions, replayOptions } from "./interpreter/replay.js";
 
 /** Longest a screenshot after a step may take, in ms. */
 const SCREENSHOT_TIMEOUT_MS = 5_000;
+
+/**
+ * Longest a new context's page may take to open, in ms. Chromium can leave `newPage` waiting for
+ * good: seen when another context's renderer crashed while the page was being made.
+ */
+const PAGE_OPEN_TIMEOUT_MS = 15_000;
+
+/**
+ * Longest a session create waits for the context opened ahead, in ms, before it opens its own.
+ * Opening one takes ~0.5 s on 2 cores, ~0.9 s in bursts of 30 (server README, "Speed").
+ */
+const WARM_WAIT_MS = 3_000;
+
+/** Whether `promise` settles within `ms`: its value, or {@link TIMED_OUT}. Rejections pass through. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+const TIMED_OUT = Symbol("timed out");
 
 /** What a step's interpreter call needs from the request. */
 export interface BrowserStepInput {
@@ -45,7 +71,8 @@ export class SessionBrowser {
   /**
    * Opens a context (behind `proxy` when given; with the private-network guard when
    * `options.blockPrivateNetworks`) and its page.
-   * @throws what `browser.newContext` throws (`WF_BROWSER_UNAVAILABLE` when the browser is down).
+   * @throws what `browser.newContext` throws (`WF_BROWSER_UNAVAILABLE` when the browser is down);
+   *   {@link HttpProblem} `WF_BROWSER_UNAVAILABLE` (503) when the page takes over 15 s to open.
    */
   static async open(browser: BrowserHost, options: ResolvedServerOptions, proxy?: string | NonNullable<BrowserContextOptions["proxy"]>): Promise<SessionBrowser> {
     const guarded = options.blockPrivateNetworks;
@@ -56,9 +83,16 @@ export class SessionBrowser {
     });
     try {
       if (guarded) await blockPrivateNetworkRequests(context);
-      return new SessionBrowser(context, await context.newPage());
+      const page = await within(context.newPage(), PAGE_OPEN_TIMEOUT_MS);
+      if (page === TIMED_OUT) {
+        throw new HttpProblem("WF_BROWSER_UNAVAILABLE", `The browser did not open a page within ${PAGE_OPEN_TIMEOUT_MS} ms. Retry the session create.`, {
+          retryAfterMs: BROWSER_RETRY_AFTER_MS,
+        });
+      }
+      return new SessionBrowser(context, page);
     } catch (error) {
-      await context.close().catch(() => undefined);
+      // Not awaited: a context whose page hung may not close either.
+      void context.close().catch(() => undefined);
       throw error;
     }
   }
@@ -135,24 +169,18 @@ export class SessionBrowser {
   async capture(): Promise<Buffer | undefined> {
     if (this.page.isClosed()) return undefined;
     const page = this.page;
-    let timer: NodeJS.Timeout | undefined;
     try {
       let cdp = this.cdpSessions.get(page);
       if (!cdp) {
         cdp = page.context().newCDPSession(page);
         this.cdpSessions.set(page, cdp);
       }
-      const capture = (await cdp).send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true });
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`The screenshot took over ${SCREENSHOT_TIMEOUT_MS} ms.`)), SCREENSHOT_TIMEOUT_MS);
-      });
-      const { data } = await Promise.race([capture, timeout]);
-      return Buffer.from(data, "base64");
+      const shot = await within((await cdp).send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true }), SCREENSHOT_TIMEOUT_MS);
+      if (shot === TIMED_OUT) throw new Error(`The screenshot took over ${SCREENSHOT_TIMEOUT_MS} ms.`);
+      return Buffer.from(shot.data, "base64");
     } catch {
       this.cdpSessions.delete(page);
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -234,14 +262,19 @@ export class WarmSessionBrowser {
   }
 
   /**
-   * The context and page opened ahead (waiting for it when it is still opening), then starts
-   * opening the next. @returns undefined when there is none or it is no longer usable (it is then closed).
+   * The context and page opened ahead (waiting up to 3 s when it is still opening), then starts
+   * opening the next. @returns undefined when there is none, it is not ready within 3 s (it is
+   * closed once it opens), or it is no longer usable (it is then closed).
    */
   async take(): Promise<SessionBrowser | undefined> {
     const next = this.next;
     this.next = undefined;
-    const opened = next ? await next : undefined;
+    const opened = next ? await within(next, WARM_WAIT_MS) : undefined;
     this.fill();
+    if (opened === TIMED_OUT) {
+      void next!.then((late) => late?.close());
+      return undefined;
+    }
     if (opened && !opened.usable) {
       await opened.close();
       return undefined;

@@ -223,10 +223,17 @@ export class SessionManager {
     return "sessionId" in target ? this.sessions.has(target.sessionId) : this.steps.has(target.stepId);
   }
 
-  /** Number of sessions holding a browser context. */
+  /**
+   * Number of open sessions: those holding a browser context, less those that ended and are
+   * closing theirs (a client that sees a session end may create the next at once), plus the
+   * creates under way.
+   */
   get openSessionCount(): number {
-    return this.live.size + this.reserved;
+    return this.live.size - this.ending + this.reserved;
   }
+
+  /** Live sessions that ended and are closing their browser context. */
+  private ending = 0;
 
   /**
    * Creates a session: a new browser context and page (behind `proxy` when given), recorded and
@@ -474,17 +481,22 @@ export class SessionManager {
     session.finishedAt = now;
     const live = this.live.get(sessionId);
     if (live) {
+      this.ending += 1;
       this.disarmIdleTimer(live);
       const reason = new StepExecutionError(
         end.error?.code ?? "WF_SESSION_CLOSED",
         end.error?.message ?? `Session ${sessionId} was closed (${end.status}) before this step finished.`,
       );
       live.running?.abort(reason);
-      await live.capture;
-      await saveTrace(live.browser.context, tracePath(this.deps.options.dataDir, sessionId));
-      await live.browser.close();
-      await live.tail.catch(() => undefined);
-      this.live.delete(sessionId);
+      try {
+        await live.capture;
+        await saveTrace(live.browser.context, tracePath(this.deps.options.dataDir, sessionId));
+        await live.browser.close();
+        await live.tail.catch(() => undefined);
+      } finally {
+        this.live.delete(sessionId);
+        this.ending -= 1;
+      }
     }
     this.bump(session);
     const status = this.toSessionStatus(session);

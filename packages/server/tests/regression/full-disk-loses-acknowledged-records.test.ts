@@ -46,7 +46,9 @@ afterAll(async () => {
 
 describe("a full disk", () => {
   it("answers 503 WF_STORAGE_UNAVAILABLE with nothing half-registered, and recovers when space returns", async () => {
-    let server: RunningServer | undefined = await startServer({ port: 0, apiKeys: [KEY], dataDir, maxSessions: 2, journalSync: true, beforeStoreCommit });
+    // No context opened ahead (warmSessions): each refused create would start opening the next one
+    // in the background, and the exact count of contexts below would race with it.
+    let server: RunningServer | undefined = await startServer({ port: 0, apiKeys: [KEY], dataDir, maxSessions: 2, journalSync: true, beforeStoreCommit, warmSessions: false });
     let createdAfter: string;
     let sessionId: string;
     let retriedStepId: string;
