@@ -56,7 +56,7 @@ export function currentRun(): RunContext | undefined {
 export async function act(instruction: string, options: StepOptions = {}): Promise<unknown> {
   const context = requireRun("act");
   checkInstruction("act", instruction);
-  const callSite = captureCallSite();
+  const callSite = captureCallSite(act);
   const outcome = await runWithRetries(context, options, (attempt, index) => ({
     type: "ACT",
     instruction,
@@ -94,7 +94,7 @@ export async function ask(question: string, schemaOrOptions?: AnySchema | StepOp
   const options = (isSchema(schemaOrOptions) ? maybeOptions : schemaOrOptions) ?? {};
   // Translate before anything is sent: a schema strict mode refuses fails here, at the call.
   const responseFormat = schema ? toResponseFormat(schema, "answer") : undefined;
-  const callSite = captureCallSite();
+  const callSite = captureCallSite(ask);
   const outcome = await runWithRetries(
     context,
     options,
@@ -175,29 +175,35 @@ function safeDecode(path: string): string {
   }
 }
 
-/** Frames kept when capturing the call site: act/ask's own frame, the user's, and a few more for helpers in between. */
-const CALL_SITE_FRAMES = 6;
+/** Frames kept when capturing the call site: the caller of act/ask, and a few more for helpers in between. */
+const CALL_SITE_FRAMES = 5;
 
 /**
  * Reads the stack as V8's call sites and maps only the frame it returns through the module's
  * source map (when source maps are on, as under tsx), instead of formatting `new Error().stack`,
  * which maps every frame: that was the largest per-step cost of our own in the runtime benchmark.
+ *
+ * @param dslFunction - `act` or `ask`: V8 leaves out its frame and every frame above it.
  */
-function captureCallSite(): string | undefined {
-  // Most calls come straight from the user's code (frames: act/ask, then the caller): two frames
-  // are enough and cost less to collect than six, which are taken only when those two do not tell.
-  return userSite(stackSites(2)) ?? userSite(stackSites(CALL_SITE_FRAMES));
+function captureCallSite(dslFunction: DslFunction): string | undefined {
+  // Most calls come straight from the user's code: the one frame below act/ask is enough, and
+  // costs less to collect than five, which are taken only when that one is not the user's.
+  return userSite(stackSites(dslFunction, 1)) ?? userSite(stackSites(dslFunction, CALL_SITE_FRAMES));
 }
 
-function stackSites(frames: number): NodeJS.CallSite[] {
+/** `act` or `ask`, as V8's `Error.captureStackTrace` takes it. */
+type DslFunction = (...args: never[]) => unknown;
+
+/** The `frames` call sites below `dslFunction`'s frame. */
+function stackSites(dslFunction: DslFunction, frames: number): NodeJS.CallSite[] {
   const previous = Error.prepareStackTrace;
   const limit = Error.stackTraceLimit;
   try {
     Error.prepareStackTrace = (_error, callSites) => callSites;
-    Error.stackTraceLimit = frames + 1; // + captureCallSite's own frame, dropped below
+    Error.stackTraceLimit = frames;
     const holder: { stack?: unknown } = {};
-    Error.captureStackTrace(holder, stackSites);
-    return Array.isArray(holder.stack) ? (holder.stack as NodeJS.CallSite[]).slice(1) : [];
+    Error.captureStackTrace(holder, dslFunction);
+    return Array.isArray(holder.stack) ? (holder.stack as NodeJS.CallSite[]) : [];
   } finally {
     Error.prepareStackTrace = previous;
     Error.stackTraceLimit = limit;

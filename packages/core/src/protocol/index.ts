@@ -50,12 +50,24 @@ export const ROUTES = {
 
 /** Fills the `{name}` placeholders of a route path, URL-encoding each value. */
 export function routePath(route: string, params: Record<string, string> = {}): string {
-  return route.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`routePath: missing value for {${name}} in ${route}`);
-    return encodeURIComponent(value);
-  });
+  let parts = routeParts.get(route);
+  if (!parts) {
+    parts = route.split(/\{(\w+)\}/);
+    if (routeParts.size >= 256) routeParts.clear();
+    routeParts.set(route, parts);
+  }
+  // parts: literal, name, literal, name, …, literal.
+  let path = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) {
+    const value = params[parts[i]!];
+    if (value === undefined) throw new Error(`routePath: missing value for {${parts[i]}} in ${route}`);
+    path += encodeURIComponent(value) + parts[i + 1]!;
+  }
+  return path;
 }
+
+/** Templates already split at their `{name}`s (a client builds two paths per step from the same few). */
+const routeParts = new Map<string, string[]>();
 
 /** Header that carries the API key (spec §5.1). Headers are case-insensitive. */
 export const API_KEY_HEADER = "api-key";
