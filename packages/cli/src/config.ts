@@ -8,7 +8,8 @@ import { z } from "zod";
 import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
 
-import { REPORTERS, type ReporterName } from "./names.js";
+import type { ScreenshotMode } from "@wf/core/protocol";
+import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "./names.js";
 
 export { REPORTERS, type ReporterName };
 /**
@@ -83,6 +84,13 @@ export interface WfConfig {
    */
   trace?: TraceMode;
   /**
+   * Which steps get a screenshot after them (Playwright Test's `screenshot` values): `on` every
+   * step, `only-on-failure` the failed ones, `off` none. Fewer pictures make steps faster; the
+   * report then shows the pictures there are. Env `WF_SCREENSHOT`.
+   * @default "on"
+   */
+  screenshot?: ScreenshotMode;
+  /**
    * Folder of the HTML report `wf run` writes on every run (screenshots and traces beside it),
    * emptied at the start of a run; `wf show-report` serves it. Env `WF_REPORT_DIR`.
    * @default "wf-report"
@@ -132,6 +140,7 @@ const ConfigSchema = z
     model: z.string().min(1).optional(),
     lock: z.enum(["read", "write", "heal", "off"]).optional(),
     trace: z.enum(TRACE_MODES).optional(),
+    screenshot: z.enum(SCREENSHOT_MODES).optional(),
     reportDir: z.string().min(1).optional(),
     server: z
       .object({
@@ -161,6 +170,7 @@ export interface CliFlags {
   model?: string | undefined;
   lock?: string | undefined;
   trace?: string | undefined;
+  screenshot?: string | undefined;
   reportDir?: string | undefined;
   host?: string | undefined;
   port?: number | undefined;
@@ -218,6 +228,8 @@ export interface ResolvedCliConfig {
   lock: "read" | "write" | "heal" | "off";
   /** When runs record a Playwright trace (`--trace`, `WF_TRACE`, `trace`). */
   trace: TraceMode;
+  /** Which steps get a screenshot (`--screenshot`, `WF_SCREENSHOT`, `screenshot`). */
+  screenshot: ScreenshotMode;
   /** Folder of the HTML report, absolute (`--report-dir`, `WF_REPORT_DIR`, `reportDir`). */
   reportDir: string;
   server: { host: string; port: number | undefined; workflowsDir: string | undefined; dataDir: string | undefined };
@@ -229,7 +241,7 @@ export interface ResolvedCliConfig {
  * Loads `wf.config.ts` and `.env` and resolves every setting: flag, then environment variable
  * (`WF_BASE_URL`, `WF_API_KEY`, `WF_REPORTER`, `WF_TIMEOUT_MS`, `WF_REQUEST_TIMEOUT_MS`,
  * `WF_MODEL`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_REPEAT_EACH`,
- * `WF_HEADED`, `WF_SLOW_MO_MS`, `WF_TRACE`, `WF_REPORT_DIR`, `WF_HOST`, `WF_PORT`,
+ * `WF_HEADED`, `WF_SLOW_MO_MS`, `WF_TRACE`, `WF_SCREENSHOT`, `WF_REPORT_DIR`, `WF_HOST`, `WF_PORT`,
  * `WF_WORKFLOWS_DIR`, `WF_DATA_DIR`; process variables beat `.env`), then config file, then default.
  *
  * @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` when the config file does not load or has a
@@ -315,6 +327,10 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
   if (!(TRACE_MODES as readonly string[]).includes(trace)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown trace mode "${trace}". Use one of: ${TRACE_MODES.join(", ")}.`);
   }
+  const screenshot = nonEmpty(flags.screenshot) ?? nonEmpty(env.WF_SCREENSHOT) ?? file.screenshot ?? "on";
+  if (!(SCREENSHOT_MODES as readonly string[]).includes(screenshot)) {
+    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown screenshot mode "${screenshot}". Use one of: ${SCREENSHOT_MODES.join(", ")}.`);
+  }
   const { availableParallelism } = await import("node:os");
   const { resolve } = await import("node:path");
   const workers = flags.workers ?? intFromEnv(env, "WF_WORKERS") ?? file.workers ?? Math.max(1, Math.floor(availableParallelism() / 2));
@@ -340,6 +356,7 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     model,
     lock: lock as ResolvedCliConfig["lock"],
     trace: trace as TraceMode,
+    screenshot: screenshot as ScreenshotMode,
     reportDir: resolve(cwd, nonEmpty(flags.reportDir) ?? nonEmpty(env.WF_REPORT_DIR) ?? file.reportDir ?? "wf-report"),
     server: {
       host: nonEmpty(flags.host) ?? nonEmpty(env.WF_HOST) ?? file.server?.host ?? "127.0.0.1",

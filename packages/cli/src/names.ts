@@ -3,6 +3,8 @@
  * declared when `wf` starts (for `--help` too), and this module loads no dependency.
  */
 
+import type { ScreenshotMode } from "@wf/core/protocol";
+
 /** Reporters of `wf run`. */
 export const REPORTERS = ["pretty", "list", "line", "dot", "json", "ndjson", "junit", "html"] as const;
 /**
@@ -15,3 +17,10 @@ export type ReporterName = (typeof REPORTERS)[number];
 
 /** Reporters of `wf trigger`: those of `wf run` on one workflow. */
 export const TRIGGER_REPORTERS = ["pretty", "json", "ndjson"] as const;
+
+/**
+ * `wf run --screenshot`: which steps the service takes a screenshot after (the protocol's
+ * `ScreenshotMode`, Playwright Test's `screenshot` values), listed here so that declaring the flag
+ * loads no schema.
+ */
+export const SCREENSHOT_MODES = ["on", "only-on-failure", "off"] as const satisfies ReadonlyArray<ScreenshotMode>;

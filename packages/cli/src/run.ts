@@ -156,6 +156,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
         onEvent: (event) => reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event),
         lock,
         ...(options.trace ? { trace: true } : {}),
+        screenshot: config.screenshot,
       });
       record = timeoutRecord(record, controller.signal);
     } catch (error) {

@@ -122,6 +122,25 @@ describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
     expect(await exited).toBe(0);
   });
 
+  it("--screenshot only-on-failure: the report holds the failed step's picture and no other", async () => {
+    const result = await runWf(["run", SUITE, "--grep", "checkout-broken|shop-title", "--workers", "2", "--screenshot", "only-on-failure", "--trace", "off", "--report-dir", "failures-only", "--var", `url=${origin}`], {
+      cwd: scratch.dir,
+      timeoutMs: 280_000,
+    });
+    expect(result.code).toBe(1);
+    const dir = join(scratch.dir, "failures-only");
+    // checkout-broken fails at its second step; shop-title passes.
+    expect((await readdir(join(dir, "checkout-broken"))).sort()).toEqual(["step-2.png"]);
+    const passed = existsSync(join(dir, "shop-title")) ? await readdir(join(dir, "shop-title")) : [];
+    expect(passed.filter((name) => name.endsWith(".png"))).toEqual([]);
+  });
+
+  it("an unknown screenshot mode is a usage error (exit 2) that lists the modes", async () => {
+    const result = await runWf(["run", join(SUITE, "shop-title.ts"), "--var", `url=${origin}`], { cwd: scratch.dir, env: { WF_SCREENSHOT: "sometimes" } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Unknown screenshot mode "sometimes". Use one of: on, only-on-failure, off.');
+  });
+
   it("a --report-dir holding files wf did not write is refused (exit 2), not emptied", async () => {
     const mine = join(scratch.dir, "mine");
     await mkdir(mine);

@@ -19,7 +19,7 @@ import {
   type StepRequest,
   type Workflow,
 } from "@wf/core";
-import { MAX_LONG_POLL_MS, type ReplayAction, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
+import { MAX_LONG_POLL_MS, type ReplayAction, type ScreenshotMode, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
 import { sleep } from "./_retry.js";
 import type { ServiceClient } from "./client.js";
 import { RUN_RECORD_VERSION, type RunEvent, type RunRecord, type RunUsage, type StepRecord } from "./types.js";
@@ -65,6 +65,13 @@ export interface RunWorkflowOptions {
    * fetch it after the run with `client.getTrace(record.sessionId)`. @default false
    */
   trace?: boolean;
+  /**
+   * Which steps the service takes a screenshot after (`screenshot` on create; Playwright Test's
+   * values): `on` every step, `only-on-failure` the failed ones, `off` none. Fewer pictures make
+   * each step faster (the picture is taken before the next step may start); a debugger page
+   * open on the session still gets every step's. @default "on"
+   */
+  screenshot?: ScreenshotMode;
 }
 
 const MAX_POLL_INTERVAL_MS = 2_000;
@@ -106,7 +113,11 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   // The create request gets no signal: aborting it after it was sent could orphan the session it
   // creates. On abort, wait (up to closeTimeoutMs) for its answer, close that session, then throw.
-  const creating = client.createSession({ browserMode: "REMOTE", ...(options.trace ? { trace: true } : {}) });
+  const creating = client.createSession({
+    browserMode: "REMOTE",
+    ...(options.trace ? { trace: true } : {}),
+    ...(options.screenshot && options.screenshot !== "on" ? { screenshot: options.screenshot } : {}),
+  });
   let session: Awaited<typeof creating>;
   try {
     session = await untilAborted(creating, signal);

@@ -1,7 +1,9 @@
 /**
  * Benchmark (not a test): the same flow of N actions (default 50) on a local page, once through
  * the server over HTTP (each step run, then long-polled to its end) and once as a plain Playwright
- * script in the same browser. Prints the median time per action of each and their ratio.
+ * script in the same browser. The server runs it twice: with a screenshot after every step (the
+ * default) and with `screenshot: "only-on-failure"` (no picture, as no step fails). Prints the
+ * median time per action of each and their ratios to the plain script.
  *
  * Run: `pnpm --filter @wf/server bench` (`WF_BENCH_ACTIONS=100` for more actions).
  */
@@ -52,38 +54,47 @@ async function main(): Promise<void> {
       }
     };
 
-    // Through the server.
-    const session = CreateSessionResponse.parse(await call("POST", ROUTES.stepCreate, {}));
-    await runToEnd(session.workflowId, `go to "${pageUrl}"`);
-    const viaServer: number[] = [];
-    for (const action of flow()) {
-      const instruction = action.kind === "type" ? `type "${action.text}" into "Item name"` : `click "${action.text}"`;
-      const start = performance.now();
-      await runToEnd(session.workflowId, instruction);
-      viaServer.push(performance.now() - start);
-    }
-    await call("POST", routePath(ROUTES.stepClose, { id: session.workflowId }));
+    // Through the server, in a session with the given screenshot mode.
+    const throughServer = async (screenshot: "on" | "only-on-failure"): Promise<number[]> => {
+      const session = CreateSessionResponse.parse(await call("POST", ROUTES.stepCreate, { screenshot }));
+      await runToEnd(session.workflowId, `go to "${pageUrl}"`);
+      const times: number[] = [];
+      for (const action of flow()) {
+        const instruction = action.kind === "type" ? `type "${action.text}" into "Item name"` : `click "${action.text}"`;
+        const start = performance.now();
+        await runToEnd(session.workflowId, instruction);
+        times.push(performance.now() - start);
+      }
+      await call("POST", routePath(ROUTES.stepClose, { id: session.workflowId }));
+      return times;
+    };
 
     // A plain Playwright script, in the same browser.
-    const context = await server.context.browser.newContext();
-    const page = await context.newPage();
-    await page.goto(pageUrl);
-    const plain: number[] = [];
-    for (const action of flow()) {
-      const start = performance.now();
-      if (action.kind === "type") await page.getByLabel("Item name").fill(action.text);
-      else await page.getByRole("button", { name: action.text }).click();
-      plain.push(performance.now() - start);
-    }
-    await context.close();
+    const plainScript = async (): Promise<number[]> => {
+      const context = await server.context.browser.newContext();
+      const page = await context.newPage();
+      await page.goto(pageUrl);
+      const times: number[] = [];
+      for (const action of flow()) {
+        const start = performance.now();
+        if (action.kind === "type") await page.getByLabel("Item name").fill(action.text);
+        else await page.getByRole("button", { name: action.text }).click();
+        times.push(performance.now() - start);
+      }
+      await context.close();
+      return times;
+    };
 
-    const m1 = median(viaServer);
-    const m2 = median(plain);
+    // In turns, so that each sees the same machine.
+    const every = median(await throughServer("on"));
+    const plain = median(await plainScript());
+    const failuresOnly = median(await throughServer("only-on-failure"));
     process.stdout.write(
       `${ACTIONS} actions on ${pageUrl}\n` +
-        `  through the server (HTTP): median ${m1.toFixed(1)} ms per action\n` +
-        `  plain Playwright script:   median ${m2.toFixed(1)} ms per action\n` +
-        `  ratio server / plain:      ${(m1 / m2).toFixed(2)}×\n`,
+        `  through the server (HTTP), a screenshot after every step:     median ${every.toFixed(1)} ms per action\n` +
+        `  through the server, screenshot only-on-failure (none here):   median ${failuresOnly.toFixed(1)} ms per action\n` +
+        `  plain Playwright script:                                       median ${plain.toFixed(1)} ms per action\n` +
+        `  ratio server / plain: ${(every / plain).toFixed(2)}× (every step), ${(failuresOnly / plain).toFixed(2)}× (only-on-failure)\n`,
     );
   } finally {
     await server.close();

@@ -285,7 +285,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   });
   app.post(fastifyPath(ROUTES.stepCreate), auth, async (request) => {
     const body = context.parse(CreateSessionRequest, request.body ?? {});
-    const session = await context.sessions.createSession({ kind: "STEP", ...(body.trace ? { trace: true } : {}) });
+    const session = await context.sessions.createSession({ kind: "STEP", ...(body.trace ? { trace: true } : {}), ...(body.screenshot ? { screenshot: body.screenshot } : {}) });
     return { workflowId: session.sessionId, sessionToken: session.token, debuggerUrl: context.sessions.viewUrl(session) } satisfies CreateSessionResponse;
   });
 

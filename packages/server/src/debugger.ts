@@ -114,10 +114,13 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     const unsubscribe = sessions.onChange((change) => {
       if (change.sessionId === session.sessionId) send();
     });
+    // While the page watches, every step gets a screenshot (whatever the session's screenshot mode).
+    const unwatch = sessions.watchView(session.sessionId);
     const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
     res.on("close", () => {
       clearInterval(keepAlive);
       unsubscribe();
+      unwatch();
     });
   });
 

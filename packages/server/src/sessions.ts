@@ -13,6 +13,7 @@ import {
   normalizeStepSchema,
   routePath,
   ROUTES,
+  type ScreenshotMode,
   type SessionKind,
   type SessionLogLine,
   type SessionState,
@@ -54,6 +55,8 @@ export interface CreateSessionOptions {
   proxy?: string | NonNullable<BrowserContextOptions["proxy"]>;
   /** Record a Playwright trace of the session, saved when it ends (see `tracing.ts`). */
   trace?: boolean;
+  /** Which steps get a screenshot after them (Playwright Test's `screenshot` values). @default "on" */
+  screenshot?: ScreenshotMode;
 }
 
 /** A step to run, as `POST /workflow/step/run/{id}` takes it (already validated). */
@@ -118,6 +121,8 @@ interface LiveSession {
   idleTimer: NodeJS.Timeout | undefined;
   /** The screenshot being taken after the last step: a close waits for it (the failed step's picture matters most). */
   capture?: Promise<unknown>;
+  /** Which steps get a screenshot; every step while a debugger page watches (see `watchView`). */
+  screenshot: ScreenshotMode;
 }
 
 /** Dependencies of the {@link SessionManager}. */
@@ -295,7 +300,7 @@ export class SessionManager {
       this.reserved -= 1;
     }
     this.sessions.set(session.sessionId, session);
-    const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined };
+    const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined, screenshot: options.screenshot ?? "on" };
     this.live.set(session.sessionId, live);
     // A context that closes on its own or a crashed page ends the session FAILED at once and frees
     // its slot, rather than stay RUNNING until the idle timeout.
@@ -635,6 +640,30 @@ export class SessionManager {
     return { status: this.toSessionStatus(record, steps), screenshotStepIds: steps.filter((s) => s.screenshot).map((s) => s.stepId) };
   }
 
+  /**
+   * Counts a debugger page watching a session: while one does, every step of the session gets a
+   * screenshot whatever its `screenshot` mode. @returns a function that ends this watch (idempotent).
+   */
+  watchView(sessionId: string): () => void {
+    this.viewers.set(sessionId, (this.viewers.get(sessionId) ?? 0) + 1);
+    let watching = true;
+    return () => {
+      if (!watching) return;
+      watching = false;
+      const left = (this.viewers.get(sessionId) ?? 1) - 1;
+      if (left > 0) this.viewers.set(sessionId, left);
+      else this.viewers.delete(sessionId);
+    };
+  }
+
+  /** How many debugger pages watch a session now (event streams open on it). */
+  viewCount(sessionId: string): number {
+    return this.viewers.get(sessionId) ?? 0;
+  }
+
+  /** Debugger pages watching each session, by session id (only sessions with at least one). */
+  private readonly viewers = new Map<string, number>();
+
   /** Calls `listener` on every change of any session or step. @returns a function that unsubscribes. */
   onChange(listener: (change: SessionChange) => void): () => void {
     this.events.on("change", listener);
@@ -766,7 +795,8 @@ export class SessionManager {
       }
       // The capture starts now, while the outcome is recorded (a commit), so the two overlap; the
       // next step still waits for it, so the picture is the page as this step left it.
-      const shot = session.status === "RUNNING" && !this.stopping ? live.browser.capture() : Promise.resolve(undefined);
+      const wanted = live.screenshot === "on" || (live.screenshot === "only-on-failure" && outcome.error !== undefined) || this.viewers.has(session.sessionId);
+      const shot = wanted && session.status === "RUNNING" && !this.stopping ? live.browser.capture() : Promise.resolve(undefined);
       // A close waits for this step's picture to be written and recorded (the failed step's
       // picture, the one that matters, comes right before the runtime's close).
       live.capture = new Promise<void>((done) => (pictureRecorded = done));

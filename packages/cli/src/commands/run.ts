@@ -1,5 +1,5 @@
 /** `wf run <file>`: runs a workflow file. */
-import { REPORTERS, type ReporterName } from "../names.js";
+import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "../names.js";
 import { defineCommand } from "./_types.js";
 
 export const runCommand = defineCommand({
@@ -29,6 +29,10 @@ export const runCommand = defineCommand({
       .option("trace", {
         choices: ["on", "off", "retain-on-failure", "on-first-retry"] as const,
         describe: "Record a Playwright trace of each workflow's session into the report (<report-dir>/<workflow>/trace.zip; open with npx playwright show-trace): on, off, retain-on-failure (kept when the attempt failed), on-first-retry [default: retain-on-failure, or WF_TRACE, or trace in wf.config.ts]",
+      })
+      .option("screenshot", {
+        choices: SCREENSHOT_MODES,
+        describe: "Which steps get a screenshot (in the report and the debugger page): on (every step), only-on-failure (faster: steps do not wait for a picture), off [default: on, or WF_SCREENSHOT, or screenshot in wf.config.ts]",
       })
       .option("report-dir", { type: "string", describe: "Folder of the HTML report every run writes (emptied first; screenshots and traces beside it) [default: wf-report, or WF_REPORT_DIR, or reportDir in wf.config.ts]" })
       .option("repeat-each", { type: "number", describe: "Run each workflow this many times, each run reported on its own [default: 1]" })
@@ -87,6 +91,7 @@ export const runCommand = defineCommand({
         slowMoMs: args["slow-mo"],
         lock: args.lock,
         trace: args.trace,
+        screenshot: args.screenshot,
         reportDir: args["report-dir"],
       },
     });

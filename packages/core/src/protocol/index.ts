@@ -84,6 +84,15 @@ export const MAX_LONG_POLL_MS = 30_000;
 /** `browserMode` values (spec §4.1 lists `REMOTE` only). */
 export const BrowserMode = z.enum(["REMOTE"]);
 
+/**
+ * Which steps of a session get a screenshot after them (ours; Playwright Test's `screenshot`
+ * option and its values): `on` every step (the default), `only-on-failure` the steps that failed,
+ * `off` none. A session whose debugger page is open gets one after every step whatever the mode.
+ */
+export const SCREENSHOT_MODES = ["on", "only-on-failure", "off"] as const;
+export const ScreenshotMode = z.enum(SCREENSHOT_MODES);
+export type ScreenshotMode = z.infer<typeof ScreenshotMode>;
+
 /** Body of `POST /workflow/step/create`. `browserMode` is optional, default `REMOTE` (public samples). */
 export const CreateSessionRequest = z
   .object({
@@ -94,6 +103,9 @@ export const CreateSessionRequest = z
       .describe(
         "Record a Playwright trace of the session (screenshots and DOM snapshots), saved when the session ends and served by GET /workflow/view/{id}/trace. Default false.",
       ),
+    screenshot: ScreenshotMode.optional().describe(
+      "Which steps get a screenshot after them, in Playwright Test's words: on (every step, the default), only-on-failure (the failed steps), off (none). While the session's debugger page is open, every step gets one.",
+    ),
   })
   .describe("Create a step-mode session.");
 export type CreateSessionRequest = z.input<typeof CreateSessionRequest>;
