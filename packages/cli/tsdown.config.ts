@@ -18,7 +18,7 @@ if (missing.length > 0) {
 
 export default defineConfig({
   ...PUBLISHED_BUILD,
-  entry: ["src/index.ts", "src/bin.ts"],
+  entry: ["src/index.ts", "src/bin.ts", "src/cached-help.ts"],
   deps: { alwaysBundle: (id) => BUNDLED.some((name) => id === name || id.startsWith(`${name}/`)) },
   // The bundled packages' declarations are inlined too: dist/index.d.ts names no package the user lacks.
   dts: { eager: true },

@@ -23,5 +23,15 @@ if (existsSync(source)) {
   globalThis[Symbol.for("wf.cli.tsxRegistered")] = true;
   await import(source.href);
 } else {
-  await import(new URL("../dist/bin.js", import.meta.url).href);
+  // `wf --help` prints the text yargs rendered at build time when it is what yargs would print now
+  // (src/cached-help.ts says when), without loading the CLI.
+  const args = process.argv.slice(2);
+  let help;
+  if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
+    help = await Promise.all([import("../dist/cached-help.js"), import("../dist/help-table.js")])
+      .then(([{ cachedHelp }, { default: table }]) => cachedHelp(args, process.stdout.columns, process.env, existsSync(".env"), table))
+      .catch(() => undefined);
+  }
+  if (help !== undefined) process.stdout.write(help);
+  else await import(new URL("../dist/bin.js", import.meta.url).href);
 }

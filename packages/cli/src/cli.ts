@@ -16,6 +16,7 @@ import { showReportCommand } from "./commands/show-report.js";
 import { triggerCommand } from "./commands/trigger.js";
 import { workflowsCommand } from "./commands/workflows.js";
 import type { CliContext, WfCommand } from "./commands/_types.js";
+import { helpWidth } from "./cached-help.js";
 import { EXIT, exitCodeOf } from "./errors.js";
 
 /** The commands of `wf`, in the order `wf --help` lists them. Add a command with one line here. */
@@ -64,7 +65,7 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
     .strict()
     .recommendCommands()
     .demandCommand(1, `Name a command: ${COMMANDS.map((c) => `wf ${c.command}`).join(", ")}.`)
-    .wrap(Math.min(110, ctx.stdout.columns ?? 100))
+    .wrap(helpWidth(ctx.stdout.columns))
     .example("$0 run workflows/search.ts --param query=postgres", "Run a workflow on the embedded server")
     .example("$0 plan workflows/search.ts", "List its steps without running it")
     .example("$0 check workflows/*.ts", "Type-check and lint workflow files")

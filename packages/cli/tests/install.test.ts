@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../src/cli.js";
 import { ROOT, WF_BIN } from "./_helpers.js";
 
 /** What a command did; never throws on a non-zero exit. */
@@ -26,8 +27,13 @@ function userEnv(): NodeJS.ProcessEnv {
 }
 
 function exec(command: string, args: string[], cwd: string, timeoutMs = 600_000): Promise<Ran> {
+  return execWith(command, args, cwd, {}, timeoutMs);
+}
+
+/** {@link exec} with variables added to the user's environment. */
+function execWith(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 600_000): Promise<Ran> {
   return new Promise((done) => {
-    execFile(command, args, { cwd, env: userEnv(), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env: { ...userEnv(), ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       done({ code, stdout: String(stdout), stderr: String(stderr) + (error && typeof error.code !== "number" ? `\n${error.message}` : "") });
     });
@@ -83,6 +89,20 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
     const ran = await exec(process.execPath, ["--input-type=module", "-e", 'const core = await import("@wf/core"); const cli = await import("@wf/cli"); console.log(typeof core.workflow, typeof cli.runWorkflowFile)'], project);
     expectOk(ran, "importing the packages");
     expect(ran.stdout.trim()).toBe("function function");
+  });
+
+  it("wf --help prints yargs's own text from the build's cache; a non-English locale still gets yargs's translation", async () => {
+    const bin = join(project, "node_modules", "@wf", "cli", "bin", "wf.js");
+    let expected = "";
+    expect(await runCli(["--help"], { stdout: { write: (chunk) => (expected += chunk) }, env: {} })).toBe(0);
+    for (const flag of ["--help", "-h"]) {
+      const ran = await exec(process.execPath, [bin, flag], dir);
+      expectOk(ran, `wf ${flag}`);
+      expect(ran.stdout).toBe(expected);
+    }
+    const german = await execWith(process.execPath, [bin, "--help"], dir, { LC_ALL: "de_DE.UTF-8" });
+    expectOk(german, "wf --help in German");
+    expect(german.stdout).toContain("Kommandos:");
   });
 
   it("the scaffold type-checks as written (tsc --noEmit) and passes wf check", async () => {
