@@ -15,7 +15,7 @@ import { existsSync } from "node:fs";
 const source = new URL("../src/bin.ts", import.meta.url);
 if (existsSync(source)) {
   const SERVICE_COMMANDS = new Set(["run", "trigger", "workflows"]);
-  const preload = ["yargs", "zod", "zod/v3", "zod-to-json-schema"];
+  const preload = ["yargs", "zod"];
   if (SERVICE_COMMANDS.has(process.argv[2])) preload.push("undici");
   await Promise.all(preload.map((specifier) => import(specifier).catch(() => {})));
   const { register } = await import("tsx/esm/api");

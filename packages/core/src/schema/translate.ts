@@ -11,9 +11,10 @@
  * write JSON Schema of the schema's *input* (the model writes JSON that zod then parses); and
  * `_strictify.ts` rewrites that into the strict subset, which `limits.ts` then measures.
  */
+import { createRequire } from "node:module";
 import { z } from "zod";
-import { z as z3 } from "zod/v3";
-import { zodToJsonSchema } from "zod-to-json-schema";
+import type { z as z3 } from "zod/v3";
+import type { zodToJsonSchema } from "zod-to-json-schema";
 import type { ResponseFormat } from "../protocol/index.js";
 import { AnswerValidationError, SchemaTranslationError, type ValidationIssue } from "../errors.js";
 import { checkSchema } from "./_check.js";
@@ -58,6 +59,23 @@ export function isWrapped(schema: AnySchema): boolean {
 }
 
 const cache = new WeakMap<object, Json>();
+
+/** zod 3's builder and `zod-to-json-schema`, loaded on the first zod 3 schema (see {@link zod3}). */
+let zod3Support: { z3: typeof z3; zodToJsonSchema: typeof zodToJsonSchema } | undefined;
+
+/**
+ * zod 3's builder and its JSON Schema converter, loaded when a zod 3 schema first needs them:
+ * ~50 modules a zod 4 user never runs, off every `wf run`'s start-up. `require` keeps the
+ * translation synchronous; the converter reads each schema's `_def` (no `instanceof`), so a zod 3
+ * schema from zod's ES module build converts the same through these CommonJS builds.
+ */
+function zod3(): NonNullable<typeof zod3Support> {
+  if (!zod3Support) {
+    const require = createRequire(import.meta.url);
+    zod3Support = { z3: (require("zod/v3") as typeof import("zod/v3")).z, zodToJsonSchema: (require("zod-to-json-schema") as typeof import("zod-to-json-schema")).zodToJsonSchema };
+  }
+  return zod3Support;
+}
 
 /**
  * The strict-mode JSON Schema of `schema` (the `schema` field of {@link toResponseFormat}'s
@@ -146,7 +164,7 @@ export function decodeAnswer<S extends AnySchema>(schema: S, json: unknown): Inf
 
 /** Wraps a non-object root in `{ value: root }`, with the zod version of the root. */
 function wrap(schema: AnySchema): unknown {
-  return isZod4(schema) ? z.object({ [WRAPPER_KEY]: schema as z.ZodType }) : z3.object({ [WRAPPER_KEY]: schema as z3.ZodTypeAny });
+  return isZod4(schema) ? z.object({ [WRAPPER_KEY]: schema as z.ZodType }) : zod3().z3.object({ [WRAPPER_KEY]: schema as z3.ZodTypeAny });
 }
 
 /** JSON Schema of the input of a checked schema, through the converter of its zod version. */
@@ -164,7 +182,7 @@ function convert(schema: unknown): Json {
           ctx.zodSchema._zod.def.type === "date" ? { type: "string", format: "date-time" } : "throw",
       }) as Json;
     }
-    return zodToJsonSchema(schema as z3.ZodTypeAny, {
+    return zod3().zodToJsonSchema(schema as z3.ZodTypeAny, {
       target: "jsonSchema7",
       $refStrategy: "root",
       definitionPath: "$defs",
