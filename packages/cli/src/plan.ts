@@ -332,13 +332,14 @@ export async function checkWorkflowFiles(files: ReadonlyArray<string>, options: 
       });
   const sourceFiles = paths.map((p) => project.addSourceFileAtPath(p));
   project.resolveSourceFileDependencies();
-  const program = project.getProgram();
+  const program = typeCheckingProgram(morph, project, sourceFiles.map((sf) => sf.getFilePath()));
   const results: PlanResult[] = [];
   for (const sourceFile of sourceFiles) {
     const lintOptions = { modelConfigured: options.modelConfigured ?? false };
     const result = await lintSourceFile(sourceFile, lintOptions);
-    const diagnostics = [...program.getSyntacticDiagnostics(sourceFile), ...program.getSemanticDiagnostics(sourceFile)];
-    result.findings.unshift(...diagnostics.map((d) => toFinding(d)));
+    const checked = program.getSourceFile(sourceFile.getFilePath());
+    const diagnostics = checked ? [...program.getSyntacticDiagnostics(checked), ...program.getSemanticDiagnostics(checked)] : [];
+    result.findings.unshift(...diagnostics.map((d) => tsFinding(morph.ts, d)));
     // Helper modules are linted like the file; their type errors show in the file's diagnostics
     // only where the file uses them, so they are not type-checked on their own here.
     await planHelperModules(project, sourceFile, result, false, lintOptions);
@@ -388,6 +389,44 @@ async function existingFile(file: string, cwd: string = process.cwd()): Promise<
     throw new CliUsageError("WF_CLI_FILE_NOT_FOUND", `Workflow file not found: ${path}. Check the path (it is relative to ${cwd}).`, { path });
   }
   return path;
+}
+
+/** Where ts-morph keeps TypeScript's own declaration files (in memory, not on disk). */
+const TS_LIB_FOLDER = "/node_modules/typescript/lib";
+
+/**
+ * The program `wf check` type-checks with: TypeScript's own compiler host for the user's files and
+ * packages, ts-morph's in-memory copies of TypeScript's lib files. ts-morph's host ignores the
+ * module format TypeScript asks a file to be parsed in, so under `module: NodeNext` every file of a
+ * `"type": "module"` project read as CommonJS and `import.meta` was a false TS1470 (ts-morph issue
+ * #1446); TypeScript's host parses each file in the format its package.json implies, as `tsc` does.
+ */
+function typeCheckingProgram(morph: typeof import("ts-morph"), project: Project, rootNames: string[]): import("ts-morph").ts.Program {
+  const ts = morph.ts;
+  const options = project.getCompilerOptions();
+  const host = ts.createCompilerHost(options, true);
+  const inLib = (file: string) => file.startsWith(`${TS_LIB_FOLDER}/`);
+  const libFile = (file: string) => project.getSourceFile(file) ?? project.addSourceFileAtPathIfExists(file);
+  const { fileExists, readFile, getSourceFile } = host;
+  host.getDefaultLibLocation = () => TS_LIB_FOLDER;
+  host.getDefaultLibFileName = (o) => `${TS_LIB_FOLDER}/${ts.getDefaultLibFileName(o)}`;
+  host.fileExists = (file) => (inLib(file) ? libFile(file) !== undefined : fileExists.call(host, file));
+  host.readFile = (file) => (inLib(file) ? libFile(file)?.getFullText() : readFile.call(host, file));
+  host.getSourceFile = (file, languageVersionOrOptions, onError, shouldCreate) =>
+    inLib(file) ? libFile(file)?.compilerNode : getSourceFile.call(host, file, languageVersionOrOptions, onError, shouldCreate);
+  return ts.createProgram({ rootNames, options, host });
+}
+
+/** A TypeScript diagnostic as a finding (line and column 1-based, like ts-morph's). */
+function tsFinding(ts: typeof import("ts-morph").ts, d: import("ts-morph").ts.Diagnostic): Finding {
+  const pos = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+  return {
+    code: `TS${d.code}`,
+    message: ts.flattenDiagnosticMessageText(d.messageText, "\n"),
+    file: d.file?.fileName ?? "",
+    line: pos ? pos.line + 1 : 0,
+    column: pos ? pos.character + 1 : 0,
+  };
 }
 
 function toFinding(d: import("ts-morph").Diagnostic, code?: string): Finding {

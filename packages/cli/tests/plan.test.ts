@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkWorkflowFiles, formatPlan, planWorkflowFile } from "../src/index.js";
 import { FIXTURES, brokenFixture, scratchDir } from "./_helpers.js";
+import { mkdir, writeFile } from "node:fs/promises";
 
 describe("planWorkflowFile", () => {
   let dir: string;
@@ -188,6 +189,30 @@ describe("checkWorkflowFiles", () => {
     // Helper modules are linted too: the empty step in helpers/menu.ts, and no type error.
     expect(result.files[3]!.findings.map((f) => `${f.file.slice(FIXTURES.length + 1)}:${f.line} ${f.code}`)).toEqual(["helpers/menu.ts:8 WF_LINT_EMPTY_INSTRUCTION"]);
     expect(result.findingCount).toBe(result.files.reduce((n, f) => n + f.findings.length, 0));
+  }, 180_000);
+
+  it("reads each file in the module format its package.json implies: import.meta is fine in a \"type\": \"module\" project, TS1470 in a CommonJS one", async () => {
+    const workflowSource = [
+      'import { workflow, act } from "@wf/core";',
+      "export default workflow({ name: \"meta\" }, async () => {",
+      '  await act(`go to "${new URL("./page.html", import.meta.url).href}"`);',
+      "  const n: number = \"one\";",
+      "  return n;",
+      "});",
+      "",
+    ].join("\n");
+    // wf init's compiler options.
+    const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, noEmit: true, allowImportingTsExtensions: true } };
+    const findings: Record<string, string[]> = {};
+    for (const [name, pkg] of Object.entries({ esm: { name: "esm", private: true, type: "module" }, cjs: { name: "cjs", private: true } })) {
+      await mkdir(join(dir, name), { recursive: true });
+      await writeFile(join(dir, name, "package.json"), JSON.stringify(pkg));
+      await writeFile(join(dir, name, "tsconfig.json"), JSON.stringify(tsconfig));
+      await writeFile(join(dir, name, "flow.ts"), workflowSource);
+      const result = await checkWorkflowFiles([join(dir, name, "flow.ts")]);
+      findings[name] = result.files[0]!.findings.map((f) => `${f.line}:${f.column} ${f.code}`);
+    }
+    expect(findings).toEqual({ esm: ["4:9 TS2322"], cjs: ["3:46 TS1470", "4:9 TS2322"] });
   }, 180_000);
 });
 
