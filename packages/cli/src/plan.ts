@@ -143,7 +143,7 @@ export async function planWorkflowFile(file: string, options: PlanOptions = {}):
   const lintOptions = { modelConfigured: options.modelConfigured ?? false };
   const result = await lintSourceFile(sourceFile, lintOptions);
   const syntax = project.getProgram().getSyntacticDiagnostics(sourceFile);
-  for (const d of syntax) result.findings.unshift(toFinding(d, "WF_LINT_SYNTAX"));
+  for (const d of syntax) result.findings.unshift(toFinding(d.compilerObject, "WF_LINT_SYNTAX"));
   await planHelperModules(project, sourceFile, result, true, lintOptions);
   const params = await declaredParams(sourceFile);
   if (params) result.params = params;
@@ -213,7 +213,7 @@ async function planHelperModules(project: Project, sourceFile: SourceFile, resul
       seen.add(path);
       const helper = project.getSourceFile(path) ?? project.addSourceFileAtPath(path);
       const lint = await lintSourceFile(helper, { ...lintOptions, defaultStepNames: false });
-      const findings = syntax ? project.getProgram().getSyntacticDiagnostics(helper).map((d) => toFinding(d, "WF_LINT_SYNTAX")) : [];
+      const findings = syntax ? project.getProgram().getSyntacticDiagnostics(helper).map((d) => toFinding(d.compilerObject, "WF_LINT_SYNTAX")) : [];
       findings.push(...lint.findings);
       if (lint.steps.length > 0) result.modules.push({ file: helper.getFilePath(), importedBy: from.getFilePath(), steps: lint.steps });
       result.findings.push(...findings);
@@ -339,7 +339,7 @@ export async function checkWorkflowFiles(files: ReadonlyArray<string>, options: 
     const result = await lintSourceFile(sourceFile, lintOptions);
     const checked = program.getSourceFile(sourceFile.getFilePath());
     const diagnostics = checked ? [...program.getSyntacticDiagnostics(checked), ...program.getSemanticDiagnostics(checked)] : [];
-    result.findings.unshift(...diagnostics.map((d) => tsFinding(morph.ts, d)));
+    result.findings.unshift(...diagnostics.map((d) => toFinding(d)));
     // Helper modules are linted like the file; their type errors show in the file's diagnostics
     // only where the file uses them, so they are not type-checked on their own here.
     await planHelperModules(project, sourceFile, result, false, lintOptions);
@@ -417,25 +417,19 @@ function typeCheckingProgram(morph: typeof import("ts-morph"), project: Project,
   return ts.createProgram({ rootNames, options, host });
 }
 
-/** A TypeScript diagnostic as a finding (line and column 1-based, like ts-morph's). */
-function tsFinding(ts: typeof import("ts-morph").ts, d: import("ts-morph").ts.Diagnostic): Finding {
+/**
+ * A TypeScript diagnostic as a finding: line and column 1-based, the message's first line (of a
+ * chain, its head). ts-morph's diagnostics pass their `compilerObject`.
+ */
+function toFinding(d: import("ts-morph").ts.Diagnostic, code?: string): Finding {
   const pos = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
   return {
-    code: `TS${d.code}`,
-    message: ts.flattenDiagnosticMessageText(d.messageText, "\n"),
+    code: code ?? `TS${d.code}`,
+    message: typeof d.messageText === "string" ? d.messageText : d.messageText.messageText,
     file: d.file?.fileName ?? "",
     line: pos ? pos.line + 1 : 0,
     column: pos ? pos.character + 1 : 0,
   };
-}
-
-function toFinding(d: import("ts-morph").Diagnostic, code?: string): Finding {
-  const sf = d.getSourceFile();
-  const start = d.getStart();
-  const pos = sf && start !== undefined ? sf.getLineAndColumnAtPos(start) : { line: 0, column: 0 };
-  const text = d.getMessageText();
-  const message = typeof text === "string" ? text : text.getMessageText();
-  return { code: code ?? `TS${d.getCode()}`, message, file: sf?.getFilePath() ?? "", line: pos.line, column: pos.column };
 }
 
 /**
