@@ -7,8 +7,9 @@ import type { ChatMessage } from "./provider.js";
 /** How the page view writes elements, told to both prompts. */
 const PAGE_FORMAT =
   "The page is given as text, one block per line: `#` headings, table rows as `| a | b |` (the first row of a table is usually its header), " +
-  "list items as `- `, labelled values as `term: value`, dialogs and status messages by name. " +
-  'Interactive elements are written `[eN] role "accessible name"`, then their state: ` = "current value"`, `(checked)`, `options: …`, `→ link target`. ' +
+  "list items as `- `, labelled values and definitions as `term: value` (a term alone when it has none), code blocks line by line, " +
+  "named landmarks, dialogs and status messages by name, with their content indented under them; an iframe's content is indented under its `iframe \"title\":` line. " +
+  'Interactive elements are written `[eN] role "accessible name"` (`[f1e3]` inside the first iframe), then their state: ` = "current value"`, `(checked)`, `options: …`, `→ link target`. ' +
   'A page too long for the prompt is shortened to the parts most relevant to the step; "… (N lines omitted)" marks what was left out.';
 
 /** System prompt of an ASK. */
