@@ -57,6 +57,8 @@ export interface RawFrameView {
 export interface PageViewScriptOptions {
   /** Write link targets (`→ /path`) after links: useful to read, noise to act. */
   linkUrls: boolean;
+  /** Write each element's reference (`[e12] button "Save"`): what an ACT's model answers with; a question's view has none. */
+  refs: boolean;
   /** Prefix of this frame's references: `""` in the main frame (`e1`), `f2` in the second frame read (`f2e1`). */
   prefix: string;
 }
@@ -158,6 +160,8 @@ export const snapshotPageView = new Function(
     // inline-flex card, a span wrapping divs), or a frame. Memoised: the walk asks it of every element.
     function isBlock(el) {
       if (isFrame(el)) return true;
+      // A label around its control is a form row: a line of its own.
+      if (el.tagName === "LABEL" && el.control && el.contains(el.control) && el.control.type !== "hidden") return true;
       if (ownBlock(el) && el.tagName !== "SLOT" && style(el).display !== "contents") return true;
       var known = blockInside.get(el);
       if (known !== undefined) return known;
@@ -180,6 +184,13 @@ export const snapshotPageView = new Function(
       }
       return false;
     }
+    var STRUCTURAL = /^(UL|OL|DL|TABLE|PRE|MENU|DIALOG|H[1-6])$/;
+    // Content that reads as one line: no block children, or one block child (a p in a dd) that is itself such content.
+    function flat(el) {
+      if (isFrame(el) || STRUCTURAL.test(el.tagName) || isPre(el)) return false;
+      var blocks = elementKids(el).filter(function (c) { return !SKIP[c.tagName] && !hidden(c) && !interactive(c) && isBlock(c); });
+      return blocks.length === 0 || (blocks.length === 1 && flat(blocks[0]) && !kids(el).some(function (n) { return n.nodeType === 3 && n.nodeValue.trim(); }));
+    }
     function isPre(el) {
       var ws = style(el).whiteSpace;
       return el.tagName === "PRE" || ((ws === "pre" || ws === "pre-wrap" || ws === "break-spaces") && el.tagName !== "TEXTAREA");
@@ -189,7 +200,7 @@ export const snapshotPageView = new Function(
       var name = norm(wfName(el));
       var ref = prefix + "e" + (elements.length + 1);
       elements.push({ ref: ref, role: r, name: name, selector: cssPath(el), frames: [] });
-      var s = "[" + ref + "] " + r + (name ? " " + JSON.stringify(clip(name, 300)) : "");
+      var s = (opts.refs ? "[" + ref + "] " : "") + r + (name ? " " + JSON.stringify(clip(name, 300)) : "");
       var tag = el.tagName;
       if (tag === "INPUT" || tag === "TEXTAREA") {
         var type = (el.type || "").toLowerCase();
@@ -218,6 +229,8 @@ export const snapshotPageView = new Function(
         if (selected === "true") s += " (selected)";
         if (opts.linkUrls && tag === "A" && el.getAttribute("href")) {
           var href = el.getAttribute("href");
+          // A link into the same document reads as its fragment alone.
+          if (el.hash && el.href.split("#")[0] === location.href.split("#")[0]) href = el.hash;
           if (!/^javascript:/i.test(href)) s += " → " + clip(href, 300);
         }
       }
@@ -242,7 +255,8 @@ export const snapshotPageView = new Function(
       return out;
     }
     function push(text, h, th) {
-      text = norm(text);
+      // The spaces set around a reference do not stay before punctuation ("… [e3] link "Table 8.2".").
+      text = norm(text).replace(/(\[(?:f\d+)?e\d+\] [^\[]*?) ([.,;:!?)])(?=\s|$)/g, "$1$2").replace(/\( (\[(?:f\d+)?e\d+\])/g, "($1");
       if (!text) return -1;
       var refs = (text.match(/\[(?:f\d+)?e\d+\]/g) || []).length;
       lines.push({ t: text, d: depth, h: h || 0, th: th === undefined ? -1 : th, dlg: inDialog, refs: refs });
@@ -267,37 +281,53 @@ export const snapshotPageView = new Function(
         }
       })(el);
       var rows = out.replace(/\r/g, "").replace(/\t/g, "  ").split("\n").filter(function (l) { return l.trim(); });
-      var indent = rows.reduce(function (m, l) { var k = l.length - l.replace(/^ +/, "").length; return Math.min(m, k); }, Infinity);
-      rows.forEach(function (l) {
-        var body = l.slice(indent === Infinity ? 0 : indent).replace(/\s+$/, "");
-        var lead = body.length - body.replace(/^ +/, "").length;
-        var text = norm(body);
+      // Indentation is kept as one space a level: the block's common indent removed, its smallest step as the level.
+      var leads = rows.map(function (l) { return l.length - l.replace(/^ +/, "").length; });
+      var indent = Math.min.apply(null, leads.concat([Infinity]));
+      var unit = leads.reduce(function (m, k) { return k > indent && k - indent < m ? k - indent : m; }, Infinity);
+      rows.forEach(function (l, i) {
+        var text = norm(l);
         if (!text) return;
+        var level = unit === Infinity ? 0 : Math.min(12, Math.round((leads[i] - indent) / unit));
         var refs = (text.match(/\[(?:f\d+)?e\d+\]/g) || []).length;
-        lines.push({ t: new Array(Math.min(lead, 24) + 1).join(" ") + text, d: depth, h: 0, th: -1, dlg: inDialog, refs: refs });
+        lines.push({ t: new Array(level + 1).join(" ") + text, d: depth, h: 0, th: -1, dlg: inDialog, refs: refs });
       });
     }
+    // A table: one line a row ("| a | b |"), its header row remembered for a reduced view. A cell
+    // holding blocks (a code block, a list, a nested table) shows "(below)" in its row and its
+    // content follows the row, indented under the cell's column header.
     function table(el) {
       var caption = el.caption ? norm(el.caption.innerText) : norm(el.getAttribute("aria-label"));
-      var header = -1;
-      if (caption) push("table " + JSON.stringify(caption) + ":");
-      depth++;
+      var header = -1, heads = [];
+      // Rows are indented under a caption; without one they need no indent of their own.
+      if (caption) { push("table " + JSON.stringify(caption) + ":"); depth++; }
       var rows = el.rows || [];
       for (var i = 0; i < rows.length; i++) {
         var row = rows[i];
         if (hidden(row)) continue;
         var cells = Array.prototype.filter.call(row.cells, function (c) { return !hidden(c); });
-        var texts = cells.map(function (c) { return norm(inline(c)) || "-"; });
+        var deep = [];
+        var texts = cells.map(function (c, k) {
+          if (flat(c) || !hasBlockChild(c)) return norm(inline(c)) || "-";
+          deep.push([k, c]);
+          return "(below)";
+        });
         if (!texts.length) continue;
         var isHead = cells.every(function (c) { return c.tagName === "TH"; }) || (row.parentElement && row.parentElement.tagName === "THEAD");
         if (isHead && (header === -1 || row.parentElement.tagName === "THEAD")) {
           var at = push("| " + texts.join(" | ") + " |", 0, header);
-          if (header === -1) header = at;
+          if (header === -1) { header = at; heads = texts; }
         } else {
           push("| " + texts.join(" | ") + " |", 0, header);
         }
+        deep.forEach(function (d) {
+          push((heads[d[0]] && heads[d[0]] !== "-" ? heads[d[0]] : "cell " + (d[0] + 1)) + ":");
+          depth++;
+          children(d[1]);
+          depth--;
+        });
       }
-      depth--;
+      if (caption) depth--;
     }
     function list(el) {
       var items = elementKids(el);
@@ -318,7 +348,7 @@ export const snapshotPageView = new Function(
         if (c.nodeType !== 1 || SKIP[c.tagName] || hidden(c)) continue;
         if (interactive(c)) { text += " " + control(c) + " "; continue; }
         if (!isBlock(c)) { text += " " + inline(c) + " "; continue; }
-        if (!text.trim() && !nested.length && !hasBlockChild(c) && !isFrame(c) && !/^(UL|OL|DL|TABLE|PRE)$/.test(c.tagName) && !isPre(c)) { text += " " + inline(c) + " "; continue; }
+        if (!text.trim() && !nested.length && flat(c)) { text += " " + inline(c) + " "; continue; }
         nested.push(c);
       }
       var at = push("- " + text);
@@ -339,7 +369,7 @@ export const snapshotPageView = new Function(
         if (SKIP[c.tagName] || hidden(c)) continue;
         if (c.tagName === "DT") { flushTerm(); term = inline(c); if (!norm(term)) term = null; continue; }
         if (c.tagName === "DD") {
-          if (!hasBlockChild(c)) {
+          if (flat(c)) {
             var def = norm(inline(c));
             if (term !== null) { push(norm(term) + (def ? ": " + def : "")); term = null; } else push(def);
           } else {
@@ -395,12 +425,13 @@ export const snapshotPageView = new Function(
         return;
       }
       if (r === "status" || r === "alert" || (el.getAttribute("aria-live") && el.getAttribute("aria-live") !== "off")) {
-        if (!hasBlockChild(el)) { push((r === "alert" ? "alert: " : "status: ") + inline(el)); return; }
+        if (!hasBlockChild(el)) { var said = norm(inline(el)); if (said) push((r === "alert" ? "alert: " : "status: ") + said); return; }
       }
       if (tag === "IMG") { var alt = norm(el.getAttribute("alt")); if (alt) push("[img " + JSON.stringify(alt) + "]"); return; }
       if (isPre(el)) { code(el); return; }
       var lr = landmarkRole(el, r), ln = lr ? landmarkName(el, r) : "";
-      if (ln && hasBlockChild(el)) {
+      if (ln && !hasBlockChild(el)) { push(lr + " " + JSON.stringify(ln) + ": " + inline(el)); return; }
+      if (ln) {
         push(lr + " " + JSON.stringify(ln) + ":");
         depth++;
         children(el);

@@ -16,7 +16,7 @@ import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar.js"
 import { grammarText, ROLE_WORDS } from "../grammar-text.js";
 import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
-import { estimateTokens, readPageView, type ViewElement } from "./page-view.js";
+import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "./page-view.js";
 import { identifyViewElement } from "./_page-view-script.js";
 import { addUsage, ProviderCallError, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
 import {
@@ -119,7 +119,8 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
         const schema = context.schema ?? TEXT_ANSWER_SCHEMA;
         const inPrompt = provider.responseFormat === "json_object" ? schema.schema : undefined;
         const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "", inPrompt);
-        const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
+        const linkTargets = wantsLinkTargets(`${question} ${context.schema ? JSON.stringify(context.schema.schema) : ""}`);
+        const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets, linkTargets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ASK_SYSTEM_PROMPT },

@@ -1,6 +1,6 @@
 /**
  * The page as the model sees it: one compact text of what a person sees, with references to the
- * interactive elements, kept under a prompt budget by keeping the parts relevant to the step.
+ * interactive elements when the model is to act, kept under a prompt budget by keeping the parts relevant to the step.
  * Why this shape rather than Playwright's ai-mode aria snapshot: see the server README ("What the
  * model sees").
  */
@@ -24,6 +24,19 @@ export interface PageViewOptions {
   secrets: readonly string[];
   /** Longest wait for the page to be stable before it is read, in ms. @default 2_000 */
   quietMs?: number;
+  /**
+   * Write link targets (`→ /path`) after links. @default true for an ASK whose `query` speaks of
+   * links, URLs or addresses ({@link wantsLinkTargets}); else false (noise to act, and to most questions).
+   */
+  linkTargets?: boolean;
+}
+
+/** Words of a question (or its schema) that ask for where links lead. */
+const LINK_WORDS = /\b(?:links?|urls?|uris?|hrefs?|web ?address(?:es)?|targets?|destinations?|points? to|leads? to|goes to|format"?\s*:\s*"uri)\b/i;
+
+/** Whether a question (with its schema's text) asks for where links lead, so an ASK's view shows link targets. */
+export function wantsLinkTargets(text: string): boolean {
+  return LINK_WORDS.test(text);
 }
 
 /** The whole page's lines and elements, frames stitched in: what {@link renderPageView} renders. */
@@ -73,8 +86,8 @@ const DOM_QUIET_MS = 100;
  */
 export async function readPageView(page: Page, options: PageViewOptions, timeLeftMs: () => number): Promise<PageView> {
   await waitForStable(page, Math.min(options.quietMs ?? 2_000, timeLeftMs()));
-  const linkUrls = options.purpose === "ask";
-  const read = () => readFrames(page, linkUrls, () => Math.max(1, timeLeftMs()));
+  const linkUrls = options.linkTargets ?? (options.purpose === "ask" && wantsLinkTargets(options.query));
+  const read = () => readFrames(page, { linkUrls, refs: options.purpose === "act" }, () => Math.max(1, timeLeftMs()));
   // A page that navigates while it is read destroys the evaluation: read it again once.
   const raw = await read().catch(async () => {
     await page.waitForLoadState("domcontentloaded", { timeout: Math.max(1, timeLeftMs()) }).catch(() => undefined);
@@ -84,8 +97,8 @@ export async function readPageView(page: Page, options: PageViewOptions, timeLef
 }
 
 /** Reads the main frame, then each iframe marker's frame (depth first), into one list of lines and elements. */
-async function readFrames(page: Page, linkUrls: boolean, timeLeftMs: () => number): Promise<RawPageView> {
-  const main = (await page.mainFrame().evaluate(snapshotPageView, { linkUrls, prefix: "" })) as RawFrameView;
+async function readFrames(page: Page, how: { linkUrls: boolean; refs: boolean }, timeLeftMs: () => number): Promise<RawPageView> {
+  const main = (await page.mainFrame().evaluate(snapshotPageView, { ...how, prefix: "" })) as RawFrameView;
   const elements = [...main.elements];
   let read = 0;
   const stitch = async (frame: Frame, view: RawFrameView, chain: string[]): Promise<ViewLine[]> => {
@@ -97,7 +110,7 @@ async function readFrames(page: Page, linkUrls: boolean, timeLeftMs: () => numbe
       if (line.fr === undefined) continue;
       const selector = view.frames[line.fr]!;
       const child = children.get(selector);
-      const inner = child && read < MAX_FRAMES ? await readChildFrame(child, linkUrls, `f${++read}`, Math.min(FRAME_READ_MS, timeLeftMs())) : undefined;
+      const inner = child && read < MAX_FRAMES ? await readChildFrame(child, how, `f${++read}`, Math.min(FRAME_READ_MS, timeLeftMs())) : undefined;
       if (!inner) {
         out.push({ t: "(frame not read)", d: line.d + 1, h: 0, th: -1, dlg: line.dlg, refs: 0 });
         continue;
@@ -130,10 +143,10 @@ async function childFramesBySelector(frame: Frame): Promise<Map<string, Frame>> 
 }
 
 /** One child frame's view, or undefined when it cannot be read in `ms` (still loading, detached). */
-async function readChildFrame(frame: Frame, linkUrls: boolean, prefix: string, ms: number): Promise<RawFrameView | undefined> {
+async function readChildFrame(frame: Frame, how: { linkUrls: boolean; refs: boolean }, prefix: string, ms: number): Promise<RawFrameView | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  const evaluation = frame.evaluate(snapshotPageView, { linkUrls, prefix }).catch(() => undefined) as Promise<RawFrameView | undefined>;
+  const evaluation = frame.evaluate(snapshotPageView, { ...how, prefix }).catch(() => undefined) as Promise<RawFrameView | undefined>;
   try {
     return await Promise.race([evaluation, timeout]);
   } finally {
