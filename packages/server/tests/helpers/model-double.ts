@@ -114,7 +114,7 @@ export function pageOf(request: RecordedRequest): string {
  * @throws when no line names it.
  */
 export function refFor(request: RecordedRequest, text: string, role?: string): string {
-  const pattern = new RegExp(`\\[(e\\d+)\\] (\\w+) "([^"]*)"`, "g");
+  const pattern = new RegExp(`\\[((?:f\\d+)?e\\d+)\\] (\\w+) "([^"]*)"`, "g");
   for (const match of pageOf(request).matchAll(pattern)) {
     if (match[3]!.includes(text) && (!role || match[2] === role)) return match[1]!;
   }

@@ -106,7 +106,7 @@ describe("ASK through the model", () => {
     expect(page).toContain("Question: the products in the catalogue");
     expect(page).toContain("| Product | Price | Stock | Signed |");
     expect(page).toContain("| Rocket skates | $950.00 | 0 | yes |");
-    expect(page).toMatch(/\[e\d+\] button "Log in"/);
+    expect(page).toMatch(/^button "Log in"$/m); // a question's view names elements, without the references an ACT needs
 
     // The OpenAPI document describes the new fields.
     const openapi = JSON.stringify(await (await fetch(`${server.url}${ROUTES.openapi}`, { headers: { "api-key": "k" } })).json());

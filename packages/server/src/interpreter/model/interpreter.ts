@@ -7,7 +7,7 @@
  * page view; the grammar's own Playwright code carries them out, and the step reports the grammar
  * instruction that ran and each element's identity.
  */
-import type { Page } from "playwright-core";
+import type { FrameLocator, Page } from "playwright-core";
 import { InterpreterError } from "../errors.js";
 import { StepClock } from "../_clock.js";
 import { answerErrors } from "../_answer-check.js";
@@ -16,7 +16,7 @@ import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar.js"
 import { grammarText, ROLE_WORDS } from "../grammar-text.js";
 import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
-import { estimateTokens, readPageView, type ViewElement } from "./page-view.js";
+import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "./page-view.js";
 import { identifyViewElement } from "./_page-view-script.js";
 import { addUsage, ProviderCallError, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
 import {
@@ -119,7 +119,8 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
         const schema = context.schema ?? TEXT_ANSWER_SCHEMA;
         const inPrompt = provider.responseFormat === "json_object" ? schema.schema : undefined;
         const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "", inPrompt);
-        const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
+        const linkTargets = wantsLinkTargets(`${question} ${context.schema ? JSON.stringify(context.schema.schema) : ""}`);
+        const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets, linkTargets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ASK_SYSTEM_PROMPT },
@@ -225,7 +226,7 @@ function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<str
     const needsRef = !["goto", "back", "forward", "reload", "press"].includes(a.verb);
     const needsValue = ["fill", "select", "press", "goto"].includes(a.verb);
     if (needsRef && !a.ref) return { ok: false, problem: `action ${i + 1} (${a.verb}) needs the ref of an element.` };
-    if (a.ref && !refIndex(a.ref, elements)) return { ok: false, problem: `action ${i + 1} refers to ${a.ref}, which is not on the page; use a ref written on the page, like e1.` };
+    if (a.ref && !elementOf(a.ref, elements)) return { ok: false, problem: `action ${i + 1} refers to ${a.ref}, which is not on the page; use a ref written on the page, like e1.` };
     if (needsValue && (a.value === null || a.value === "")) return { ok: false, problem: `action ${i + 1} (${a.verb}) needs a value.` };
     if (a.verb === "press" && !normalizeKey(a.value ?? "")) return { ok: false, problem: `action ${i + 1}: ${JSON.stringify(a.value)} is not a key name (Enter, Tab, Escape, ArrowDown, Control+A…).` };
     for (const p of (a.value ?? "").match(/\{\{[^{}]*\}\}/g) ?? []) {
@@ -235,10 +236,10 @@ function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<str
   return { ok: true, value: { reason: plan.reason, actions } };
 }
 
-function refIndex(ref: string, elements: ViewElement[]): number | undefined {
-  const n = /^\[?e(\d+)\]?$/i.exec(ref.trim())?.[1];
-  const i = n === undefined ? NaN : Number(n);
-  return i >= 1 && i <= elements.length ? i : undefined;
+/** The element a reference of the view names (`e12`, `[e12]`, `f1e3`), or undefined. */
+function elementOf(ref: string, elements: ViewElement[]): ViewElement | undefined {
+  const key = /^\[?((?:f\d+)?e\d+)\]?$/i.exec(ref.trim())?.[1]?.toLowerCase();
+  return key === undefined ? undefined : elements.find((e) => e.ref === key);
 }
 
 interface ResolvedTarget {
@@ -248,10 +249,13 @@ interface ResolvedTarget {
   /** 1-based position among elements of the same locator (twins), or undefined when it is the only one. */
 }
 
-/** Turns a reference of the page view back into the element, its identity and a readable locator. */
+/**
+ * Turns a reference of the page view back into the element, its identity and a readable locator.
+ * An element inside iframes is found through them (`frameLocator`), so its locator names the frames.
+ */
 async function resolveRef(page: Page, elements: ViewElement[], ref: string, clock: StepClock): Promise<ResolvedTarget> {
-  const element = elements[refIndex(ref, elements)! - 1]!;
-  const locator = page.locator(`xpath=${element.xpath}`);
+  const element = elementOf(ref, elements)!;
+  const locator = element.frames.reduce<Page | FrameLocator>((scope, frame) => scope.frameLocator(frame), page).locator(element.selector);
   // The page may have changed since the view (an earlier action navigated or re-rendered it): the
   // element at that place must still be the one the model saw, or nothing is done.
   const now = (await locator.count()) === 1 ? await locator.evaluate(identifyViewElement, undefined, { timeout: clock.left() }).catch(() => undefined) : undefined;
