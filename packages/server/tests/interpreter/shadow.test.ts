@@ -62,5 +62,6 @@ describe("open shadow roots", () => {
   it("cannot reach into a closed shadow root: not found, saying where to look", async () => {
     const error = await rejection(act('click "Reveal secret"'));
     expect(error.code).toBe("WF_ELEMENT_NOT_FOUND");
+    expect(error.message).toContain("closed shadow roots): <x-vault>");
   });
 });
