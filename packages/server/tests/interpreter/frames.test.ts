@@ -99,6 +99,11 @@ describe("a same-origin iframe", () => {
 describe("a cross-origin iframe with a frame nested in it", () => {
   it("fills and clicks in the cross-origin frame and in the frame nested in it", async () => {
     await openCheckout();
+    // Another site: Chromium runs the payment frame out of process (its own CDP target).
+    const cdp = await page.context().browser()!.newBrowserCDPSession();
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    expect(targetInfos.some((t) => t.type === "iframe" && t.url.startsWith(otherUrl))).toBe(true);
+    await cdp.detach();
     const card = await act('type "4242424242424242" into "Card number"');
     expect(card.target).toBe('textbox "Card number" in the "checkout" frame');
     expect(card.element!.locator).toContain(".contentFrame()");
