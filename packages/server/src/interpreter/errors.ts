@@ -59,6 +59,8 @@ export interface ElementCandidate {
   role: string;
   /** Accessible name (or the best text that stands for it). */
   name: string;
+  /** For an element inside an iframe: which, as the grammar names it (`the "Payment" frame`). */
+  frame?: string;
 }
 
 /** Context an {@link InterpreterError} may carry, beside its code and message. */

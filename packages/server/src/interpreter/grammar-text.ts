@@ -4,6 +4,7 @@
  * written here parses back through `parseInstructions` to the same action.
  */
 import type { ParsedAction, TargetSpec } from "./grammar.js";
+import { recordedFrames } from "./recorded-locator.js";
 import type { ElementIdentity } from "./types.js";
 
 /** The grammar's word for a role, as written in a resolved instruction. */
@@ -27,13 +28,18 @@ export const ROLE_WORDS: Record<string, string> = {
   img: "image",
 };
 
-/** Writes an action as the grammar instruction that does the same: `click the "Sign in" button`. */
+/**
+ * Writes an action as the grammar instruction that does the same: `click the "Sign in" button`.
+ * An element inside an iframe gets the frame scope, from the target's frame scopes or else from the
+ * frames its identity's locator goes through: `click the "Pay" button in the "Payment" frame`.
+ */
 export function grammarText(action: ParsedAction, identity?: ElementIdentity): string {
   const target = (t: TargetSpec) => {
     const ordinal = t.ordinal === undefined ? "" : `${t.ordinal === -1 ? "last" : (["", "first", "second", "third", "fourth", "fifth"][t.ordinal] ?? `${t.ordinal}th`)} `;
     const word = t.roleWord ?? (identity ? ROLE_WORDS[identity.role] : undefined);
-    if (!t.text) return `the ${ordinal}${word ?? "element"}`;
-    return `the ${ordinal}${quote(t.text)}${word ? ` ${word}` : ""}`;
+    const frames = frameScope(t, identity);
+    if (!t.text) return `the ${ordinal}${word ?? "element"}${frames}`;
+    return `the ${ordinal}${quote(t.text)}${word ? ` ${word}` : ""}${frames}`;
   };
   switch (action.verb) {
     case "goto":
@@ -67,6 +73,13 @@ export function grammarText(action: ParsedAction, identity?: ElementIdentity): s
     default:
       return action.verb;
   }
+}
+
+/** ` in the "Promo" frame of the "Checkout" frame` (innermost first), or "" for an element of the main frame. */
+function frameScope(t: TargetSpec, identity?: ElementIdentity): string {
+  const written = t.scopes?.filter((sc) => sc.kind === "frame").map((sc) => sc.text);
+  const names = written?.length ? written : identity?.locator ? recordedFrames(identity.locator).reverse() : [];
+  return names.map((name, i) => ` ${i === 0 ? "in" : "of"} the ${name ? `${quote(name)} ` : ""}frame`).join("");
 }
 
 /** Quotes a text for an instruction, with a quote character it does not contain. */
