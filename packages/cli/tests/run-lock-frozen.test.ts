@@ -7,6 +7,8 @@
  */
 import { copyFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { refFor, startModelDouble, type ModelDouble } from "../../server/tests/helpers/model-double.js";
 import { FIXTURES, runWf, scratchDir, startPages } from "./_helpers.js";
@@ -90,6 +92,23 @@ describe("wf run: frozen lock, model budget, stable lock writes (spawned)", { ti
     expect(JSON.parse(written).entries).toHaveLength(2);
     const record = JSON.parse(first.stdout);
     expect(record.lockChanges.map((c: { kind: string; stepIndex: number }) => [c.kind, c.stepIndex])).toEqual([["added", 2], ["added", 3]]);
+    // The HTML report shows the same changes, with the page before and after the step that wrote each.
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+    try {
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(join(scratch.dir, "wf-report", "index.html")).href);
+      const changes = page.locator(".lock-change");
+      await expect.poll(() => changes.count()).toBe(2);
+      const first = changes.first();
+      // The passed workflow's section is closed: read text content, not rendered text.
+      expect(await first.textContent()).toContain('added "sign me in please"');
+      expect(await first.locator("tr", { hasText: "action 1 instruction" }).locator("code.new").textContent()).toBe('click the "Sign in" button');
+      expect(await first.locator("tr", { hasText: "action 1 role" }).locator("code.new").textContent()).toBe("button");
+      expect(await first.locator("img").evaluateAll((imgs) => imgs.map((i) => i.getAttribute("src")))).toEqual(["two-model-acts/step-1.png", "two-model-acts/step-2.png"]);
+      expect(await page.locator(".model-usage").textContent()).toMatch(/660 tokens in 2 calls/);
+    } finally {
+      await browser.close();
+    }
     await new Promise((r) => setTimeout(r, 20));
     const again = await run(["--lock", "write"], withModel());
     expect(again.code).toBe(0);
