@@ -37,6 +37,11 @@ interface StepContextBase {
   secrets: readonly string[];
   /** Filled in by the interpreter as it works; see {@link StepReport}. */
   report: StepReport;
+  /**
+   * Whether the step may call the model (the request's `allowModel`). false: where it would need
+   * the model, the step fails `WF_MODEL_FORBIDDEN` instead. @default true
+   */
+  allowModel?: boolean;
 }
 
 /** What an ACT gets. */

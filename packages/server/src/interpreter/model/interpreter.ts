@@ -196,14 +196,31 @@ export function createGrammarThenModelInterpreter(grammar: StepInterpreter, mode
         return await grammar.act(context);
       } catch (error) {
         if (!handsOverToModel(error) || context.signal.aborted) throw error;
+        if (context.allowModel === false) throw modelForbidden(error as InterpreterError, "the grammar");
         context.report.resolved = undefined;
         return model.act({ ...context, timeoutMs: Math.max(1, context.timeoutMs - (Date.now() - started)) });
       }
     },
-    ask(context: AskContext): Promise<unknown> {
-      return model.ask(context);
+    async ask(context: AskContext): Promise<unknown> {
+      if (context.allowModel !== false) return model.ask(context);
+      // No model for this step: the page reader answers, as on a service without a model.
+      try {
+        return await grammar.ask(context);
+      } catch (error) {
+        if (!(error instanceof InterpreterError) || context.signal.aborted || error.code === "WF_STEP_TIMEOUT") throw error;
+        throw modelForbidden(error, "the page reader");
+      }
     },
   };
+}
+
+/** The failure of a step sent with `allowModel: false` that the grammar or page reader could not carry out alone. */
+function modelForbidden(error: InterpreterError, who: string): InterpreterError {
+  return new InterpreterError(
+    "WF_MODEL_FORBIDDEN",
+    `The step needs the model, and it was sent with allowModel: false (no model was called). ${who[0]!.toUpperCase()}${who.slice(1)} alone: ${error.message}`,
+    { ...error.details, cause: { code: error.code, message: error.message } },
+  );
 }
 
 /** Grammar failures the model may resolve: only before the grammar acted (its first action, or the parse). */
