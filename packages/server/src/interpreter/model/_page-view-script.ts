@@ -110,6 +110,16 @@ export const identifyViewElement = new Function(
   }`,
 )() as (element: Element) => { role: string; name: string };
 
+/**
+ * `locator.evaluateAll(identifyViewElements)`: the role, accessible name and (for a link) resolved
+ * `href` of every element a locator matches, in one round trip.
+ */
+export const identifyViewElements = new Function(
+  String.raw`return function (els) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}
+    return els.map(function (el) { return { role: role(el), name: (wfName(el) || "").replace(/\s+/g, " ").trim(), href: el.tagName === "A" && el.href ? String(el.href) : "" }; });
+  }`,
+)() as (elements: Element[]) => Array<{ role: string; name: string; href: string }>;
+
 /** `frame.evaluate(snapshotPageView, options)`: one frame's view. */
 export const snapshotPageView = new Function(
   String.raw`return function (opts) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}${CSS_PATH_SOURCE}

@@ -17,7 +17,7 @@ import { grammarText, ROLE_WORDS } from "../grammar-text.js";
 import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
 import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "./page-view.js";
-import { identifyViewElement } from "./_page-view-script.js";
+import { identifyViewElements } from "./_page-view-script.js";
 import { addUsage, ProviderCallError, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
 import {
   ACT_RESPONSE_SCHEMA,
@@ -163,7 +163,7 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
         const ran: NonNullable<ActResult["actions"]> = [];
         let element: ElementIdentity | undefined;
         for (const action of plan.actions) {
-          const target = action.ref ? await resolveRef(context.page, view.elements, action.ref, clock) : undefined;
+          const target = action.ref ? await resolveRef(context.page, view.elements, action.ref) : undefined;
           const parsed = toParsedAction(action, target?.spec, placeholders);
           ran.push({ instruction: grammarText(parsed, target?.identity), ...(target ? { element: target.identity } : {}) });
           context.report.resolved = ran.map((a) => a.instruction).join("; ");
@@ -270,24 +270,26 @@ interface ResolvedTarget {
  * Turns a reference of the page view back into the element, its identity and a readable locator.
  * An element inside iframes is found through them (`frameLocator`), so its locator names the frames.
  */
-async function resolveRef(page: Page, elements: ViewElement[], ref: string, clock: StepClock): Promise<ResolvedTarget> {
+async function resolveRef(page: Page, elements: ViewElement[], ref: string): Promise<ResolvedTarget> {
   const element = elementOf(ref, elements)!;
   const locator = element.frames.reduce<Page | FrameLocator>((scope, frame) => scope.frameLocator(frame), page).locator(element.selector);
   // The page may have changed since the view (an earlier action navigated or re-rendered it): the
-  // element at that place must still be the one the model saw, or nothing is done.
-  const now = (await locator.count()) === 1 ? await locator.evaluate(identifyViewElement, undefined, { timeout: clock.left() }).catch(() => undefined) : undefined;
+  // element at that place must still be the one the model saw, or nothing is done. One round trip
+  // says how many are there, who the one is, and its link target.
+  const matches = await locator.evaluateAll(identifyViewElements).catch(() => []);
+  const now = matches.length === 1 ? matches[0] : undefined;
   if (!now || now.role !== element.role || now.name !== element.name) {
     throw new InterpreterError(
       "WF_ELEMENT_NOT_FOUND",
       `The element the model chose (${element.role} ${JSON.stringify(element.name)}) is no longer on the page${now ? ` (in its place: ${now.role} ${JSON.stringify(now.name)})` : ""}: the page changed while the step ran. Nothing was done to it.`,
-      { target: element.name, ...(now ? { candidates: [now] } : {}) },
+      { target: element.name, ...(now ? { candidates: [{ role: now.role, name: now.name }] } : {}) },
     );
   }
   const normalized = await locator.normalize().then(
     (l) => l.toString(),
     () => undefined,
   );
-  const href = await locator.evaluate((node) => (node instanceof HTMLAnchorElement ? node.href : ""), undefined, { timeout: clock.left() }).catch(() => "");
+  const href = now.href;
   const ordinal = ordinalOf(normalized);
   return {
     found: { locator, description: `${element.role} ${JSON.stringify(element.name)}`, href, role: element.role, name: element.name },
