@@ -18,7 +18,7 @@ import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
 import { estimateTokens, readPageView, type ViewElement } from "./page-view.js";
 import { identifyViewElement } from "./_page-view-script.js";
-import { addUsage, ProviderCallError, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
+import { addUsage, ProviderCallError, schemaInstruction, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
 import {
   ACT_RESPONSE_SCHEMA,
   ACT_SYSTEM_PROMPT,
@@ -105,6 +105,15 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
     );
   }
 
+  /**
+   * What the provider adds to the prompt for the schema, counted in the budget: in `json_object`
+   * mode the schema is written into the system prompt. (A request that falls back from
+   * json_schema to json_object on its first call carries it once over the budget's margin.)
+   */
+  function schemaInPromptText(schema: Record<string, unknown>): string {
+    return provider.responseFormat === "json_object" ? schemaInstruction(schema) : "";
+  }
+
   /** Tokens the page may take: the budget less the rest of the prompt (and a margin for the retry). */
   function pageBudget(fixed: string): number {
     return Math.max(200, maxPromptTokens - estimateTokens(fixed) - 300);
@@ -117,13 +126,12 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
       return clock.guard(async () => {
         const question = maskSecrets(context.question, context.secrets);
         const schema = context.schema ?? TEXT_ANSWER_SCHEMA;
-        const inPrompt = provider.responseFormat === "json_object" ? schema.schema : undefined;
-        const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "", inPrompt);
+        const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "") + schemaInPromptText(schema.schema);
         const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ASK_SYSTEM_PROMPT },
-          { role: "user", content: stepMessage("Question", question, view.text, inPrompt) },
+          { role: "user", content: stepMessage("Question", question, view.text) },
         ];
         const answer = await converse(messages, schema, clock, context.report, (json) => {
           const errors = answerErrors(json, schema.schema);
@@ -141,15 +149,12 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
         const { text: instruction, placeholders } = placeholdSecrets(context.instruction, context.secrets);
-        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "", provider.responseFormat === "json_object" ? ACT_RESPONSE_SCHEMA.schema : undefined);
+        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "") + schemaInPromptText(ACT_RESPONSE_SCHEMA.schema);
         const view = await readPageView(context.page, { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ACT_SYSTEM_PROMPT },
-          {
-            role: "user",
-            content: stepMessage("Instruction", instruction, view.text, provider.responseFormat === "json_object" ? ACT_RESPONSE_SCHEMA.schema : undefined),
-          },
+          { role: "user", content: stepMessage("Instruction", instruction, view.text) },
         ];
         const plan = await converse(messages, ACT_RESPONSE_SCHEMA, clock, context.report, (json) => checkPlan(json, view.elements, placeholders));
         if (!plan.actions || plan.actions.length === 0) {
