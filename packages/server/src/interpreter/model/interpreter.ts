@@ -188,16 +188,31 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
 }
 
 /**
+ * Longest wait of the grammar for a target to appear when a model is configured, in ms: as long as
+ * the model's page view waits for a quiet page (`readPageView`'s `quietMs` default), since the model
+ * reads the page anyway once the grammar gives up. See docs/decisions.md, "Hand-over to the model".
+ */
+export const HAND_OVER_FIND_MS = 2_000;
+
+/** Options of {@link createGrammarThenModelInterpreter}. */
+export interface GrammarThenModelOptions {
+  /** Longest wait of the grammar for its first target to appear before the model gets the step, in ms. @default {@link HAND_OVER_FIND_MS} */
+  grammarFindTimeoutMs?: number;
+}
+
+/**
  * The policy when a model is configured: an ACT goes to the grammar first (no model call when it
  * understands the instruction and finds its target), and to the model when the grammar does not
- * understand it, finds no target, or finds several; an ASK goes to the model.
+ * understand it (at once: the parse comes before any wait), finds no target (after at most
+ * `grammarFindTimeoutMs`, and less on a page that has settled), or finds several; an ASK goes to the model.
  */
-export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter): StepInterpreter {
+export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter, options: GrammarThenModelOptions = {}): StepInterpreter {
+  const grammarFindMs = options.grammarFindTimeoutMs ?? HAND_OVER_FIND_MS;
   return {
     async act(context: ActContext): Promise<ActResult> {
       const started = Date.now();
       try {
-        return await grammar.act(context);
+        return await grammar.act({ ...context, firstFindTimeoutMs: Math.min(context.firstFindTimeoutMs ?? Infinity, grammarFindMs) });
       } catch (error) {
         if (!handsOverToModel(error) || context.signal.aborted) throw error;
         context.report.resolved = undefined;
