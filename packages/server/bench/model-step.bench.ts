@@ -20,6 +20,8 @@ import type { StepStatus } from "@wf/core/protocol";
 import { ACT_RESPONSE_SCHEMA, readPageView, startServer } from "../src/index.js";
 import { ACT_SYSTEM_PROMPT, createModelProvider } from "../src/interpreter/index.js";
 import { answerErrors } from "../src/interpreter/_answer-check.js";
+import { locateTarget } from "../src/interpreter/locate.js";
+import { identifyViewElement } from "../src/interpreter/model/_page-view-script.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
 import { refFor, startModelDouble } from "../tests/helpers/model-double.js";
 
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
     console.log(`model step after a grammar not-found (${JSON.stringify(NOT_FOUND)})`);
     console.log(`                                           median ${ms(median(notFound))}  (the grammar waits for the page to settle first)`);
 
+    let quietWait = 0;
     // The page view's parts, timed on their own on the same page in a context of the same browser.
     const context = await server.context.browser.newContext();
     try {
@@ -113,7 +116,16 @@ async function main(): Promise<void> {
         await what();
         return performance.now() - start;
       };
-      const parts = { whole: [] as number[], read: [] as number[], load: [] as number[], networkidle: [] as number[], check: [] as number[], provider: [] as number[] };
+      const parts = {
+        whole: [] as number[],
+        read: [] as number[],
+        load: [] as number[],
+        networkidle: [] as number[],
+        check: [] as number[],
+        provider: [] as number[],
+        ref: [] as number[],
+        locate: [] as number[],
+      };
       const provider = createModelProvider({ model: "instant", baseUrl: model.baseUrl });
       const text = (await view(0)).text;
       for (let i = 0; i < RUNS; i++) {
@@ -123,6 +135,18 @@ async function main(): Promise<void> {
         parts.read.push(await timed(() => view(0)));
         parts.load.push(await timed(() => page.waitForLoadState("load")));
         parts.networkidle.push(await timed(() => page.waitForLoadState("networkidle")));
+        // What the model path does to turn a ref back into the element (resolveRef's calls), beside the grammar's search.
+        const element = (await view(0)).elements.find((e) => e.role === "checkbox" && e.name === "Buy milk")!;
+        const locator = page.locator(`xpath=${element.xpath}`);
+        parts.ref.push(
+          await timed(async () => {
+            await locator.count();
+            await locator.evaluate(identifyViewElement);
+            await locator.normalize();
+            await locator.evaluate((node) => (node instanceof HTMLAnchorElement ? node.href : ""));
+          }),
+        );
+        parts.locate.push(await timed(() => locateTarget(page, { text: "Buy milk", quoted: true }, "check", 5_000)));
         parts.check.push(await timed(async () => answerErrors({ reason: "x", actions: [{ verb: "uncheck", ref: "e1", value: null }] }, ACT_RESPONSE_SCHEMA.schema)));
         parts.provider.push(
           await timed(() =>
@@ -144,12 +168,16 @@ async function main(): Promise<void> {
       console.log(`  waitForLoadState("load") on a loaded page     ${ms(median(parts.load))}`);
       console.log(`  waitForLoadState("networkidle"), idle page    ${ms(median(parts.networkidle))}`);
       console.log(`provider.complete on its own               median ${ms(median(parts.provider))}`);
+      console.log(`ref to element (count, identify, normalize, href) ${ms(median(parts.ref))}  (the grammar's search for the same element: ${ms(median(parts.locate)).trim()})`);
       console.log(`answer check (z.fromJSONSchema + parse)    median ${ms(median(parts.check))}`);
+      quietWait = median(parts.whole) - median(parts.read);
     } finally {
       await context.close();
     }
     await server.context.sessions.finishSession(sessionId, { status: "SUCCEEDED" });
-    console.log(`model step overhead beyond a grammar step: ${Math.round(median(modelTotal) - median(grammar))} ms (median)`);
+    const overhead = median(modelTotal) - median(grammar);
+    console.log(`the same less the page view's quiet wait (measured on its own): ~${Math.round(overhead - quietWait)} ms (an estimate)`);
+    console.log(`model step overhead beyond a grammar step: ${Math.round(overhead)} ms (median)`);
   } finally {
     await server.close();
     await model.close();
