@@ -4,11 +4,16 @@
  * in a real Chromium. The provider asks the same request again as `json_object` with the schema in
  * the prompt, once, and keeps asking that endpoint that way; any other 400 is not taken for it.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { z } from "zod";
 import { CHROMIUM_ARGS } from "../../src/browser.js";
+import { MEMORY_DATABASE_URL, startServer } from "../../src/index.js";
 import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT, isInterpreterError, type InterpreterError, type StepReport } from "../../src/interpreter/index.js";
 import { createModelInterpreter, createModelProvider, normalizeStepSchemaForTests } from "./_direct.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
@@ -150,5 +155,36 @@ describe("endpoints that take strict json_schema", () => {
     expect(error.message).toMatch(/must be 'json_schema' or 'text'/);
     expect(error.message).toMatch(/unset WF_MODEL_RESPONSE_FORMAT/);
     expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe("through the server", () => {
+  it("a step on an endpoint that refuses json_schema succeeds, and the server's logger says so once", async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as { level: number; msg: string });
+        done();
+      },
+    });
+    const dataDir = await mkdtemp(join(tmpdir(), "wf-format-"));
+    const server = await startServer({ port: 0, apiKeys: ["k"], dataDir, databaseUrl: MEMORY_DATABASE_URL, model: "local-model", modelBaseUrl: model.baseUrl, logger: { level: "warn", stream } });
+    try {
+      model.script = behaveLike("llama.cpp-old", saves);
+      const { sessionId } = await server.context.sessions.createSession({ kind: "STEP" });
+      const act = (step: string) => server.context.sessions.runStep(sessionId, { type: "ACT", step });
+      expect(await act(`go to "${pages.url}/app.html"`)).toMatchObject({ status: "SUCCEEDED", interpreter: "grammar" });
+      expect(await act("store my choice")).toMatchObject({ status: "SUCCEEDED", interpreter: "model", resolved: 'click the "Save plan" button', usage: { calls: 1 } });
+      expect(await act("store my choice")).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
+      expect(model.requests.map((r) => r.body.response_format?.type)).toEqual(["json_schema", "json_object", "json_object"]);
+      const warnings = lines.filter((l) => /json_schema/.test(l.msg));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ level: 40 }); // pino's warn
+      expect(warnings[0]!.msg).toContain("asking it with json_object");
+      await server.context.sessions.finishSession(sessionId, { status: "SUCCEEDED" });
+    } finally {
+      await server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
