@@ -108,6 +108,19 @@ describe("an endpoint that answers 400 to a strict json_schema request", () => {
     });
   }
 
+  it("(llama.cpp's older builds) says the same with HTTP 500: recognised after the SDK's own retries", async () => {
+    const { provider, act, warnings } = setUp();
+    const message = 'response_format type must be one of "text" or "json_object", but got: json_schema';
+    model.script = (request, n) =>
+      request.body.response_format?.type === "json_schema"
+        ? { status: 500, message, body: { error: { code: 500, message, type: "server_error" } }, headers: { "retry-after-ms": "10" } }
+        : saves(request, n);
+    expect(await act("store my choice")).toMatchObject({ action: "click" });
+    expect(model.requests.map((r) => r.body.response_format?.type)).toEqual(["json_schema", "json_schema", "json_schema", "json_object"]);
+    expect(provider.responseFormat).toBe("json_object");
+    expect(warnings).toHaveLength(1);
+  });
+
   it("takes no other 400 for it: a context-length error, a schema the endpoint finds invalid, a gateway without response_format fail the step as they are", async () => {
     const { provider, act, warnings } = setUp();
     const refusals = [
