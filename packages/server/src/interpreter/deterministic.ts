@@ -64,8 +64,9 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       const done = await clock.guard(async () => {
         const results: ActionDone[] = [];
         for (const [index, action] of actions.entries()) {
+          const findMs = index === 0 ? Math.min(findTimeoutMs, context.firstFindTimeoutMs ?? Infinity) : findTimeoutMs;
           results.push(
-            await performAction(context.page, action, clock, { uploadRoot, findTimeoutMs, allowFileUrls }).catch((error: unknown) => {
+            await performAction(context.page, action, clock, { uploadRoot, findTimeoutMs: findMs, allowFileUrls }).catch((error: unknown) => {
               // Says how far a chained instruction got: a policy may only hand over a step nothing has changed yet.
               if (error instanceof InterpreterError && actions.length > 1) error.details.actionIndex = index;
               throw error;

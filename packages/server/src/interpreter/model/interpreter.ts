@@ -18,7 +18,7 @@ import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
 import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "./page-view.js";
 import { identifyViewElements } from "./_page-view-script.js";
-import { addUsage, ProviderCallError, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
+import { addUsage, ProviderCallError, schemaInstruction, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
 import {
   ACT_RESPONSE_SCHEMA,
   ACT_SYSTEM_PROMPT,
@@ -105,6 +105,15 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
     );
   }
 
+  /**
+   * What the provider adds to the prompt for the schema, counted in the budget: in `json_object`
+   * mode the schema is written into the system prompt. (A request that falls back from
+   * json_schema to json_object on its first call carries it once over the budget's margin.)
+   */
+  function schemaInPromptText(schema: Record<string, unknown>): string {
+    return provider.responseFormat === "json_object" ? schemaInstruction(schema) : "";
+  }
+
   /** Tokens the page may take: the budget less the rest of the prompt (and a margin for the retry). */
   function pageBudget(fixed: string): number {
     return Math.max(200, maxPromptTokens - estimateTokens(fixed) - 300);
@@ -117,14 +126,13 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
       return clock.guard(async () => {
         const question = maskSecrets(context.question, context.secrets);
         const schema = context.schema ?? TEXT_ANSWER_SCHEMA;
-        const inPrompt = provider.responseFormat === "json_object" ? schema.schema : undefined;
-        const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "", inPrompt);
+        const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "") + schemaInPromptText(schema.schema);
         const linkTargets = wantsLinkTargets(`${question} ${context.schema ? JSON.stringify(context.schema.schema) : ""}`);
         const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets, linkTargets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ASK_SYSTEM_PROMPT },
-          { role: "user", content: stepMessage("Question", question, view.text, inPrompt) },
+          { role: "user", content: stepMessage("Question", question, view.text) },
         ];
         const answer = await converse(messages, schema, clock, context.report, (json) => {
           const errors = answerErrors(json, schema.schema);
@@ -142,15 +150,12 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
         const { text: instruction, placeholders } = placeholdSecrets(context.instruction, context.secrets);
-        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "", provider.responseFormat === "json_object" ? ACT_RESPONSE_SCHEMA.schema : undefined);
+        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "") + schemaInPromptText(ACT_RESPONSE_SCHEMA.schema);
         const view = await readPageView(context.page, { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ACT_SYSTEM_PROMPT },
-          {
-            role: "user",
-            content: stepMessage("Instruction", instruction, view.text, provider.responseFormat === "json_object" ? ACT_RESPONSE_SCHEMA.schema : undefined),
-          },
+          { role: "user", content: stepMessage("Instruction", instruction, view.text) },
         ];
         const plan = await converse(messages, ACT_RESPONSE_SCHEMA, clock, context.report, (json) => checkPlan(json, view.elements, placeholders));
         if (!plan.actions || plan.actions.length === 0) {
@@ -184,16 +189,31 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
 }
 
 /**
+ * Longest wait of the grammar for a target to appear when a model is configured, in ms: as long as
+ * the model's page view waits for a quiet page (`readPageView`'s `quietMs` default), since the model
+ * reads the page anyway once the grammar gives up. See docs/decisions.md, "Hand-over to the model".
+ */
+export const HAND_OVER_FIND_MS = 2_000;
+
+/** Options of {@link createGrammarThenModelInterpreter}. */
+export interface GrammarThenModelOptions {
+  /** Longest wait of the grammar for its first target to appear before the model gets the step, in ms. @default {@link HAND_OVER_FIND_MS} */
+  grammarFindTimeoutMs?: number;
+}
+
+/**
  * The policy when a model is configured: an ACT goes to the grammar first (no model call when it
  * understands the instruction and finds its target), and to the model when the grammar does not
- * understand it, finds no target, or finds several; an ASK goes to the model.
+ * understand it (at once: the parse comes before any wait), finds no target (after at most
+ * `grammarFindTimeoutMs`, and less on a page that has settled), or finds several; an ASK goes to the model.
  */
-export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter): StepInterpreter {
+export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter, options: GrammarThenModelOptions = {}): StepInterpreter {
+  const grammarFindMs = options.grammarFindTimeoutMs ?? HAND_OVER_FIND_MS;
   return {
     async act(context: ActContext): Promise<ActResult> {
       const started = Date.now();
       try {
-        return await grammar.act(context);
+        return await grammar.act({ ...context, firstFindTimeoutMs: Math.min(context.firstFindTimeoutMs ?? Infinity, grammarFindMs) });
       } catch (error) {
         if (!handsOverToModel(error) || context.signal.aborted) throw error;
         if (context.allowModel === false) throw modelForbidden(error as InterpreterError, "the grammar");

@@ -119,12 +119,9 @@ export const TEXT_ANSWER_SCHEMA: { name: string; schema: Record<string, unknown>
   },
 };
 
-/** The user message of a step: what to do, then the page. In `json_object` mode the schema is written in too. */
-export function stepMessage(kind: "Question" | "Instruction", text: string, page: string, schemaInPrompt?: Record<string, unknown>): string {
-  const schema = schemaInPrompt
-    ? `\n\nReply with one JSON object (no prose, no code fence) that is valid against this JSON Schema:\n${JSON.stringify(schemaInPrompt)}`
-    : "";
-  return `${kind}: ${text}${schema}\n\nThe page:\n${page}`;
+/** The user message of a step: what to do, then the page. (In `json_object` mode the provider writes the schema into the system prompt.) */
+export function stepMessage(kind: "Question" | "Instruction", text: string, page: string): string {
+  return `${kind}: ${text}\n\nThe page:\n${page}`;
 }
 
 /** The messages that ask again after an answer that was not valid, saying what was wrong. */
