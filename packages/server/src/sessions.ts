@@ -25,6 +25,7 @@ import {
   type StepUsage,
   type WireError,
   type ReplayAction,
+  type StepFile,
 } from "@wf/core/protocol";
 import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
@@ -81,6 +82,8 @@ export interface StepInput {
   replay?: ReplayAction[];
   /** With `replay`: look again for a recorded element its instruction no longer finds (see `interpreter/replay.ts`). @default false */
   refind?: boolean;
+  /** ACT: files the step brought (a remote client's upload bytes); never recorded (see `session-uploads.ts`). */
+  files?: StepFile[];
 }
 
 /** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */

@@ -51,7 +51,13 @@ export type InterpreterErrorCode =
    * A replayed ACT (a lock entry) did not find exactly the element it recorded: none, several, or
    * one with another role or accessible name. Nothing was done to the element found.
    */
-  | "WF_REPLAY_MISMATCH";
+  | "WF_REPLAY_MISMATCH"
+  /** `switch to` / `close` named a tab no open tab matches (the message lists the open tabs). */
+  | "WF_TAB_NOT_FOUND"
+  /** `switch to` / `close` named a tab several open tabs match equally well. */
+  | "WF_TAB_AMBIGUOUS"
+  /** `close this tab` on the session's only tab: a session keeps one. */
+  | "WF_TAB_CLOSE_REFUSED";
 
 /** An element considered for a target, as listed in not-found and ambiguity errors. */
 export interface ElementCandidate {
@@ -83,6 +89,8 @@ export interface InterpreterErrorDetails {
   /** For `WF_REPLAY_MISMATCH`: the element the lock recorded, and the one found (null when none was). */
   recorded?: ElementCandidate;
   found?: ElementCandidate | null;
+  /** For `WF_TAB_NOT_FOUND` / `WF_TAB_AMBIGUOUS`: the open tabs (1-based `index`, `title`, `url`). */
+  tabs?: Array<{ index: number; title: string; url: string }>;
 }
 
 /**
