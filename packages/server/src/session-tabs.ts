@@ -156,7 +156,7 @@ export class SessionTabs implements TabsController {
     const tab = await this.describe(changes[changes.length - 1]!);
     const said = changes.includes("opened") && tab.change !== "switched" ? `${changes.filter((c) => c === "opened").length > 1 ? "tabs opened" : "a new tab opened"}` : `tab ${tab.change}`;
     // An action that switched or closed tabs says so in its own message already.
-    const note = result.action === "switch-tab" || result.action === "close-tab" ? "" : ` (${said}; now on tab ${tab.index} of ${tab.count}: ${JSON.stringify(tab.title)} at ${tab.url})`;
+    const note = result.action === "switch" || result.action === "close" ? "" : ` (${said}; now on tab ${tab.index} of ${tab.count}: ${JSON.stringify(tab.title)} at ${tab.url})`;
     return { ...result, message: result.message + note, url: tab.url, tab };
   }
 

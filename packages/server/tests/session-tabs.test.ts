@@ -96,7 +96,7 @@ describe("tabs and popups", () => {
   it("switches by title or URL (case-folded) and by position, closes tabs, and names the open tabs when none matches", async () => {
     await ok(`go to "${pages.url}/orders.html"`);
     await ok('click "Open invoice"');
-    expect((await ok("switch to the first tab")).result).toMatchObject({ action: "switch-tab", tab: { change: "switched", index: 1, count: 2 } });
+    expect((await ok("switch to the first tab")).result).toMatchObject({ action: "switch", tab: { change: "switched", index: 1, count: 2 } });
     await ok('click "Print view"');
 
     const byTitle = await ok('switch to the "invoice" tab');
@@ -118,7 +118,7 @@ describe("tabs and popups", () => {
     expect((await ok("switch to the second tab")).result).toMatchObject({ tab: { index: 2 } });
     // Closing the current tab falls back to the one current before it (the print preview).
     const closed = await ok("close this tab");
-    expect(closed.result).toMatchObject({ action: "close-tab", tab: { change: "closed", index: 2, count: 2, title: "Print preview" } });
+    expect(closed.result).toMatchObject({ action: "close", tab: { change: "closed", index: 2, count: 2, title: "Print preview" } });
     const named = await ok('close the "Print preview" tab');
     expect(named.result).toMatchObject({ tab: { change: "closed", index: 1, count: 1, title: "Orders · Acme back office" } });
     expect(named.pageUrl).toBe(`${pages.url}/orders.html`);

@@ -467,8 +467,8 @@ async function perform(page: Page, action: ParsedAction, clock: StepClock, optio
       const tab = action.verb === "switch-tab" ? await options.tabs.switchTo(action.tab, clock.left()) : await options.tabs.close(action.tab, clock.left());
       const where = `tab ${tab.index} of ${tab.count}: ${JSON.stringify(tab.title)} at ${tab.url}`;
       return action.verb === "switch-tab"
-        ? { action: "switch-tab", message: `Switched to ${where}` }
-        : { action: "close-tab", message: `Closed the tab; now on ${where}` };
+        ? { action: "switch", message: `Switched to ${where}` }
+        : { action: "close", message: `Closed the tab; now on ${where}` };
     }
   }
 }

@@ -138,7 +138,7 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     build: () => ({ verb: "reload" }),
   },
   {
-    verb: "switch-tab",
+    verb: "switch",
     // Only `switch`/`change`: `go to the "Invoice" tab` clicks a tab of the page (the click rule below).
     pattern: /^(?:switch|change)\s+(?:back\s+)?to\s+(?:the\s+)?(.+?)\s+(?:browser\s+)?(?:tab|window)$/i,
     examples: ['switch to the "Invoice" tab', "switch to the second tab", "switch to the last tab"],
@@ -148,7 +148,7 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     },
   },
   {
-    verb: "switch-tab",
+    verb: "switch",
     pattern: /^(?:switch|change)\s+(?:back\s+)?to\s+(?:browser\s+)?(?:tab|window)\s+(?:#|number\s+)?(\d+|«\d+»)$/i,
     examples: ["switch to tab 2"],
     build: (m, q) => {
@@ -157,13 +157,13 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     },
   },
   {
-    verb: "close-tab",
+    verb: "close",
     pattern: /^close\s+(?:(?:this|the\s+current|the|current)\s+)?(?:browser\s+)?(?:tab|window)$/i,
     examples: ["close this tab"],
     build: () => ({ verb: "close-tab", tab: { current: true } }),
   },
   {
-    verb: "close-tab",
+    verb: "close",
     pattern: /^close\s+(?:the\s+)?(.+?)\s+(?:browser\s+)?(?:tab|window)$/i,
     examples: ['close the "Invoice" tab', "close the second tab"],
     build: (m, q) => {
