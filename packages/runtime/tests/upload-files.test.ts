@@ -87,7 +87,7 @@ describe("uploads to a remote service", () => {
     expect(large.steps).toHaveLength(2);
     expect(large.steps[1]!.error).toMatchObject({ code: "WF_UPLOAD_TOO_LARGE", message: expect.stringContaining("huge.bin: 10485761") });
     expect(large.steps[1]!.stepId).toBeUndefined(); // never sent
-    const session = await client.getSessionStatus(large.sessionId);
+    const session = await client.getSessionStatus(large.sessionId!);
     expect(session.steps).toHaveLength(1);
 
     const missing = await runWorkflow(upload("docs/nope.pdf"), { client, uploadDir: work });

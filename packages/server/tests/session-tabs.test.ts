@@ -66,6 +66,11 @@ describe("tabs and popups", () => {
 
     await ok('click "Mark as paid"');
     await ok('wait for "Invoice 42 marked as paid"');
+    // No browser tab is named "History": the page's own tab of that name is clicked.
+    const pageTab = await ok('switch to the "History" tab');
+    expect(pageTab.result).toMatchObject({ action: "click", element: { role: "tab", name: "History" } });
+    expect(pageTab.result).not.toHaveProperty("tab");
+    await ok('wait for "No payments yet for invoice 42"');
     // A step that changes no tab reports none.
     expect((await ok('wait for "Amount due"')).result).not.toHaveProperty("tab");
   });

@@ -464,13 +464,36 @@ async function perform(page: Page, action: ParsedAction, clock: StepClock, optio
     case "switch-tab":
     case "close-tab": {
       if (!options.tabs) throw new InterpreterError("WF_TAB_NOT_FOUND", "This step has no tabs to switch between or close (it runs on a single page).");
-      const tab = action.verb === "switch-tab" ? await options.tabs.switchTo(action.tab, clock.left()) : await options.tabs.close(action.tab, clock.left());
+      let tab;
+      try {
+        tab = action.verb === "switch-tab" ? await options.tabs.switchTo(action.tab, clock.left()) : await options.tabs.close(action.tab, clock.left());
+      } catch (error) {
+        // `switch to the "History" tab` on a page with a tab of that name (a tab list), and no browser tab by it: that one.
+        if (!(error instanceof InterpreterError && error.code === "WF_TAB_NOT_FOUND" && action.verb === "switch-tab" && "text" in action.tab)) throw error;
+        const pageTab = await pageTabNamed(page, action.tab.text);
+        if (!pageTab) throw error;
+        await pageTab.click({ timeout: clock.left() });
+        await settle();
+        const description = `tab ${JSON.stringify(action.tab.text)}`;
+        return { action: "click", target: description, element: { role: "tab", name: action.tab.text }, message: `Clicked ${description} of the page (no browser tab has that name)` };
+      }
       const where = `tab ${tab.index} of ${tab.count}: ${JSON.stringify(tab.title)} at ${tab.url}`;
       return action.verb === "switch-tab"
         ? { action: "switch", message: `Switched to ${where}` }
         : { action: "close", message: `Closed the tab; now on ${where}` };
     }
   }
+}
+
+/** The one visible tab of the page (role `tab`) named `name`, exactly then loosely; undefined when none or several. */
+async function pageTabNamed(page: Page, name: string): Promise<ReturnType<Page["getByRole"]> | undefined> {
+  for (const exact of [true, false]) {
+    const tabs = page.getByRole("tab", { name, exact }).filter({ visible: true });
+    const count = await tabs.count();
+    if (count === 1) return tabs;
+    if (count > 1) return undefined;
+  }
+  return undefined;
 }
 
 /** How long an upload waits for the file chooser a clicked button should open, in ms. */
