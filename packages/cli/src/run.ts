@@ -160,6 +160,8 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
         ...(config.maxModelCalls !== undefined ? { maxModelCalls: config.maxModelCalls } : {}),
         ...(options.trace ? { trace: true } : {}),
         screenshot: config.screenshot,
+        // The embedded server reads uploads from this machine's disk; a service elsewhere gets their bytes with the step.
+        uploads: service.embedded ? "local" : "send",
       });
       record = timeoutRecord(record, controller.signal);
     } catch (error) {
@@ -217,6 +219,8 @@ function timeoutRecord(record: RunRecord, signal: AbortSignal): RunRecord {
 /** The service a run talks to: the configured one, or an embedded server stopped at the end. */
 export interface OpenService {
   client: ServiceClient;
+  /** True for the embedded server `wf run` started: it shares this machine's disk (uploads are read there, not sent). */
+  embedded: boolean;
   close(): Promise<void>;
 }
 
@@ -235,7 +239,7 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
       stderr.write(`wf: ${config.headed ? "--headed" : "--slow-mo"} applies to the embedded server's browser; the service at ${config.baseUrl} runs its own (start it with WF_HEADED=1 / WF_SLOW_MO_MS).\n`);
     }
     const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
-    return { client, close: async () => void (await closeClient(client)) };
+    return { client, embedded: false, close: async () => void (await closeClient(client)) };
   }
   const { startServer } = await import("@wf/server");
   const apiKey = randomBytes(18).toString("base64url");
@@ -271,6 +275,7 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
   const client = createServiceClient({ baseUrl: server.url, apiKey, ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
   return {
     client,
+    embedded: true,
     close: async () => {
       await closeClient(client);
       await server.close();

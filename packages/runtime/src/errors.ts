@@ -74,3 +74,26 @@ export function describeProblem(problem: ProblemDetails): string {
   const text = fieldErrors || problem.detail || problem.title;
   return `${text} [${problem.code}]`;
 }
+
+/** Stable codes of {@link UploadError}. */
+export type UploadErrorCode =
+  /** A step's files hold more than `MAX_STEP_UPLOAD_BYTES` (10 MiB) together; nothing was sent. */
+  | "WF_UPLOAD_TOO_LARGE"
+  /** An `upload "<path>" …` instruction names a file that does not exist; nothing was sent. */
+  | "WF_UPLOAD_FILE_NOT_FOUND";
+
+/**
+ * A file an instruction uploads could not be sent with its step (to a service that does not share
+ * this machine's disk): too large, or missing. The step is not sent.
+ */
+export class UploadError extends WfError {
+  override name = "UploadError";
+  declare readonly code: UploadErrorCode;
+  /** The path as the instruction names it. */
+  readonly path: string;
+
+  constructor(code: UploadErrorCode, message: string, path: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.path = path;
+  }
+}

@@ -4,8 +4,8 @@
  */
 export { createServiceClient } from "./client.js";
 export type { ServiceClient, ServiceClientOptions, CallOptions, RunStepOptions, StatusOptions, SessionStatusOptions, RetryOptions } from "./client.js";
-export { ServiceError } from "./errors.js";
-export type { ServiceErrorCode, ServiceErrorInit } from "./errors.js";
+export { ServiceError, UploadError } from "./errors.js";
+export type { ServiceErrorCode, ServiceErrorInit, UploadErrorCode } from "./errors.js";
 export { runWorkflow, totalUsage } from "./run.js";
 export { RUN_RECORD_VERSION } from "./types.js";
 export type { RunWorkflowOptions } from "./run.js";

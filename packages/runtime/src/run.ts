@@ -20,7 +20,9 @@ import {
   type Workflow,
 } from "@wf/core";
 import { MAX_LONG_POLL_MS, type ReplayAction, type ScreenshotMode, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
+import { resolve as resolvePath } from "node:path";
 import { sleep } from "./_retry.js";
+import { stepFiles } from "./step-files.js";
 import type { ServiceClient } from "./client.js";
 import { RUN_RECORD_VERSION, type RunEvent, type RunRecord, type RunUsage, type StepRecord } from "./types.js";
 import { openLock, runLockedAct, type FinishedStatus, type LockState, type RunLockOptions } from "./locked-steps.js";
@@ -83,6 +85,16 @@ export interface RunWorkflowOptions {
    * open on the session still gets every step's. @default "on"
    */
   screenshot?: ScreenshotMode;
+  /**
+   * How the files an ACT uploads (`upload "<path>" to "<field>"`) reach the service. `send`: read
+   * here, relative to `uploadDir`, and sent with the step (`files`), for a service that does not
+   * share this machine's disk; at most 10 MiB per step (`WF_UPLOAD_TOO_LARGE` before anything is
+   * sent), a missing named file is `WF_UPLOAD_FILE_NOT_FOUND`. `local`: nothing is sent, the
+   * service reads its own disk (the embedded server of `wf run`). @default "send"
+   */
+  uploads?: "send" | "local";
+  /** Folder the paths of uploaded files resolve against with `uploads: "send"`. @default process.cwd() */
+  uploadDir?: string;
 }
 
 const MAX_POLL_INTERVAL_MS = 2_000;
@@ -154,6 +166,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     statusGraceMs: options.statusGraceMs ?? 30_000,
     budget,
     ...(lock ? { lock } : {}),
+    ...(options.uploads === "local" ? {} : { uploadDir: resolvePath(options.uploadDir ?? process.cwd()) }),
   });
 
   let output: unknown;
@@ -225,6 +238,8 @@ interface ExecutorInit {
   /** The run's model calls against `maxModelCalls`. */
   budget: ModelBudget;
   lock?: LockState;
+  /** Where uploaded files are read from to be sent with their step; absent: the service reads its own disk. */
+  uploadDir?: string;
 }
 
 interface OpenStep {
@@ -297,9 +312,11 @@ class ServiceExecutor implements Executor {
     const timeoutMs = step.timeoutMs ?? this.init.stepTimeoutMs;
     let stepId: string | undefined;
     try {
+      const files = step.type === "ACT" && this.init.uploadDir !== undefined ? await stepFiles(step.instruction, this.init.uploadDir) : undefined;
       const request: RunStepRequest = {
         step: step.instruction,
         type: step.type,
+        ...(files ? { files } : {}),
         ...(step.responseFormat ? { schema: step.responseFormat } : {}),
         timeoutMs,
         ...(this.init.secrets.length > 0 ? { redact: this.init.secrets.slice(0, 100) } : {}),

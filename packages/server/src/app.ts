@@ -16,6 +16,7 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   LongPollQuery,
   MAX_LONG_POLL_MS,
+  MAX_STEP_UPLOAD_BYTES,
   PROBLEM_CONTENT_TYPE,
   PROBLEM_CODES,
   RunStepRequest,
@@ -31,6 +32,7 @@ import type { ServerContext } from "./context.js";
 import { registerDebuggerRoutes } from "./debugger.js";
 import { registerTraceRoute } from "./tracing.js";
 import { HttpProblem, isHttpProblem } from "./errors.js";
+import { checkUploadSize } from "./session-uploads.js";
 import { registerStoredWorkflowRoutes } from "./stored/routes.js";
 
 /** Title of each problem code (RFC 9457 `title`). */
@@ -49,6 +51,7 @@ const TITLES: Record<ProblemCode, string> = {
   WF_SESSION_CLOSED: "Session closed",
   WF_SESSION_FINISHED: "Session finished",
   WF_BODY_TOO_LARGE: "Body too large",
+  WF_UPLOAD_TOO_LARGE: "Upload too large",
   WF_UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
   WF_VALIDATION_FAILED: "Validation failed",
   WF_IDEMPOTENCY_KEY_REUSED: "Idempotency key reused",
@@ -181,6 +184,31 @@ function clientGone(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+/** Room a step run's body has beyond `bodyLimitBytes` for its files: 10 MiB in base64, and their JSON. */
+const UPLOAD_ALLOWANCE_BYTES = Math.ceil(MAX_STEP_UPLOAD_BYTES / 3) * 4 + 64 * 1024;
+
+/**
+ * A step run's body without its files' bytes must fit `bodyLimitBytes` (its route takes more for
+ * the files only).
+ * @throws {@link HttpProblem} `WF_BODY_TOO_LARGE` (413)
+ */
+function checkStepBodySize(body: unknown, limit: number): void {
+  if (!body || typeof body !== "object") return;
+  const files = (body as { files?: unknown }).files;
+  const rest = Array.isArray(files)
+    ? { ...body, files: files.map((f: unknown) => (f && typeof f === "object" ? { ...f, contentBase64: "" } : f)) }
+    : body;
+  if (Buffer.byteLength(JSON.stringify(rest)) > limit) {
+    throw new HttpProblem("WF_BODY_TOO_LARGE", `The request body is larger than the server's limit (${limit} bytes, bodyLimitBytes) without its files. Send less, e.g. a smaller currentDom.`);
+  }
+}
+
+/** Bytes a base64 text decodes to. */
+function decodedLength(base64: string): number {
+  const clean = base64.replace(/[^A-Za-z0-9+/]/g, "");
+  return Math.floor((clean.length * 3) / 4);
+}
+
 const IdParams = z.object({ id: z.string().min(1) });
 const StepIdParams = z.object({ stepId: z.string().min(1) });
 
@@ -300,12 +328,15 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     headers: { "Idempotency-Key": "Makes the request safe to retry: the same key in the same session never runs twice." },
     body: RunStepRequest,
     response: RunStepResponse,
-    errors: { 400: "Malformed JSON", 401: "Missing or wrong API key", 404: "Unknown session", 409: "Session closed", 413: "Body too large", 415: "Not JSON", 422: "Invalid body, ACT with a schema, or idempotency key reused with another body" },
+    errors: { 400: "Malformed JSON", 401: "Missing or wrong API key", 404: "Unknown session", 409: "Session closed", 413: "Body too large, or files over 10 MiB (WF_UPLOAD_TOO_LARGE)", 415: "Not JSON", 422: "Invalid body, ACT with a schema, or idempotency key reused with another body" },
     tags: ["step mode"],
   });
-  app.post(fastifyPath(ROUTES.stepRun), auth, async (request) => {
+  // The body limit plus room for a step's files (base64); the rest of the body still gets bodyLimitBytes.
+  app.post(fastifyPath(ROUTES.stepRun), { ...auth, bodyLimit: options.bodyLimitBytes + UPLOAD_ALLOWANCE_BYTES }, async (request) => {
     const { id } = context.parse(IdParams, request.params);
+    checkStepBodySize(request.body, options.bodyLimitBytes);
     const body = context.parse(RunStepRequest, request.body ?? {});
+    if (body.files) checkUploadSize(body.files.map((f) => ({ name: f.name, bytes: decodedLength(f.contentBase64) })));
     const header = request.headers[IDEMPOTENCY_KEY_HEADER];
     const idempotencyKey = Array.isArray(header) ? header[0] : header;
     const submitted = await context.sessions.submitStep(id, body, idempotencyKey ? { idempotencyKey } : {});

@@ -6,12 +6,14 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from "playwright-core";
-import { normalizeStepSchema, type ReplayAction, type StepType, type WireError } from "@wf/core/protocol";
+import { normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
 import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "./browser.js";
 import { HttpProblem, StepExecutionError } from "./errors.js";
 import { blockPrivateNetworkRequests } from "./network-guard.js";
 import type { ResolvedServerOptions } from "./options.js";
-import type { StepInterpreter, StepReport } from "./interpreter/types.js";
+import type { ActContext, StepInterpreter, StepReport } from "./interpreter/types.js";
+import { SessionTabs } from "./session-tabs.js";
+import { SessionUploads } from "./session-uploads.js";
 import { answerErrors } from "./interpreter/_answer-check.js";
 import { replayActions, replayOptions } from "./interpreter/replay.js";
 
@@ -56,6 +58,8 @@ export interface BrowserStepInput {
   refind?: boolean;
   /** Whether the step may call the model; false makes a step that needs it fail `WF_MODEL_FORBIDDEN`. @default true */
   allowModel?: boolean;
+  /** ACT: files the step brought (a remote client's upload bytes). */
+  files?: StepFile[];
 }
 
 /** The browser context and page of one session. Open with {@link SessionBrowser.open}. */
@@ -63,11 +67,22 @@ export class SessionBrowser {
   /** One CDP session per page, for screenshots (opened at the first one). */
   private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
 
+  /** The session's tabs: the current one is {@link SessionBrowser.page}. */
+  readonly tabs: SessionTabs;
+  /** Files steps brought with them, deleted at {@link SessionBrowser.close}. */
+  private readonly uploads = new SessionUploads();
+
   private constructor(
     readonly context: BrowserContext,
-    public page: Page,
+    page: Page,
   ) {
+    this.tabs = new SessionTabs(context, page);
     page.once("crash", () => (this.crashed = true));
+  }
+
+  /** The session's current page: its current tab (a tab a step opened or switched to). */
+  get page(): Page {
+    return this.tabs.current;
   }
 
   /**
@@ -140,16 +155,38 @@ export class SessionBrowser {
     input: BrowserStepInput,
     base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport; allowModel?: boolean },
   ): Promise<unknown> {
-    if (this.page.isClosed()) this.page = await this.context.newPage();
+    if (this.page.isClosed()) await this.tabs.reopen();
     if (input.allowModel === false) base = { ...base, allowModel: false };
     if (input.type === "ACT") {
-      if (input.replay) return replayActions({ page: this.page, instruction: input.step, ...base }, input.replay, replayOptions(options, input.refind));
-      return interpreter.act({ page: this.page, instruction: input.step, ...base });
+      const started = performance.now();
+      await this.tabs.ready();
+      const uploads = input.files?.length ? await this.uploads.save(input.files) : undefined;
+      const tabs = this.tabs;
+      // The page follows the current tab: an action that opens a tab makes the next one act on it.
+      const context: ActContext = {
+        get page() {
+          return tabs.current;
+        },
+        instruction: input.step,
+        ...base,
+        tabs,
+        ...(uploads ? { uploads } : {}),
+      };
+      try {
+        const result = input.replay
+          ? await replayActions(context, input.replay, { ...replayOptions(options, input.refind), tabs, ...(uploads ? { uploads } : {}) })
+          : await interpreter.act(context);
+        return await tabs.finishStep(result, base.timeoutMs - (performance.now() - started));
+      } catch (error) {
+        tabs.takeChanges();
+        throw error;
+      }
     }
+    this.tabs.takeChanges();
     const schema = normalizeStepSchema(input.schema);
     let answer: unknown;
     if (input.currentDom !== undefined) {
-      const scratch = await this.context.newPage();
+      const scratch = await this.tabs.openScratch();
       try {
         await scratch.setContent(withBaseHref(input.currentDom, input.currentPageURL), { timeout: base.timeoutMs, waitUntil: "domcontentloaded" });
         answer = await interpreter.ask({ page: scratch, question: input.step, ...(schema ? { schema } : {}), ...base });
@@ -187,9 +224,10 @@ export class SessionBrowser {
     }
   }
 
-  /** Closes the context (and its pages). Never throws. */
+  /** Closes the context (and its pages) and deletes the files its steps brought. Never throws. */
   async close(): Promise<void> {
     await this.context.close().catch(() => undefined);
+    await this.uploads.close();
   }
 }
 

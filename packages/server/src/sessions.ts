@@ -25,6 +25,7 @@ import {
   type StepUsage,
   type WireError,
   type ReplayAction,
+  type StepFile,
 } from "@wf/core/protocol";
 import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
@@ -83,6 +84,8 @@ export interface StepInput {
   refind?: boolean;
   /** Whether the step may call the model (see `BrowserStepInput`). @default true */
   allowModel?: boolean;
+  /** ACT: files the step brought (a remote client's upload bytes); never recorded (see `session-uploads.ts`). */
+  files?: StepFile[];
 }
 
 /** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */

@@ -204,6 +204,30 @@ export const ReplayAction = z.object({
 });
 export type ReplayAction = z.infer<typeof ReplayAction>;
 
+/** Most bytes the files of one step (`files`) may hold together, before base64: 10 MiB. More is a 413 `WF_UPLOAD_TOO_LARGE`. */
+export const MAX_STEP_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A file a step brings with it (what a client that does not share the service's disk sends for
+ * `upload "<path>" to "<field>"`): the service writes the bytes to a folder of the session and
+ * uploads from there when the instruction names `path`.
+ */
+export const StepFile = z.object({
+  path: z.string().min(1).max(4000).describe("The path exactly as the instruction names it, e.g. fixtures/receipt.pdf."),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((n) => !/[/\\\0]/.test(n) && n !== "." && n !== "..", "must be a file name, without / or \\")
+    .describe("The file name the page sees, e.g. receipt.pdf."),
+  mimeType: z.string().max(255).optional().describe("The file's media type, e.g. application/pdf; guessed from the name by the browser when absent."),
+  contentBase64: z
+    .string()
+    .max(Math.ceil(MAX_STEP_UPLOAD_BYTES / 3) * 4)
+    .describe("The file's bytes, base64."),
+});
+export type StepFile = z.infer<typeof StepFile>;
+
 /** Body of `POST /workflow/step/run/{id}` (spec §4.3 and the public samples). */
 export const RunStepRequest = z
   .object({
@@ -239,6 +263,13 @@ export const RunStepRequest = z
       .optional()
       .describe(
         "Whether the service may call its model for this step. Default true. false: the step runs as on a service without a model (an ACT through the grammar alone, an ASK through the page reader alone) and, where it would need the model, fails WF_MODEL_FORBIDDEN without calling it. Clients send false for a locked step with no lock entry (`--lock frozen`) and once a run's model budget is spent.",
+      ),
+    files: z
+      .array(StepFile)
+      .max(20)
+      .optional()
+      .describe(
+        "ACT only: files the instruction uploads, sent by a client that does not share the service's disk (`wf run --base-url`). Up to MAX_STEP_UPLOAD_BYTES (10 MiB) together, decoded; more is a 413 WF_UPLOAD_TOO_LARGE. Kept in a folder of the session until it ends; never recorded.",
       ),
   })
   .describe("Run one step in a session.");
@@ -441,6 +472,7 @@ export const PROBLEM_CODES = {
   WF_SESSION_CLOSED: 409,
   WF_SESSION_FINISHED: 409,
   WF_BODY_TOO_LARGE: 413,
+  WF_UPLOAD_TOO_LARGE: 413,
   WF_UNSUPPORTED_MEDIA_TYPE: 415,
   WF_HEADERS_TOO_LARGE: 431,
   WF_VALIDATION_FAILED: 422,

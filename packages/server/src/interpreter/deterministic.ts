@@ -14,7 +14,7 @@ import { isNavigationRace, locateTarget, QUIET_MS, waitForSettled, type FoundEle
 import { answerFromPage, answerTextFromPage } from "./ask.js";
 import { extractPage, listSelectOptions, scrollPage, type PageData } from "./_page-scripts.js";
 import { words } from "./_text.js";
-import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter } from "./types.js";
+import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, TabsController } from "./types.js";
 import { StepClock } from "./_clock.js";
 
 /** Options of {@link createDeterministicInterpreter}; all optional. */
@@ -66,7 +66,13 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         for (const [index, action] of actions.entries()) {
           const findMs = index === 0 ? Math.min(findTimeoutMs, context.firstFindTimeoutMs ?? Infinity) : findTimeoutMs;
           results.push(
-            await performAction(context.page, action, clock, { uploadRoot, findTimeoutMs: findMs, allowFileUrls }).catch((error: unknown) => {
+            await performAction(context.page, action, clock, {
+              uploadRoot,
+              findTimeoutMs: findMs,
+              allowFileUrls,
+              ...(context.tabs ? { tabs: context.tabs } : {}),
+              ...(context.uploads ? { uploads: context.uploads } : {}),
+            }).catch((error: unknown) => {
               // Says how far a chained instruction got: a policy may only hand over a step nothing has changed yet.
               if (error instanceof InterpreterError && actions.length > 1) error.details.actionIndex = index;
               throw error;
@@ -168,6 +174,10 @@ export interface PerformOptions {
    * interpreter passes one that returns the element the model referred to.
    */
   locate?: (target: TargetSpec, purpose: TargetPurpose, waitMs: number) => Promise<FoundElement>;
+  /** The step's tabs (`switch to the … tab`, `close this tab`); without it those verbs fail `WF_TAB_NOT_FOUND`. */
+  tabs?: TabsController;
+  /** Files the step brought (path as the instruction names it → local file); `upload` looks here before `uploadRoot`. */
+  uploads?: ReadonlyMap<string, string>;
 }
 
 const HOW_TO_ALLOW_FILES =
@@ -225,6 +235,8 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
     return el;
   };
   const done = await perform(page, action, clock, options, find);
+  // A tab the action opened (a target=_blank link, window.open) is where the next action happens.
+  await options.tabs?.settle(clock.left());
   return notes.length ? { ...done, message: `${done.message} (${notes.join("; ")})` } : done;
 }
 
@@ -287,10 +299,16 @@ async function perform(page: Page, action: ParsedAction, clock: StepClock, optio
         throw new InterpreterError("WF_NAVIGATION_REFUSED", `Refused to click ${el.description}: it links to ${el.href}. ${HOW_TO_ALLOW_FILES}`, { url: el.href });
       }
       const timeout = clock.left();
-      if (action.verb === "click") await el.locator.click({ timeout });
-      else if (action.verb === "dblclick") await el.locator.dblclick({ timeout });
-      else if (action.verb === "rightclick") await el.locator.click({ timeout, button: "right" });
-      else await el.locator.hover({ timeout });
+      try {
+        if (action.verb === "click") await el.locator.click({ timeout });
+        else if (action.verb === "dblclick") await el.locator.dblclick({ timeout });
+        else if (action.verb === "rightclick") await el.locator.click({ timeout, button: "right" });
+        else await el.locator.hover({ timeout });
+      } catch (error) {
+        // A popup's "Done" button that closes its own window (window.close()): the click did its work.
+        if (!page.isClosed()) throw error;
+        return { action: action.verb, target: el.description, element: identity(el), message: `Clicked ${el.description}; the tab closed itself` };
+      }
       await settle();
       const done = { click: "Clicked", dblclick: "Double-clicked", rightclick: "Right-clicked", hover: "Hovered over" }[action.verb];
       return { action: action.verb, target: el.description, element: identity(el), message: `${done} ${el.description}` };
@@ -439,13 +457,71 @@ async function perform(page: Page, action: ParsedAction, clock: StepClock, optio
       return { action: "wait", message: `Waited ${action.ms} ms` };
     }
     case "upload": {
-      const file = resolveUpload(options.uploadRoot, action.path);
+      const file = options.uploads?.get(action.path) ?? resolveUpload(options.uploadRoot, action.path);
       const el = await find(action.target, "upload");
-      await el.locator.setInputFiles(file, { timeout: clock.left() });
+      // A file input, or a label of one (Playwright sets the files on its control); otherwise a
+      // button that opens the file chooser (a drop zone's "browse"): click it and answer the chooser.
+      const takesFiles = await el.locator.evaluate(
+        (node) => (node instanceof HTMLInputElement && node.type === "file") || (node instanceof HTMLLabelElement && node.control instanceof HTMLInputElement && node.control.type === "file"),
+        undefined,
+        { timeout: clock.left() },
+      );
+      if (takesFiles) {
+        await el.locator.setInputFiles(file, { timeout: clock.left() });
+      } else {
+        const chooser = page.waitForEvent("filechooser", { timeout: Math.min(clock.left(), CHOOSER_WAIT_MS) });
+        chooser.catch(() => undefined);
+        await el.locator.click({ timeout: clock.left() });
+        const opened = await chooser.catch(() => undefined);
+        if (!opened) {
+          throw new InterpreterError(
+            "WF_ELEMENT_NOT_FOUND",
+            `${el.description} is not a file input, and clicking it opened no file chooser within ${CHOOSER_WAIT_MS} ms. Name the file input, its label, or the button that opens the file chooser.`,
+            { target: action.target.text, candidates: [{ role: el.role, name: el.name }] },
+          );
+        }
+        await opened.setFiles(file, { timeout: clock.left() });
+      }
+      await settle();
       return { action: "upload", target: el.description, element: identity(el), message: `Uploaded ${path.basename(file)} to ${el.description}` };
+    }
+    case "switch-tab":
+    case "close-tab": {
+      if (!options.tabs) throw new InterpreterError("WF_TAB_NOT_FOUND", "This step has no tabs to switch between or close (it runs on a single page).");
+      let tab;
+      try {
+        tab = action.verb === "switch-tab" ? await options.tabs.switchTo(action.tab, clock.left()) : await options.tabs.close(action.tab, clock.left());
+      } catch (error) {
+        // `switch to the "History" tab` on a page with a tab of that name (a tab list), and no browser tab by it: that one.
+        if (!(error instanceof InterpreterError && error.code === "WF_TAB_NOT_FOUND" && action.verb === "switch-tab" && "text" in action.tab)) throw error;
+        const pageTab = await pageTabNamed(page, action.tab.text);
+        if (!pageTab) throw error;
+        await pageTab.click({ timeout: clock.left() });
+        await settle();
+        const description = `tab ${JSON.stringify(action.tab.text)}`;
+        return { action: "click", target: description, element: { role: "tab", name: action.tab.text }, message: `Clicked ${description} of the page (no browser tab has that name)` };
+      }
+      const where = `tab ${tab.index} of ${tab.count}: ${JSON.stringify(tab.title)} at ${tab.url}`;
+      return action.verb === "switch-tab"
+        ? { action: "switch", message: `Switched to ${where}` }
+        : { action: "close", message: `Closed the tab; now on ${where}` };
     }
   }
 }
+
+/** The one visible tab of the page (role `tab`) named `name`, exactly then loosely; undefined when none or several. */
+async function pageTabNamed(page: Page, name: string): Promise<ReturnType<Page["getByRole"]> | undefined> {
+  for (const exact of [true, false]) {
+    const tabs = page.getByRole("tab", { name, exact }).filter({ visible: true });
+    const count = await tabs.count();
+    if (count === 1) return tabs;
+    if (count > 1) return undefined;
+  }
+  return undefined;
+}
+
+/** How long an upload waits for the file chooser a clicked button should open, in ms. */
+const CHOOSER_WAIT_MS = 3_000;
 
 const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
 

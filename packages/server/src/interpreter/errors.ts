@@ -57,7 +57,13 @@ export type InterpreterErrorCode =
    * reader (ASK) could not carry it out alone. No model was called. `details.cause` holds the
    * grammar's or reader's own failure.
    */
-  | "WF_MODEL_FORBIDDEN";
+  | "WF_MODEL_FORBIDDEN"
+  /** `switch to` / `close` named a tab no open tab matches (the message lists the open tabs). */
+  | "WF_TAB_NOT_FOUND"
+  /** `switch to` / `close` named a tab several open tabs match equally well. */
+  | "WF_TAB_AMBIGUOUS"
+  /** `close this tab` on the session's only tab: a session keeps one. */
+  | "WF_TAB_CLOSE_REFUSED";
 
 /** An element considered for a target, as listed in not-found and ambiguity errors. */
 export interface ElementCandidate {
@@ -93,6 +99,8 @@ export interface InterpreterErrorDetails {
   found?: ElementCandidate | null;
   /** For `WF_MODEL_FORBIDDEN`: the code and message of the grammar's (or page reader's) own failure. */
   cause?: { code: string; message: string };
+  /** For `WF_TAB_NOT_FOUND` / `WF_TAB_AMBIGUOUS`: the open tabs (1-based `index`, `title`, `url`). */
+  tabs?: Array<{ index: number; title: string; url: string }>;
 }
 
 /**

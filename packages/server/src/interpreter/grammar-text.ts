@@ -5,7 +5,7 @@
  */
 import type { ParsedAction, TargetSpec } from "./grammar.js";
 import { recordedFrames } from "./recorded-locator.js";
-import type { ElementIdentity } from "./types.js";
+import type { ElementIdentity, TabSelector } from "./types.js";
 
 /** The grammar's word for a role, as written in a resolved instruction. */
 export const ROLE_WORDS: Record<string, string> = {
@@ -70,6 +70,12 @@ export function grammarText(action: ParsedAction, identity?: ElementIdentity): s
       return action.target ? `press ${quote(action.key)} in ${target(action.target)}` : `press ${quote(action.key)}`;
     case "scroll-to":
       return `scroll to ${target(action.target)}`;
+    case "upload":
+      return `upload ${quote(action.path)} to ${target(action.target)}`;
+    case "switch-tab":
+      return `switch to ${tabText(action.tab)}`;
+    case "close-tab":
+      return `close ${tabText(action.tab)}`;
     default:
       return action.verb;
   }
@@ -80,6 +86,17 @@ function frameScope(t: TargetSpec, identity?: ElementIdentity): string {
   const written = t.scopes?.filter((sc) => sc.kind === "frame").map((sc) => sc.text);
   const names = written?.length ? written : identity?.locator ? recordedFrames(identity.locator).reverse() : [];
   return names.map((name, i) => ` ${i === 0 ? "in" : "of"} the ${name ? `${quote(name)} ` : ""}frame`).join("");
+}
+
+/** A tab as the grammar names it: `this tab`, `the "Invoice" tab`, `the second tab`, `the last tab`, `the 12th tab`. */
+function tabText(tab: TabSelector): string {
+  if ("current" in tab) return "this tab";
+  if ("text" in tab) return `the ${quote(tab.text)} tab`;
+  if (tab.index === -1) return "the last tab";
+  const words = ["", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
+  const n = tab.index;
+  const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
+  return `the ${words[n] ?? `${n}${suffix}`} tab`;
 }
 
 /** Quotes a text for an instruction, with a quote character it does not contain. */

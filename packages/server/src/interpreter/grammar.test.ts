@@ -33,6 +33,15 @@ describe("parseInstruction", () => {
     ["hit escape", { verb: "press", key: "Escape" }],
     ['select "1.5" in "Version"', { verb: "select", option: "1.5", target: { text: "Version", quoted: true } }],
     ['choose "docs/a.pdf" for "Attachment"', { verb: "upload", path: "docs/a.pdf", target: { text: "Attachment", quoted: true } }],
+    ['switch to the "Invoice" tab', { verb: "switch-tab", tab: { text: "Invoice" } }],
+    ["Switch back to the first tab.", { verb: "switch-tab", tab: { index: 1 } }],
+    ["switch to the new window", { verb: "switch-tab", tab: { index: -1 } }],
+    ["switch to tab 3", { verb: "switch-tab", tab: { index: 3 } }],
+    ["close the current tab", { verb: "close-tab", tab: { current: true } }],
+    ["close the 2nd tab", { verb: "close-tab", tab: { index: 2 } }],
+    // A tab of the page, not of the browser: clicked.
+    ['go to the "Invoice" tab', { verb: "click", target: { text: "Invoice", quoted: true, roles: ["tab"], roleWord: "tab" } }],
+    ['click the "Invoice" tab', { verb: "click", target: { text: "Invoice", quoted: true, roles: ["tab"], roleWord: "tab" } }],
     ['tick the 2nd "Agree" box', { verb: "check", target: { text: "Agree", quoted: true, ordinal: 2, roles: ["checkbox", "textbox", "searchbox", "combobox"], roleWord: "box" } }],
     ["scroll", { verb: "scroll", direction: "down" }],
     ["scroll page up by 120 px", { verb: "scroll", direction: "up", pixels: 120 }],
@@ -60,6 +69,7 @@ describe("parseInstructions", () => {
   it("splits chained actions before a verb, outside quotes", () => {
     expect(parseInstructions('type "pg" into "Search" and press Enter').map((a) => a.verb)).toEqual(["fill", "press"]);
     expect(parseInstructions('click "Menu", then click "Log out"; wait 1 second').map((a) => a.verb)).toEqual(["click", "click", "wait-time"]);
+    expect(parseInstructions('click "Open invoice" and switch to the first tab, then close this tab').map((a) => a.verb)).toEqual(["click", "switch-tab", "close-tab"]);
     expect(parseInstructions('click "Save and click here"')).toHaveLength(1);
     expect(parseInstructions("click Terms and Conditions")).toEqual([{ verb: "click", target: { text: "Terms and Conditions", quoted: false } }]);
   });

@@ -6,6 +6,7 @@
  * placeholders, so a quoted target never confuses the patterns; the patterns are case-insensitive.
  */
 import { InterpreterError } from "./errors.js";
+import type { TabSelector } from "./types.js";
 
 /**
  * A place the target is looked for in: `in the "Billing" section`, `inside the dialog`, `in the
@@ -61,7 +62,11 @@ export type ParsedAction =
   | { verb: "wait-settled" }
   /** Type into the page's search box and submit (Enter). */
   | { verb: "search"; text: string }
-  | { verb: "upload"; path: string; target: TargetSpec };
+  | { verb: "upload"; path: string; target: TargetSpec }
+  /** Make another of the session's tabs current: by position (`-1` the last) or a text of its title or URL. */
+  | { verb: "switch-tab"; tab: TabSelector }
+  /** Close one of the session's tabs (`{ current: true }`: this one). */
+  | { verb: "close-tab"; tab: TabSelector };
 
 /** One row of the grammar: a pattern over the instruction with its quoted parts as `«0»`, `«1»`… */
 export interface GrammarRule {
@@ -132,6 +137,40 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     pattern: /^(?:reload|refresh)(?:\s+(?:the\s+)?(?:page|tab|site))?$/i,
     examples: ["reload", "refresh the page"],
     build: () => ({ verb: "reload" }),
+  },
+  {
+    verb: "switch",
+    // Only `switch`/`change`: `go to the "Invoice" tab` clicks a tab of the page (the click rule below).
+    pattern: /^(?:switch|change)\s+(?:back\s+)?to\s+(?:the\s+)?(.+?)\s+(?:browser\s+)?(?:tab|window)$/i,
+    examples: ['switch to the "Invoice" tab', "switch to the second tab", "switch to the last tab"],
+    build: (m, q) => {
+      const tab = tabSelector(m[1]!, q);
+      return tab ? { verb: "switch-tab", tab } : undefined;
+    },
+  },
+  {
+    verb: "switch",
+    pattern: /^(?:switch|change)\s+(?:back\s+)?to\s+(?:browser\s+)?(?:tab|window)\s+(?:#|number\s+)?(\d+|«\d+»)$/i,
+    examples: ["switch to tab 2"],
+    build: (m, q) => {
+      const raw = m[1]!.startsWith("«") ? q[Number(m[1]!.slice(1, -1))]! : m[1]!;
+      return /^\d+$/.test(raw) ? { verb: "switch-tab", tab: { index: Number(raw) } } : { verb: "switch-tab", tab: { text: raw } };
+    },
+  },
+  {
+    verb: "close",
+    pattern: /^close\s+(?:(?:this|the\s+current|the|current)\s+)?(?:browser\s+)?(?:tab|window)$/i,
+    examples: ["close this tab"],
+    build: () => ({ verb: "close-tab", tab: { current: true } }),
+  },
+  {
+    verb: "close",
+    pattern: /^close\s+(?:the\s+)?(.+?)\s+(?:browser\s+)?(?:tab|window)$/i,
+    examples: ['close the "Invoice" tab', "close the second tab"],
+    build: (m, q) => {
+      const tab = tabSelector(m[1]!, q);
+      return tab ? { verb: "close-tab", tab } : undefined;
+    },
   },
   {
     verb: "upload",
@@ -326,9 +365,24 @@ export function parseInstruction(instruction: string): ParsedAction {
   return parsePart(text, quotes, instruction);
 }
 
+/**
+ * What names a tab: `"Invoice"` (a text of its title or URL), `second`, `2nd`, `last`, `new`
+ * (the last opened), `first`, `previous`… Undefined for anything else.
+ */
+function tabSelector(phrase: string, quotes: string[]): TabSelector | undefined {
+  const p = phrase.trim();
+  const quoted = /^«(\d+)»$/.exec(p);
+  if (quoted) return { text: quotes[Number(quoted[1])] ?? "" };
+  const ord = /^(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|new|newest|latest|(\d+)(?:st|nd|rd|th))$/i.exec(p);
+  if (!ord) return undefined;
+  if (ord[2]) return { index: Number(ord[2]) };
+  const word = ord[1]!.toLowerCase();
+  return { index: ["last", "new", "newest", "latest"].includes(word) ? -1 : ORDINALS[word]! };
+}
+
 /** Where a compound instruction splits: `, then`, `and then`, `then`, `and`, `;` or `,` before a verb. */
 const SPLIT = new RegExp(
-  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|open|navigate|visit|click|tap|double[- ]?click|right[- ]?click|hover|type|fill|enter|input|write|clear|press|hit|select|choose|pick|set|check|uncheck|tick|untick|scroll|wait|upload|attach|reload|refresh|search)\\b)",
+  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|open|navigate|visit|click|tap|double[- ]?click|right[- ]?click|hover|type|fill|enter|input|write|clear|press|hit|select|choose|pick|set|check|uncheck|tick|untick|scroll|wait|upload|attach|reload|refresh|search|switch|close)\\b)",
   "i",
 );
 

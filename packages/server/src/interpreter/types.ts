@@ -46,7 +46,10 @@ interface StepContextBase {
 
 /** What an ACT gets. */
 export interface ActContext extends StepContextBase {
-  /** The session's page. */
+  /**
+   * The session's current page. With {@link ActContext.tabs}, it follows the session's current tab:
+   * a tab an action opens (a `target=_blank` link, `window.open`) or switches to becomes it.
+   */
   page: Page;
   /** The instruction, e.g. `click "Sign in"`. */
   instruction: string;
@@ -59,6 +62,70 @@ export interface ActContext extends StepContextBase {
    * @default the interpreter's own
    */
   firstFindTimeoutMs?: number;
+  /** The session's tabs, to list, switch and close them; absent where a step has only one page. */
+  tabs?: TabsController;
+  /**
+   * Files the step brought with it (a remote client sent their bytes): the path as the
+   * instruction names it → the local file holding the bytes. `upload` looks here before the
+   * upload root.
+   */
+  uploads?: ReadonlyMap<string, string>;
+}
+
+/** One open tab of a session. */
+export interface TabInfo {
+  /** 1-based position in opening order. */
+  index: number;
+  title: string;
+  url: string;
+  /** True for the session's current tab. */
+  current: boolean;
+}
+
+/**
+ * Which tab an instruction names: a 1-based position (`-1` the last one), a text found in its
+ * title or URL (case-folded), or the current tab.
+ */
+export type TabSelector = { index: number } | { text: string } | { current: true };
+
+/** What happened to the session's tabs during an ACT: the step result's `tab`, the current tab after it. */
+export interface TabChange {
+  /** `opened`: an action opened a tab (or popup) and the session followed it; `switched`; `closed` (the current tab is then the one before it). */
+  change: "opened" | "switched" | "closed";
+  /** 1-based position of the current tab after the change. */
+  index: number;
+  /** Tabs open after the change. */
+  count: number;
+  /** URL of the current tab. */
+  url: string;
+  /** Title of the current tab. */
+  title: string;
+}
+
+/**
+ * The session's tabs as interpreters may drive them (`switch to the "Invoice" tab`,
+ * `close this tab`). Implemented by the session (`session-tabs.ts`).
+ */
+export interface TabsController {
+  /** The open tabs, in opening order. */
+  list(): Promise<TabInfo[]>;
+  /**
+   * Makes a tab the current one (its `domcontentloaded` awaited within `timeoutMs`).
+   * @throws {@link InterpreterError} `WF_TAB_NOT_FOUND` (none matches; the message lists the open
+   *   tabs) or `WF_TAB_AMBIGUOUS` (several match at the same level).
+   */
+  switchTo(which: TabSelector, timeoutMs: number): Promise<TabChange>;
+  /**
+   * Closes a tab; when it was the current one, the tab that was current before it becomes current.
+   * @throws {@link InterpreterError} `WF_TAB_NOT_FOUND`, `WF_TAB_AMBIGUOUS`, `WF_TAB_CLOSE_REFUSED`
+   *   (the session's only tab).
+   */
+  close(which: TabSelector, timeoutMs: number): Promise<TabChange>;
+  /**
+   * After an action: waits (within `timeoutMs`) for a tab the action is opening to arrive and
+   * become current, so the next action acts on it; returns at once when none is opening.
+   */
+  settle(timeoutMs: number): Promise<void>;
 }
 
 /** Who an element is, as a person and Playwright would name it. */
@@ -90,6 +157,8 @@ export interface ActResult {
    * which acted on the recorded element found again (its instruction is then the one naming it now).
    */
   actions?: Array<{ instruction: string; element?: ElementIdentity; refound?: true }>;
+  /** The session's tabs changed during the step (a tab opened and was followed, a switch, a close): the current tab after it. */
+  tab?: TabChange;
 }
 
 /** What an ASK gets. */

@@ -15,7 +15,7 @@ import { performAction, type ActionDone, type PerformOptions } from "../determin
 import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar.js";
 import { grammarText, ROLE_WORDS } from "../grammar-text.js";
 import type { FoundElement } from "../locate.js";
-import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
+import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport, TabSelector } from "../types.js";
 import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "./page-view.js";
 import { identifyViewElements } from "./_page-view-script.js";
 import { addUsage, ProviderCallError, schemaInstruction, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
@@ -26,6 +26,7 @@ import {
   ASK_SYSTEM_PROMPT,
   retryMessages,
   stepMessage,
+  tabsLine,
   TEXT_ANSWER_SCHEMA,
   type ModelAction,
 } from "./prompts.js";
@@ -150,14 +151,15 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
         const { text: instruction, placeholders } = placeholdSecrets(context.instruction, context.secrets);
-        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "") + schemaInPromptText(ACT_RESPONSE_SCHEMA.schema);
+        const tabs = context.tabs ? tabsLine((await context.tabs.list()).map((t) => ({ ...t, title: maskSecrets(clip(t.title, 80), context.secrets), url: maskSecrets(clip(t.url, 120), context.secrets) }))) : undefined;
+        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "", tabs) + schemaInPromptText(ACT_RESPONSE_SCHEMA.schema);
         const view = await readPageView(context.page, { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ACT_SYSTEM_PROMPT },
-          { role: "user", content: stepMessage("Instruction", instruction, view.text) },
+          { role: "user", content: stepMessage("Instruction", instruction, view.text, tabs) },
         ];
-        const plan = await converse(messages, ACT_RESPONSE_SCHEMA, clock, context.report, (json) => checkPlan(json, view.elements, placeholders));
+        const plan = await converse(messages, ACT_RESPONSE_SCHEMA, clock, context.report, (json) => checkPlan(json, view.elements, placeholders, instruction));
         if (!plan.actions || plan.actions.length === 0) {
           throw new InterpreterError(
             "WF_MODEL_NO_MATCH",
@@ -172,7 +174,14 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
           const parsed = toParsedAction(action, target?.spec, placeholders);
           ran.push({ instruction: grammarText(parsed, target?.identity), ...(target ? { element: target.identity } : {}) });
           context.report.resolved = ran.map((a) => a.instruction).join("; ");
-          done.push(await performAction(context.page, parsed, clock, { ...options.perform, locate: async () => target!.found }));
+          done.push(
+            await performAction(context.page, parsed, clock, {
+              ...options.perform,
+              locate: async () => target!.found,
+              ...(context.tabs ? { tabs: context.tabs } : {}),
+              ...(context.uploads ? { uploads: context.uploads } : {}),
+            }),
+          );
           if (target) element = target.identity;
         }
         const last = done[done.length - 1]!;
@@ -251,8 +260,11 @@ function handsOverToModel(error: unknown): boolean {
   return index === undefined || index === 0;
 }
 
-/** Checks a plan: verbs with what they need, refs that exist, placeholders only as given. */
-function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<string, string>): { ok: true; value: { reason: string; actions: ModelAction[] | null } } | { ok: false; problem: string } {
+/**
+ * Checks a plan: verbs with what they need, refs that exist, placeholders only as given, and files
+ * to upload only as the instruction (as the model saw it, secrets as placeholders) names them.
+ */
+function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<string, string>, instruction: string): { ok: true; value: { reason: string; actions: ModelAction[] | null } } | { ok: false; problem: string } {
   const plan = json as { reason?: unknown; actions?: unknown };
   if (!plan || typeof plan !== "object" || typeof plan.reason !== "string" || !("actions" in plan)) return { ok: false, problem: "it needs `reason` (a string) and `actions` (a list, or null)." };
   const errors = answerErrors(json, ACT_RESPONSE_SCHEMA.schema);
@@ -260,12 +272,15 @@ function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<str
   const actions = plan.actions as ModelAction[] | null;
   if (actions && actions.length > 5) return { ok: false, problem: "it has more than 5 actions." };
   for (const [i, a] of (actions ?? []).entries()) {
-    const needsRef = !["goto", "back", "forward", "reload", "press"].includes(a.verb);
-    const needsValue = ["fill", "select", "press", "goto"].includes(a.verb);
+    const needsRef = !["goto", "back", "forward", "reload", "press", "switch_tab", "close_tab"].includes(a.verb);
+    const needsValue = ["fill", "select", "press", "goto", "upload", "switch_tab"].includes(a.verb);
     if (needsRef && !a.ref) return { ok: false, problem: `action ${i + 1} (${a.verb}) needs the ref of an element.` };
     if (a.ref && !elementOf(a.ref, elements)) return { ok: false, problem: `action ${i + 1} refers to ${a.ref}, which is not on the page; use a ref written on the page, like e1.` };
     if (needsValue && (a.value === null || a.value === "")) return { ok: false, problem: `action ${i + 1} (${a.verb}) needs a value.` };
     if (a.verb === "press" && !normalizeKey(a.value ?? "")) return { ok: false, problem: `action ${i + 1}: ${JSON.stringify(a.value)} is not a key name (Enter, Tab, Escape, ArrowDown, Control+A…).` };
+    if (a.verb === "upload" && !namesFile(instruction, a.value!)) {
+      return { ok: false, problem: `action ${i + 1} uploads ${JSON.stringify(a.value)}, which is not a file the instruction names; upload only a path written in the instruction, exactly as written.` };
+    }
     for (const p of (a.value ?? "").match(/\{\{[^{}]*\}\}/g) ?? []) {
       if (!placeholders.has(p)) return { ok: false, problem: `action ${i + 1} uses ${p}, which is not a placeholder of the instruction.` };
     }
@@ -277,6 +292,27 @@ function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<str
 function elementOf(ref: string, elements: ViewElement[]): ViewElement | undefined {
   const key = /^\[?((?:f\d+)?e\d+)\]?$/i.exec(ref.trim())?.[1]?.toLowerCase();
   return key === undefined ? undefined : elements.find((e) => e.ref === key);
+}
+
+/** Whether the instruction names `path` as a whole word (a quoted or bare path, or a placeholder). */
+function namesFile(instruction: string, path: string): boolean {
+  const p = path.trim();
+  if (!p) return false;
+  let from = 0;
+  for (let at = instruction.indexOf(p, from); at >= 0; at = instruction.indexOf(p, from)) {
+    const before = instruction[at - 1];
+    const rest = instruction.slice(at + p.length);
+    if ((before === undefined || /[\s"'“‘(]/.test(before)) && /^(?:$|[\s"'”’),;:!?]|\.(?:\s|$))/.test(rest)) return true;
+    from = at + 1;
+  }
+  return false;
+}
+
+/** A tab as a `switch_tab`/`close_tab` value names it: a position (`2`) or a title. */
+function tabOf(value: string | null): TabSelector {
+  const v = (value ?? "").trim();
+  if (/^\d+$/.test(v)) return { index: Number(v) };
+  return { text: v };
 }
 
 interface ResolvedTarget {
@@ -360,6 +396,12 @@ function toParsedAction(action: ModelAction, target: TargetSpec | undefined, pla
     case "forward":
     case "reload":
       return { verb: action.verb };
+    case "upload":
+      return { verb: "upload", path: value, target: t };
+    case "switch_tab":
+      return { verb: "switch-tab", tab: tabOf(value) };
+    case "close_tab":
+      return { verb: "close-tab", tab: action.value === null || action.value.trim() === "" ? { current: true } : tabOf(value) };
   }
 }
 

@@ -43,6 +43,8 @@ export const ACT_SYSTEM_PROMPT = [
   "- press: value a key such as Enter, Tab, Escape, ArrowDown or Control+A; ref the element to press it in, or null for the focused one.",
   "- scroll_to: ref of the element to bring into view; value null.",
   "- goto: value the URL to open; ref null. back, forward, reload: ref and value null.",
+  "- upload: ref of the file input, its label, or the button that opens the file chooser; value the file's path exactly as the instruction writes it (never a path of your own).",
+  "- switch_tab: value the title of an open tab (as the Tabs line lists it) or its position (1, 2…); ref null. close_tab: value null for the current tab, or a tab's title or position; ref null.",
   "Rules:",
   "- Use only refs that appear on the page below, and only the actions the instruction asks for (at most 5).",
   "- If nothing on the page carries out the instruction (the element is not there, or it is ambiguous which one is meant), answer `actions: null` and say why in `reason`. Never guess: acting on the wrong element is worse than doing nothing.",
@@ -66,6 +68,9 @@ export const ACT_VERBS = [
   "back",
   "forward",
   "reload",
+  "upload",
+  "switch_tab",
+  "close_tab",
 ] as const;
 export type ActVerb = (typeof ACT_VERBS)[number];
 
@@ -92,8 +97,11 @@ export const ACT_RESPONSE_SCHEMA: { name: string; schema: Record<string, unknown
               type: "object",
               properties: {
                 verb: { type: "string", enum: [...ACT_VERBS] },
-                ref: { type: ["string", "null"], description: "Reference of the element acted on, e.g. e12; null for goto, back, forward, reload, and press in the focused element." },
-                value: { type: ["string", "null"], description: "fill: the text; select: the option's label; press: the key; goto: the URL; otherwise null." },
+                ref: { type: ["string", "null"], description: "Reference of the element acted on, e.g. e12; null for goto, back, forward, reload, switch_tab, close_tab, and press in the focused element." },
+                value: {
+                  type: ["string", "null"],
+                  description: "fill: the text; select: the option's label; press: the key; goto: the URL; upload: the file's path as the instruction writes it; switch_tab, close_tab: a tab's title or position; otherwise null.",
+                },
               },
               required: ["verb", "ref", "value"],
               additionalProperties: false,
@@ -119,9 +127,22 @@ export const TEXT_ANSWER_SCHEMA: { name: string; schema: Record<string, unknown>
   },
 };
 
-/** The user message of a step: what to do, then the page. (In `json_object` mode the provider writes the schema into the system prompt.) */
-export function stepMessage(kind: "Question" | "Instruction", text: string, page: string): string {
-  return `${kind}: ${text}\n\nThe page:\n${page}`;
+/**
+ * The user message of a step: what to do, the open tabs (a `Tabs:` line, given only when more than
+ * one is open), then the page. (In `json_object` mode the provider writes the schema into the system prompt.)
+ */
+export function stepMessage(kind: "Question" | "Instruction", text: string, page: string, tabs?: string): string {
+  return `${kind}: ${text}${tabs ? `\n\n${tabs}` : ""}\n\nThe page:\n${page}`;
+}
+
+/**
+ * The `Tabs:` line of an ACT: each open tab's position, title and whether it is the one the page
+ * below shows, e.g. `Tabs: 1 "Orders"; 2 "Invoice 42" (current, the page below)`. Undefined with
+ * one tab or none (the line is left out).
+ */
+export function tabsLine(tabs: ReadonlyArray<{ index: number; title: string; url: string; current: boolean }>): string | undefined {
+  if (tabs.length < 2) return undefined;
+  return `Tabs: ${tabs.map((t) => `${t.index} ${JSON.stringify(t.title || t.url)}${t.current ? " (current, the page below)" : ""}`).join("; ")}`;
 }
 
 /** The messages that ask again after an answer that was not valid, saying what was wrong. */
