@@ -193,7 +193,13 @@ export const RecordedElement = z.object({
     .string()
     .max(4000)
     .optional()
-    .describe("The Playwright locator recorded for it (as locator.normalize() writes it), e.g. getByTestId('submit'); used only by `refind`."),
+    .describe(
+      "The Playwright locator recorded for it (as locator.normalize() writes it), e.g. getByTestId('submit'); a replay uses it when the instruction names several elements or another one.",
+    ),
+  primary: z
+    .literal("locator")
+    .optional()
+    .describe("`locator` when no grammar instruction named the element alone where it was recorded: a replay finds it by `locator` first, then by the instruction."),
 });
 export type RecordedElement = z.infer<typeof RecordedElement>;
 

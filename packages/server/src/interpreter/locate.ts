@@ -33,6 +33,8 @@ export interface FoundElement {
    * document order was used. Optional: a `locate` that returns none is fine.
    */
   note?: string;
+  /** How many identical matches (twins) there were when the first was used; absent for a single match or an ordinal. */
+  matches?: number;
 }
 
 type AriaRole = Parameters<Page["getByRole"]>[0];
@@ -304,7 +306,7 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     return JSON.stringify(o.context) === JSON.stringify(first.context);
   });
   if (twins) {
-    return found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`);
+    return { ...found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`), matches: kept.length };
   }
   const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
   const list = kept

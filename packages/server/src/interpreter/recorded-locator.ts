@@ -49,6 +49,13 @@ export function recordedLocator(page: Page, text: string): Locator | undefined {
         if (typeof first !== "string" || options) return undefined;
         current = current.locator(first);
         break;
+      case "filter": {
+        // `filter({ hasText: 'Pay rent' })`: only text filters with literal strings (a `has:` locator is not read).
+        const texts = isOptions(first) && args.length === 1 ? Object.entries(first) : undefined;
+        if (current === page || !texts || texts.some(([k, v]) => !["hasText", "hasNotText"].includes(k) || typeof v !== "string")) return undefined;
+        current = (current as Locator).filter(first as { hasText?: string; hasNotText?: string });
+        break;
+      }
       case "nth":
         if (current === page || typeof first !== "number" || !Number.isInteger(first)) return undefined;
         current = (current as Locator).nth(first);
