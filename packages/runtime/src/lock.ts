@@ -33,8 +33,10 @@ export interface LockedElement {
   role: string;
   /** Accessible name (with `{{param}}` placeholders where a param value was). */
   name: string;
-  /** A Playwright locator for it, for people reading the lock (replay matches role and name). */
+  /** A Playwright locator for it; a replay uses it when the instruction names several elements or another one. */
   locator?: string;
+  /** `"locator"` when no instruction named the element alone where it was recorded: a replay tries `locator` first. */
+  primary?: "locator";
 }
 
 /** One recorded action: a grammar instruction and its element. */
@@ -116,7 +118,9 @@ export function formatLock(lock: LockFile): string {
     ...(e.page ? { page: e.page } : {}),
     actions: e.actions.map((a) => ({
       instruction: a.instruction,
-      ...(a.element ? { element: { role: a.element.role, name: a.element.name, ...(a.element.locator ? { locator: a.element.locator } : {}) } } : {}),
+      ...(a.element
+        ? { element: { role: a.element.role, name: a.element.name, ...(a.element.locator ? { locator: a.element.locator } : {}), ...(a.element.primary ? { primary: a.element.primary } : {}) } }
+        : {}),
     })),
     ...(e.model ? { model: e.model } : {}),
     recordedAt: e.recordedAt,
@@ -233,7 +237,16 @@ export function foldActions(
     }, "");
   const folded = actions.map((a) => ({
     instruction: unsecret(foldParams(a.instruction, params)),
-    ...(a.element ? { element: { role: a.element.role, name: foldParams(a.element.name, params), ...(a.element.locator ? { locator: foldParams(a.element.locator, params) } : {}) } } : {}),
+    ...(a.element
+      ? {
+          element: {
+            role: a.element.role,
+            name: foldParams(a.element.name, params),
+            ...(a.element.locator ? { locator: foldParams(a.element.locator, params) } : {}),
+            ...(a.element.primary === "locator" ? { primary: "locator" as const } : {}),
+          },
+        }
+      : {}),
   }));
   if (unknown) return undefined;
   // Last guard: no secret value, and no unresolved `[secret]`, may reach the file.

@@ -1,14 +1,21 @@
 /**
- * Replay of a recorded ACT (an entry of a workflow's action lock): each recorded grammar
- * instruction runs through the grammar, and before it acts, the element the grammar finds must be
- * exactly the one recorded (one element, same ARIA role, same accessible name). Anything else fails
- * the step with `WF_REPLAY_MISMATCH` and nothing is done to the element found. No model is called.
+ * Replay of a recorded ACT (an entry of a workflow's action lock). No model is called. Each
+ * action's element is looked for in this order:
  *
- * With `refind` (the runtime's `--lock heal`), an instruction that no longer finds its element, or
- * finds another one, gets one deterministic second look before the step fails: the recorded element
- * itself, by its role and exact accessible name, then by its recorded Playwright locator. Only exactly
- * one element of the recorded role is acted on; the action is then reported as the instruction that
- * names it now (`refound: true`), which the runtime writes back into the lock.
+ * 1. the recorded grammar instruction (which, recorded by the model interpreter, named exactly
+ *    that element on the page it was recorded on: see `record-instruction.ts`);
+ * 2. when that finds several elements (twins included) or another one, the recorded Playwright
+ *    locator, used only when it finds exactly one visible element of the recorded role and
+ *    accessible name;
+ * 3. only then the step fails `WF_REPLAY_MISMATCH` (nothing is done to any element), with a
+ *    message that says what differs: role, name, count, place.
+ *
+ * An element recorded with `primary: "locator"` (no instruction named it alone) goes to its
+ * locator first. With `refind` (the runtime's `--lock heal`), step 3 is first a deterministic
+ * second look: the recorded element by its role and exact accessible name, then by its recorded
+ * locator whatever its name; only exactly one element of the recorded role is acted on, and the
+ * action is reported as the instruction that names it now (`refound: true`), which the runtime
+ * writes back into the lock.
  */
 import type { Locator, Page } from "playwright-core";
 import type { ReplayAction } from "@wf/core/protocol";
