@@ -73,7 +73,7 @@ export async function replayActions(context: ActContext, actions: readonly Repla
           const again = await byRecordedLocator(context.page, recorded, clock, seen);
           if (again) return again;
         }
-        const failure = mismatch(index, instruction, recorded, seen);
+        const failure = mismatch(index, instruction, recorded, await withPlaces(seen));
         if (!options.refind || !recorded) throw failure;
         const again = await refind(context.page, recorded, clock);
         if (!again) {
@@ -162,6 +162,16 @@ interface Seen {
   instruction?: { found?: { role: string; name: string; place: string }; matches?: number; why?: string };
   /** The recorded locator: how many visible elements it finds, and the one it found. */
   locator?: { matches: number; found?: { role: string; name: string; place: string } };
+  /** The elements found, whose places {@link withPlaces} fills in (only for a failure's message: it costs a page call). */
+  instructionLocator?: Locator;
+  locatorLocator?: Locator;
+}
+
+/** Fills in where the elements found are now (`in the "Pay rent" item`), for the message. */
+async function withPlaces(seen: Seen): Promise<Seen> {
+  if (seen.instruction?.found && seen.instructionLocator) seen.instruction.found.place = await placeOf(seen.instructionLocator);
+  if (seen.locator?.found && seen.locatorLocator) seen.locator.found.place = await placeOf(seen.locatorLocator);
+  return seen;
 }
 
 /**
@@ -187,8 +197,8 @@ async function byInstruction(
     seen.instruction = { why: error.message, ...(ambiguous ? { matches: ((error.details.candidates as unknown[] | undefined) ?? []).length } : {}) };
     return undefined;
   }
-  const place = await placeOf(found.locator);
-  seen.instruction = { found: { role: found.role, name: found.name, place }, ...(found.matches ? { matches: found.matches } : {}) };
+  seen.instruction = { found: { role: found.role, name: found.name, place: "" }, ...(found.matches ? { matches: found.matches } : {}) };
+  seen.instructionLocator = found.locator;
   if (!recorded || found.matches !== undefined) return undefined;
   return found.role === recorded.role && sameName(found.name, recorded.name) ? found : undefined;
 }
@@ -208,7 +218,8 @@ async function byRecordedLocator(page: Page, recorded: NonNullable<ReplayAction[
   }
   const now = await visible.evaluate(identifyViewElement, undefined, { timeout: clock.left() }).catch(() => undefined);
   if (!now) return undefined;
-  seen.locator = { matches, found: { ...now, place: await placeOf(visible) } };
+  seen.locator = { matches, found: { ...now, place: "" } };
+  seen.locatorLocator = visible;
   if (now.role !== recorded.role || !sameName(now.name, recorded.name)) return undefined;
   const href = await visible.evaluate((node) => (node instanceof HTMLAnchorElement ? node.href : ""), undefined, { timeout: clock.left() }).catch(() => "");
   return { locator: visible, description: `${now.role} ${JSON.stringify(now.name)}`, href, role: now.role, name: now.name, note: "found by its recorded locator" };
