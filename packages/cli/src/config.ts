@@ -12,6 +12,10 @@ import type { ScreenshotMode } from "@wf/core/protocol";
 import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "./names.js";
 
 export { REPORTERS, type ReporterName };
+
+/** The action-lock modes of `wf run` (see the CLI README's lock section). */
+export const LOCK_MODE_NAMES = ["frozen", "read", "write", "heal", "off"] as const;
+export type LockModeName = (typeof LOCK_MODE_NAMES)[number];
 /**
  * When `wf run` records a Playwright trace of a workflow's session, in Playwright's words: `on`
  * (every attempt), `off`, `retain-on-failure` (every attempt, kept only when it failed),
@@ -71,12 +75,20 @@ export interface WfConfig {
    */
   model?: string;
   /**
-   * How `wf run` uses the action lock beside each workflow (`<name>.wf.lock.json`): `read` (replay),
-   * `write` (record), `heal` (replay, and let the model repair what no longer replays), `off`.
-   * The `--lock` flag wins; on CI (`CI=true`) the default is `read` whatever this says.
+   * How `wf run` uses the action lock beside each workflow (`<name>.wf.lock.json`): `frozen`
+   * (replay; an ACT with no entry that needs the model fails `WF_LOCK_MISSING`), `read` (replay;
+   * an ACT with no entry may use the model, and says so), `write` (record), `heal` (replay, and let
+   * the model repair what no longer replays), `off`. The `--lock` flag wins; on CI (`CI=true`) the
+   * default is `frozen` whatever this says.
    * @default "heal" when a model is configured, else "read"
    */
-  lock?: "read" | "write" | "heal" | "off";
+  lock?: LockModeName;
+  /**
+   * The most model calls one workflow run may make (ACT and ASK alike, counted from each step's
+   * `usage.calls`): the run fails `WF_MODEL_BUDGET_EXCEEDED` once it would make one more; 0: no
+   * model call at all. Env `WF_MAX_MODEL_CALLS`; flag `--max-model-calls`. @default no limit
+   */
+  maxModelCalls?: number;
   /**
    * Playwright traces of the workflows' sessions, downloaded into the report
    * (`<reportDir>/<workflow>/trace.zip`, open with `npx playwright show-trace`). Env `WF_TRACE`.
@@ -138,7 +150,8 @@ const ConfigSchema = z
     timeoutMs: z.number().int().positive().optional(),
     requestTimeoutMs: z.number().int().positive().optional(),
     model: z.string().min(1).optional(),
-    lock: z.enum(["read", "write", "heal", "off"]).optional(),
+    lock: z.enum(LOCK_MODE_NAMES).optional(),
+    maxModelCalls: z.number().int().min(0).optional(),
     trace: z.enum(TRACE_MODES).optional(),
     screenshot: z.enum(SCREENSHOT_MODES).optional(),
     reportDir: z.string().min(1).optional(),
@@ -169,6 +182,7 @@ export interface CliFlags {
   slowMoMs?: number | undefined;
   model?: string | undefined;
   lock?: string | undefined;
+  maxModelCalls?: number | undefined;
   trace?: string | undefined;
   screenshot?: string | undefined;
   reportDir?: string | undefined;
@@ -222,10 +236,12 @@ export interface ResolvedCliConfig {
   /** The model for free-form steps; `undefined`: none (the grammar alone). */
   model: string | undefined;
   /**
-   * How `wf run` uses the action lock: the `--lock` flag; else `read` on CI (`CI=true`); else
+   * How `wf run` uses the action lock: the `--lock` flag; else `frozen` on CI (`CI=true`); else
    * `lock` of wf.config.ts; else `heal` with a model, `read` without.
    */
-  lock: "read" | "write" | "heal" | "off";
+  lock: LockModeName;
+  /** The most model calls of one workflow run (`--max-model-calls`, `WF_MAX_MODEL_CALLS`, `maxModelCalls`); undefined: no limit. */
+  maxModelCalls: number | undefined;
   /** When runs record a Playwright trace (`--trace`, `WF_TRACE`, `trace`). */
   trace: TraceMode;
   /** Which steps get a screenshot (`--screenshot`, `WF_SCREENSHOT`, `screenshot`). */
@@ -240,7 +256,7 @@ export interface ResolvedCliConfig {
 /**
  * Loads `wf.config.ts` and `.env` and resolves every setting: flag, then environment variable
  * (`WF_BASE_URL`, `WF_API_KEY`, `WF_REPORTER`, `WF_TIMEOUT_MS`, `WF_REQUEST_TIMEOUT_MS`,
- * `WF_MODEL`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_REPEAT_EACH`,
+ * `WF_MODEL`, `WF_MAX_MODEL_CALLS`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_REPEAT_EACH`,
  * `WF_HEADED`, `WF_SLOW_MO_MS`, `WF_TRACE`, `WF_SCREENSHOT`, `WF_REPORT_DIR`, `WF_HOST`, `WF_PORT`,
  * `WF_WORKFLOWS_DIR`, `WF_DATA_DIR`; process variables beat `.env`), then config file, then default.
  *
@@ -318,10 +334,14 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Base URL "${baseUrl}" is not an http(s) URL. Pass one like --base-url http://127.0.0.1:8787, or leave it unset to use the embedded server.`);
   }
   const model = nonEmpty(flags.model) ?? nonEmpty(env.WF_MODEL) ?? file.model;
-  // The lock: the flag, then read on CI (no model calls unless asked), then the file, then heal with a model.
-  const lock = nonEmpty(flags.lock) ?? (isCi(env) ? "read" : undefined) ?? file.lock ?? (model ? "heal" : "read");
-  if (!["read", "write", "heal", "off"].includes(lock)) {
-    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown lock mode "${lock}". Use one of: read, write, heal, off.`);
+  // The lock: the flag, then frozen on CI (no model call for a locked step, like `npm ci`), then the file, then heal with a model.
+  const lock = nonEmpty(flags.lock) ?? (isCi(env) ? "frozen" : undefined) ?? file.lock ?? (model ? "heal" : "read");
+  if (!(LOCK_MODE_NAMES as readonly string[]).includes(lock)) {
+    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown lock mode "${lock}". Use one of: ${LOCK_MODE_NAMES.join(", ")}.`);
+  }
+  const maxModelCalls = flags.maxModelCalls ?? intFromEnv(env, "WF_MAX_MODEL_CALLS") ?? file.maxModelCalls;
+  if (maxModelCalls !== undefined && (!Number.isInteger(maxModelCalls) || maxModelCalls < 0)) {
+    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `The model budget must be a whole number of calls, 0 or more, got ${maxModelCalls}.`);
   }
   const trace = nonEmpty(flags.trace) ?? nonEmpty(env.WF_TRACE) ?? file.trace ?? "retain-on-failure";
   if (!(TRACE_MODES as readonly string[]).includes(trace)) {
@@ -354,7 +374,8 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     timeoutMs: flags.timeoutMs ?? intFromEnv(env, "WF_TIMEOUT_MS") ?? file.timeoutMs,
     requestTimeoutMs: intFromEnv(env, "WF_REQUEST_TIMEOUT_MS") ?? file.requestTimeoutMs,
     model,
-    lock: lock as ResolvedCliConfig["lock"],
+    lock: lock as LockModeName,
+    maxModelCalls,
     trace: trace as TraceMode,
     screenshot: screenshot as ScreenshotMode,
     reportDir: resolve(cwd, nonEmpty(flags.reportDir) ?? nonEmpty(env.WF_REPORT_DIR) ?? file.reportDir ?? "wf-report"),

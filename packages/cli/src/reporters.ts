@@ -131,14 +131,15 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
           if (live) clearPending();
           pending = undefined;
           const r = event.record;
-          const tokens = r.usage ? `, ${formatTokens(r.usage.totalTokens)} in ${r.usage.calls} model call${r.usage.calls === 1 ? "" : "s"}` : "";
+          const tokens = modelSummary(r);
           const summary = `${r.steps.length} step${r.steps.length === 1 ? "" : "s"} in ${formatMs(r.durationMs)}${tokens}`;
           if (r.status === "succeeded") {
             line(live ? `${c.green("✔")} ${c.bold(r.workflow)} succeeded ${c.dim(`(${summary})`)}` : `run succeeded (${summary})`);
             if (r.output !== undefined) line(typeof r.output === "string" ? r.output : JSON.stringify(r.output, null, 2));
           } else if (r.status === "failed" && r.error?.stepIndex !== undefined && failedShown.has(r.error.stepIndex)) {
             const where = r.error.callSite ? ` (${shortCallSite(r.error.callSite, cwd)})` : "";
-            const text = `run failed at step ${r.error.stepIndex}${where}`;
+            const model = modelSummary(r);
+            const text = `run failed at step ${r.error.stepIndex}${where}${model ? `;${model.slice(1)}` : ""}`;
             line(live ? `${c.red("✖")} ${text}` : text, stderr);
           } else {
             const head = live ? `${r.status === "cancelled" ? c.yellow("■") : c.red("✖")} ${c.bold(r.workflow)} ${r.status} ${c.dim(`(${summary})`)}` : `run ${r.status} (${summary})`;
@@ -171,7 +172,7 @@ function formatStepLive(step: StepRecord, c: Colors, width: number): string {
   const room = Math.max(10, width - `✔ ${step.index}. ACT  ${duration}`.length - 1);
   const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(step.type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${cut(oneLine(step.instruction), room)} ${c.dim(duration)}`;
   const lines = [head];
-  if (step.interpreter === "model" && step.resolved) lines.push(`   ${c.dim(`↳ ${step.healed ? "healed by the model" : "model"}: ${cut(oneLine(step.resolved), Math.max(20, width - 24))}`)}`);
+  if (step.interpreter === "model" && step.resolved) lines.push(`   ${c.dim(`↳ ${step.healed ? "healed by the model" : step.lockEntryMissing ? "model, no lock entry" : "model"}: ${cut(oneLine(step.resolved), Math.max(20, width - 24))}`)}`);
   if (step.replayed && step.resolved) lines.push(`   ${c.dim(`↳ ${step.healed ? "lock, healed (element found again)" : "lock"}: ${cut(oneLine(step.resolved), Math.max(20, width - (step.healed ? 40 : 13)))}`)}`);
   if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(`   ${c.dim("→")} ${compact(step.answer, Math.max(20, width - 6))}`);
   if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code && !step.error.message.includes(`[${step.error.code}]`) ? c.dim(` [${step.error.code}]`) : ""}`);
@@ -197,6 +198,7 @@ function formatStepPlain(step: StepRecord): string {
   if (step.interpreter === "model") out += ` model${step.resolved ? `=${JSON.stringify(oneLine(step.resolved))}` : ""}`;
   if (step.replayed) out += ` replayed${step.resolved ? `=${JSON.stringify(oneLine(step.resolved))}` : ""}`;
   if (step.healed) out += " healed";
+  if (step.lockEntryMissing) out += " no-lock-entry";
   if (step.usage) out += ` tokens=${step.usage.totalTokens}`;
   if (step.status === "failed" && step.error) out += ` error=${step.error.code}: ${oneLine(step.error.message)}`;
   return out;
@@ -233,6 +235,17 @@ function truncate(text: string, max: number): string {
 }
 
 /** A duration for people: `850ms`, `1.2s`, `2m 5s`. */
+/**
+ * The model part of a run's summary: `, 770 tokens in 2 model calls`, and with a budget
+ * `, 770 tokens in 2 of 5 model calls (--max-model-calls)`; empty with neither.
+ */
+export function modelSummary(record: Pick<RunRecord, "usage" | "maxModelCalls">): string {
+  const calls = record.usage?.calls ?? 0;
+  if (!record.usage && record.maxModelCalls === undefined) return "";
+  const budget = record.maxModelCalls !== undefined ? ` of ${record.maxModelCalls}` : "";
+  return `, ${formatTokens(record.usage?.totalTokens ?? 0)} in ${calls}${budget} model call${(record.maxModelCalls ?? calls) === 1 ? "" : "s"}${budget ? " (--max-model-calls)" : ""}`;
+}
+
 /** A token count for people: `812 tokens`, `12.4k tokens`. */
 export function formatTokens(tokens: number): string {
   return `${tokens < 10_000 ? tokens : `${(tokens / 1000).toFixed(1)}k`} token${tokens === 1 ? "" : "s"}`;

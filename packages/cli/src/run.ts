@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WfError, isWfError, redactParams, redactText, secretValues } from "@wf/core";
 import { RUN_RECORD_VERSION, type RunRecord, type ServiceClient } from "@wf/runtime";
-import { resolveCliConfig, type ResolvedCliConfig, type ReporterName } from "./config.js";
+import { resolveCliConfig, type LockModeName, type ResolvedCliConfig, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
 import { buildParams, readParamsFile } from "./params.js";
@@ -41,9 +41,11 @@ export interface RunWorkflowFileOptions {
   model?: string;
   /**
    * How the run uses the action lock beside the workflow file (`<name>.wf.lock.json`).
-   * @default `read` on CI (`CI=true`), else `lock` of wf.config.ts, else `heal` with a model, `read` without
+   * @default `frozen` on CI (`CI=true`), else `lock` of wf.config.ts, else `heal` with a model, `read` without
    */
-  lock?: "read" | "write" | "heal" | "off";
+  lock?: LockModeName;
+  /** The most model calls the run may make; 0: none. @default `WF_MAX_MODEL_CALLS`, else `maxModelCalls` of wf.config.ts, else no limit */
+  maxModelCalls?: number;
   /** Aborting it interrupts the run (the session is closed): exit code 130. */
   signal?: AbortSignal;
   /** @default process.stdout */
@@ -101,7 +103,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     env: options.env ?? process.env,
     configFile: options.loadConfigFile ?? true,
     dotenv: options.loadConfigFile ?? true,
-    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock },
+    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock, maxModelCalls: options.maxModelCalls },
   });
 
   const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd, { fresh: options.fresh ?? false });
@@ -155,6 +157,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
         signal: controller.signal,
         onEvent: (event) => reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event),
         lock,
+        ...(config.maxModelCalls !== undefined ? { maxModelCalls: config.maxModelCalls } : {}),
         ...(options.trace ? { trace: true } : {}),
         screenshot: config.screenshot,
       });

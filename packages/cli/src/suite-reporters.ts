@@ -12,7 +12,7 @@ import { createColors } from "picocolors";
 import type { RunRecord } from "@wf/runtime";
 import type { ReporterSpec } from "./config.js";
 import { CliUsageError } from "./errors.js";
-import { createReporter, formatMs, type OutputStream, type Reporter } from "./reporters.js";
+import { createReporter, formatMs, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
 import type { SuiteResult, WorkflowEntry, WorkflowResult } from "./runner.js";
 
 /** Receives a many-workflow run. Every method is optional. */
@@ -133,7 +133,7 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
         onAttemptEnd: (entry, attempt, record) => {
           const retry = attempt > 0 ? c.dim(` (retry #${attempt})`) : "";
           const mark = record.status === "succeeded" ? c.green("✔") : c.red("✘");
-          stdout.write(`  ${mark} ${entry.relFile} › ${entry.title}${retry} ${c.dim(`(${formatMs(record.durationMs)})`)}\n`);
+          stdout.write(`  ${mark} ${entry.relFile} › ${entry.title}${retry} ${c.dim(`(${formatMs(record.durationMs)}${modelSummary(record)})`)}\n`);
         },
         onWorkflowEnd: (r) => {
           if (r.outcome === "flaky") stdout.write(`  ${c.yellow("±")} ${r.entry.relFile} › ${r.entry.title} is flaky: passed on retry #${r.attempts.length - 1}\n`);
@@ -222,6 +222,14 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
     testcase: rs.map((r) => {
       const testcase: Record<string, unknown> = { "@_name": r.entry.title, "@_classname": file, "@_time": seconds(r.durationMs) };
       const last = r.attempts.at(-1);
+      const properties: Array<{ "@_name": string; "@_value": string }> = [];
+      if (r.outcome === "flaky") properties.push({ "@_name": "flaky", "@_value": "true" });
+      // The model calls and tokens of the last attempt, against the budget when there is one.
+      if (last?.usage || last?.maxModelCalls !== undefined) {
+        properties.push({ "@_name": "wf.model.calls", "@_value": String(last.usage?.calls ?? 0) }, { "@_name": "wf.model.tokens", "@_value": String(last.usage?.totalTokens ?? 0) });
+        if (last.maxModelCalls !== undefined) properties.push({ "@_name": "wf.model.maxCalls", "@_value": String(last.maxModelCalls) });
+      }
+      if (properties.length > 0) testcase.properties = { property: properties.length === 1 ? properties[0] : properties };
       if (r.outcome === "failed" && last?.error) {
         testcase.failure = { "@_message": last.error.message.split("\n")[0], "@_type": last.error.code, "#text": failureText(r, cwd, "") };
       } else if (r.outcome === "skipped" || r.outcome === "interrupted") {
@@ -231,7 +239,6 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
         ...(r.attempts.length > 1 ? [`attempt ${i + 1}: ${a.status}${a.error ? ` [${a.error.code}] ${a.error.message}` : ""}`] : []),
         ...a.steps.map((s) => `step ${s.index} ${s.type} ${JSON.stringify(s.instruction)} ${s.status} ${s.durationMs}ms${s.replayed ? " replayed" : ""}${s.healed ? " healed" : ""}${s.error ? ` [${s.error.code}] ${s.error.message}` : ""}`),
       ]);
-      if (r.outcome === "flaky") testcase.properties = { property: { "@_name": "flaky", "@_value": "true" } };
       if (out.length) testcase["system-out"] = out.join("\n");
       return testcase;
     }),

@@ -16,17 +16,31 @@ describe("resolveCliConfig", () => {
     expect(config.server.host).toBe("127.0.0.1");
   });
 
-  it("resolves the lock mode: the flag, else read on CI, else wf.config.ts, else heal with a model and read without", async () => {
+  it("resolves the lock mode: the flag, else frozen on CI (like npm ci), else wf.config.ts, else heal with a model and read without", async () => {
     const lock = async (env: Record<string, string>, flags: { lock?: string; model?: string } = {}) => (await resolveCliConfig({ cwd: dir, env, flags })).lock;
     expect(await lock({})).toBe("read");
     expect(await lock({ WF_MODEL: "m" })).toBe("heal");
-    expect(await lock({ WF_MODEL: "m", CI: "true" })).toBe("read");
+    expect(await lock({ WF_MODEL: "m", CI: "true" })).toBe("frozen");
+    expect(await lock({ CI: "true" })).toBe("frozen");
     expect(await lock({ WF_MODEL: "m", CI: "false" })).toBe("heal");
     expect(await lock({ CI: "true" }, { lock: "heal" })).toBe("heal");
+    expect(await lock({ CI: "true" }, { lock: "read" })).toBe("read");
     await writeFile(join(dir, "wf.config.ts"), `export default { lock: "write" };\n`);
     expect(await lock({})).toBe("write");
-    expect(await lock({ CI: "1" })).toBe("read");
-    await expect(lock({}, { lock: "sometimes" })).rejects.toThrow(/Unknown lock mode "sometimes". Use one of: read, write, heal, off/);
+    expect(await lock({ CI: "1" })).toBe("frozen");
+    await expect(lock({}, { lock: "sometimes" })).rejects.toThrow(/Unknown lock mode "sometimes". Use one of: frozen, read, write, heal, off/);
+  });
+
+  it("resolves the model budget: --max-model-calls, else WF_MAX_MODEL_CALLS, else maxModelCalls of wf.config.ts, else no limit", async () => {
+    const budget = async (env: Record<string, string>, flags: { maxModelCalls?: number } = {}) => (await resolveCliConfig({ cwd: dir, env, flags })).maxModelCalls;
+    expect(await budget({})).toBeUndefined();
+    await writeFile(join(dir, "wf.config.ts"), `export default { maxModelCalls: 7 };\n`);
+    expect(await budget({})).toBe(7);
+    expect(await budget({ WF_MAX_MODEL_CALLS: "3" })).toBe(3);
+    expect(await budget({ WF_MAX_MODEL_CALLS: "3" }, { maxModelCalls: 0 })).toBe(0);
+    await expect(budget({ WF_MAX_MODEL_CALLS: "lots" })).rejects.toThrow(/WF_MAX_MODEL_CALLS="lots" is not a whole number/);
+    await writeFile(join(dir, "wf.config.ts"), `export default { maxModelCalls: -1 };\n`);
+    await expect(budget({})).rejects.toThrow(/maxModelCalls/);
   });
 
   it("ranks flag over environment (process, then .env) over wf.config.ts over default, so CI can override a committed file", async () => {

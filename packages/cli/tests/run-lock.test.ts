@@ -157,7 +157,7 @@ describe("wf run with the action lock (spawned)", { timeout: 200_000 }, () => {
     expect(await readFile(lockPath, "utf8")).toBe(before);
   });
 
-  it("without a model, a free-form step no entry records fails WF_LOCK_ENTRY_MISSING, and no lock is written", async () => {
+  it("without a model, a free-form step no entry records fails WF_LOCK_MISSING, and no lock is written", async () => {
     const fresh = join(scratch.dir, "fresh.ts");
     await copyFile(join(FIXTURES, "lock-flow.ts"), fresh);
     const result = await runWf(["run", fresh, "--param", `url=${pages.url}/lock-a.html`, "--param", "user=eve@example.com", "--param", "password=pw-eve", "--reporter", "json"], {
@@ -167,7 +167,7 @@ describe("wf run with the action lock (spawned)", { timeout: 200_000 }, () => {
     });
     expect(result.code).toBe(1);
     const record = JSON.parse(result.stdout);
-    expect(record.steps[1]).toMatchObject({ status: "failed", error: { code: "WF_LOCK_ENTRY_MISSING" } });
+    expect(record.steps[1]).toMatchObject({ status: "failed", error: { code: "WF_LOCK_MISSING" } });
     expect(record.steps[1].error.message).toContain(`\`wf run ${fresh} --lock write\``);
     await expect(readFile(join(scratch.dir, "fresh.wf.lock.json"), "utf8")).rejects.toThrow(/ENOENT/);
   });

@@ -15,17 +15,21 @@ import { REDACTED } from "@wf/core";
 
 /**
  * How a run uses the lock:
+ * - `frozen` (the default on CI, like `npm ci` with a lockfile): replay entries; a step without one
+ *   is sent with `allowModel: false`, so one that needs the model fails `WF_LOCK_MISSING` (a step the
+ *   grammar carries out alone still runs); a stale entry fails the step; nothing is written.
  * - `read`: replay entries; a step without one goes to the service as usual (the model resolves it
- *   when one is configured) and nothing is written; a stale entry fails the step.
+ *   when one is configured, and the step record says so with `lockEntryMissing`) and nothing is
+ *   written; a stale entry fails the step.
  * - `write`: ignore entries, let the service resolve every step, and record (or refresh) an entry for
  *   each step the model resolved.
  * - `heal`: replay entries; a replay that fails before acting runs once more without the lock (the
  *   model resolves it) and the entry is rewritten in place; missing entries are recorded.
  * - `off`: neither read nor write the lock.
  */
-export type LockMode = "read" | "write" | "heal" | "off";
+export type LockMode = "frozen" | "read" | "write" | "heal" | "off";
 /** The modes, for flags and config validation. */
-export const LOCK_MODES: readonly LockMode[] = ["read", "write", "heal", "off"];
+export const LOCK_MODES: readonly LockMode[] = ["frozen", "read", "write", "heal", "off"];
 
 /** An element as the lock records it. */
 export interface LockedElement {
@@ -35,7 +39,7 @@ export interface LockedElement {
   name: string;
   /** A Playwright locator for it; a replay uses it when the instruction names several elements or another one. */
   locator?: string;
-  /** `"locator"` when no instruction named the element alone where it was recorded: a replay tries `locator` first. */
+  /** `locator` when the recorded locator, not the instruction, is the entry's primary way to find the element. */
   primary?: "locator";
 }
 
@@ -88,17 +92,7 @@ export async function readLock(path: string): Promise<LockFile> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, entries: [] };
     throw error;
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`The lock file ${path} is not valid JSON (${(error as Error).message}). Fix it, or delete it and record again with --lock write.`);
-  }
-  const lock = parsed as Partial<LockFile>;
-  if (!lock || lock.version !== 1 || !Array.isArray(lock.entries)) {
-    throw new Error(`The lock file ${path} is not a wf lock (version 1 with entries). Fix it, or delete it and record again with --lock write.`);
-  }
-  return { version: 1, entries: lock.entries };
+  return parseLock(text, path);
 }
 
 /** Writes a lock file: entries sorted, keys in a fixed order, 2-space JSON, a final newline; atomically (write then rename). */
@@ -116,16 +110,86 @@ export function formatLock(lock: LockFile): string {
     ...(e.ordinal !== undefined && e.ordinal > 1 ? { ordinal: e.ordinal } : {}),
     instruction: e.instruction,
     ...(e.page ? { page: e.page } : {}),
-    actions: e.actions.map((a) => ({
-      instruction: a.instruction,
-      ...(a.element
-        ? { element: { role: a.element.role, name: a.element.name, ...(a.element.locator ? { locator: a.element.locator } : {}), ...(a.element.primary ? { primary: a.element.primary } : {}) } }
-        : {}),
-    })),
+    actions: e.actions.map((a) => ({ instruction: a.instruction, ...(a.element ? { element: formatElement(a.element) } : {}) })),
     ...(e.model ? { model: e.model } : {}),
     recordedAt: e.recordedAt,
   }));
   return JSON.stringify({ version: 1, entries }, null, 2) + "\n";
+}
+
+/** An element with its keys in the file's fixed order, empty ones left out. */
+function formatElement(element: LockedElement): LockedElement {
+  return {
+    role: element.role,
+    name: element.name,
+    ...(element.locator ? { locator: element.locator } : {}),
+    ...(element.primary ? { primary: element.primary } : {}),
+  };
+}
+
+/**
+ * Whether two entries record the same thing: key, page and actions alike (who recorded it and when,
+ * `model` and `recordedAt`, are not compared). Recording an entry the lock already has keeps the
+ * old one byte for byte, so a refresh or heal that changed nothing leaves no diff.
+ */
+export function sameRecording(a: LockEntry, b: LockEntry): boolean {
+  const strip = (e: LockEntry): LockEntry => {
+    const { model: _model, ordinal, ...rest } = e;
+    return { ...rest, ...(ordinal && ordinal > 1 ? { ordinal } : {}), recordedAt: "" };
+  };
+  return formatLock({ version: 1, entries: [strip(a)] }) === formatLock({ version: 1, entries: [strip(b)] });
+}
+
+/** One entry's change between two versions of a lock; `old`/`new` absent for an added/removed entry. */
+export interface LockEntryChange {
+  /** `added`, `removed`, or `changed` (page or actions differ). */
+  kind: "added" | "removed" | "changed";
+  callSite: string;
+  ordinal?: number;
+  instruction: string;
+  old?: LockEntry;
+  new?: LockEntry;
+  /** In a run record: the index of the step whose recording made the change. */
+  stepIndex?: number;
+}
+
+/**
+ * The entries that differ between two versions of a lock, keyed as the lock keys them (call site,
+ * ordinal, instruction), in the file's order; an entry whose only difference is `recordedAt` is
+ * not a change.
+ */
+export function diffLocks(before: LockFile, after: LockFile): LockEntryChange[] {
+  const changes: LockEntryChange[] = [];
+  for (const entry of after.entries) {
+    const old = findEntry(before, entry);
+    if (!old) changes.push({ kind: "added", ...keyOf(entry), new: entry });
+    else if (!sameRecording(old, entry)) changes.push({ kind: "changed", ...keyOf(entry), old, new: entry });
+  }
+  for (const entry of before.entries) if (!findEntry(after, entry)) changes.push({ kind: "removed", ...keyOf(entry), old: entry });
+  return changes.sort((a, b) => compareEntries((a.new ?? a.old)!, (b.new ?? b.old)!));
+}
+
+function keyOf(entry: LockEntry): Pick<LockEntryChange, "callSite" | "ordinal" | "instruction"> {
+  return { callSite: entry.callSite, ...(entry.ordinal && entry.ordinal > 1 ? { ordinal: entry.ordinal } : {}), instruction: entry.instruction };
+}
+
+/**
+ * Parses a lock file's text (see {@link readLock}).
+ * @param where - how the text is named in errors (a path, `HEAD:flows/a.wf.lock.json`).
+ * @throws Error naming `where` when it is not a wf lock.
+ */
+export function parseLock(text: string, where: string): LockFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The lock file ${where} is not valid JSON (${(error as Error).message}). Fix it, or delete it and record again with --lock write.`);
+  }
+  const lock = parsed as Partial<LockFile>;
+  if (!lock || lock.version !== 1 || !Array.isArray(lock.entries)) {
+    throw new Error(`The lock file ${where} is not a wf lock (version 1 with entries). Fix it, or delete it and record again with --lock write.`);
+  }
+  return { version: 1, entries: lock.entries };
 }
 
 /** Finds the entry of a key. */
@@ -238,14 +302,7 @@ export function foldActions(
   const folded = actions.map((a) => ({
     instruction: unsecret(foldParams(a.instruction, params)),
     ...(a.element
-      ? {
-          element: {
-            role: a.element.role,
-            name: foldParams(a.element.name, params),
-            ...(a.element.locator ? { locator: foldParams(a.element.locator, params) } : {}),
-            ...(a.element.primary === "locator" ? { primary: "locator" as const } : {}),
-          },
-        }
+      ? { element: { role: a.element.role, name: foldParams(a.element.name, params), ...(a.element.locator ? { locator: foldParams(a.element.locator, params) } : {}), ...(a.element.primary ? { primary: a.element.primary } : {}) } }
       : {}),
   }));
   if (unknown) return undefined;

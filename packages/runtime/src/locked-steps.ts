@@ -15,6 +15,7 @@ import {
   pageKey,
   readLock,
   relativeCallSite,
+  sameRecording,
   upsertEntry,
   writeLock,
   type LockEntry,
@@ -39,6 +40,8 @@ export interface RunLockOptions {
 export interface LockState {
   options: RunLockOptions;
   file: LockFile;
+  /** The file as it was when the run opened it: what a heal's diff compares against. */
+  initial: LockFile;
   params: LockParam[];
   /** How many times each call site ran each (folded) instruction so far. */
   ordinals: Map<string, number>;
@@ -49,8 +52,11 @@ export interface LockState {
 /** The fields of a finished step's status the lock reads. */
 export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed">;
 
-/** Sends a step once: with a lock entry's actions to `replay` (and `refind` in `heal`), or without them. */
-export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean) => Promise<FinishedStatus>;
+/**
+ * Sends a step once: with a lock entry's actions to `replay` (and `refind` in `heal`), or without
+ * them; `allowModel: false` (a `frozen` step with no entry) asks the service not to call its model.
+ */
+export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean, allowModel?: boolean) => Promise<FinishedStatus>;
 
 /** What a run tells {@link runLockedAct} about itself. */
 export interface LockedActHooks {
@@ -69,8 +75,12 @@ const HEALABLE = ["WF_REPLAY_MISMATCH", "WF_ELEMENT_NOT_FOUND", "WF_ELEMENT_AMBI
  * @throws Error naming the file when it is not a wf lock (see `readLock`).
  */
 export async function openLock(options: RunLockOptions, params: Record<string, unknown>, secretNames: readonly string[]): Promise<LockState> {
-  return { options, file: await readLock(options.path), params: lockParams(params, secretNames), ordinals: new Map(), keys: new Map() };
+  const file = await readLock(options.path);
+  return { options, file, initial: structuredClone(file), params: lockParams(params, secretNames), ordinals: new Map(), keys: new Map() };
 }
+
+/** The code of a step that needs the model while its lock has no entry for it (`frozen`, or no model). */
+export const LOCK_MISSING_CODE = "WF_LOCK_MISSING";
 
 /**
  * Runs an ACT with the lock: replays its entry when the mode reads the lock; in `heal`, asks the
@@ -80,15 +90,19 @@ export async function openLock(options: RunLockOptions, params: Record<string, u
  * entry and the command that refreshes it.
  *
  * @param step - the step's index, instruction (values filled in) and call site (`path:line:column`).
- * @returns the step's final status (its error rewritten for a stale or missing entry) and whether
- *   it was healed.
+ * In `frozen`, a step with no entry (or one whose placeholders this run cannot fill) is sent with
+ * `allowModel: false`: a step the grammar carries out alone runs, one that needs the model fails
+ * `WF_LOCK_MISSING` naming its call site and the command that records it, and no model is called.
+ *
+ * @returns the step's final status (its error rewritten for a stale or missing entry), whether it
+ *   was healed, and whether the model resolved it with no entry to replay (`read`: not recorded).
  */
 export async function runLockedAct(
   step: { index: number; instruction: string; callSite?: string | undefined },
   lock: LockState,
   attempt: LockedAttempt,
   hooks: LockedActHooks,
-): Promise<{ status: FinishedStatus; healed: boolean }> {
+): Promise<{ status: FinishedStatus; healed: boolean; unlockedModel?: boolean }> {
   const { mode, model } = lock.options;
   let key = lock.keys.get(step.index);
   if (!key) {
@@ -106,6 +120,13 @@ export async function runLockedAct(
 
   // heal: an element its instruction no longer finds is first looked for by its recorded identity
   // and locator (deterministic, on the service); only then is the model asked.
+  if (!replay && mode === "frozen") {
+    const status = await attempt(undefined, false, false);
+    if (status.status === "FAILED" && (status.error?.code === "WF_MODEL_FORBIDDEN" || (!model && status.error?.code === "WF_INSTRUCTION_NOT_UNDERSTOOD"))) {
+      return { status: { ...status, error: lockMissing(status.error!, key, lock, entry !== undefined) }, healed: false };
+    }
+    return { status, healed: false };
+  }
   let status = await attempt(replay, mode === "heal");
   let healed = false;
   if (replay && status.status === "SUCCEEDED" && refoundActions(status) > 0) {
@@ -136,23 +157,33 @@ export async function runLockedAct(
     }
   } else if (!replay && !model && status.status === "FAILED" && (mode === "read" || mode === "heal") && status.error?.code === "WF_INSTRUCTION_NOT_UNDERSTOOD") {
     // A free-form step with neither a lock entry nor a model: what is missing is the entry.
-    const error = status.error!;
-    return {
-      status: {
-        ...status,
-        error: {
-          code: "WF_LOCK_ENTRY_MISSING",
-          message: `${error.message} The lock ${lock.options.path} has no entry for ${describeEntry(key)} and no model is configured to resolve it. Record it with a model configured: \`${lock.options.refreshCommand}\`.`,
-          details: { serviceCode: error.code },
-        },
-      },
-      healed,
-    };
+    return { status: { ...status, error: lockMissing(status.error!, key, lock, entry !== undefined) }, healed };
   }
   if (status.status === "SUCCEEDED" && status.interpreter === "model" && !status.replayed && (mode === "write" || mode === "heal")) {
     await recordEntry(lock, key, status, startedOn, hooks);
   }
-  return { status, healed };
+  // read: the model resolved a step the lock has no entry for; said, not recorded.
+  const unlockedModel = !replay && mode === "read" && status.interpreter === "model";
+  if (unlockedModel) {
+    hooks.log(
+      `The lock ${lock.options.path} has no entry for ${describeEntry(key)}: the model resolved it (--lock read records nothing). Record it with \`${lock.options.refreshCommand}\`, or use --lock frozen to fail such a step instead.`,
+    );
+  }
+  return { status, healed, ...(unlockedModel ? { unlockedModel } : {}) };
+}
+
+/** `WF_LOCK_MISSING`: the step needs the model and the lock has no entry for it (or one this run cannot fill in). */
+function lockMissing(error: NonNullable<FinishedStatus["error"]>, key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">, lock: LockState, unfillable: boolean): NonNullable<FinishedStatus["error"]> {
+  const { mode, model } = lock.options;
+  const why = unfillable
+    ? `has an entry for ${describeEntry(key)} whose {{placeholders}} name params this run does not have`
+    : `has no entry for ${describeEntry(key)}`;
+  const instead = mode === "frozen" ? "--lock frozen calls no model for it" : model ? "" : "no model is configured to resolve it";
+  return {
+    code: LOCK_MISSING_CODE,
+    message: `The lock ${lock.options.path} ${why}, and the step needs the model${instead ? ` (${instead})` : ""}: ${error.message} Record it with a model configured: \`${lock.options.refreshCommand}\`.`,
+    details: { serviceCode: error.code, callSite: key.callSite, refreshCommand: lock.options.refreshCommand },
+  };
 }
 
 /**
@@ -179,7 +210,11 @@ async function recordEntry(
   } catch {
     // Unreadable now (edited by hand mid-run): the run's own copy is written over it.
   }
-  upsertEntry(lock.file, { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(model ? { model } : {}), recordedAt: new Date().toISOString() });
+  const entry: LockEntry = { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(model ? { model } : {}), recordedAt: new Date().toISOString() };
+  const existing = findEntry(lock.file, key);
+  // The same recording again (a refresh that resolved alike): the entry and the file stay as they are.
+  if (existing && sameRecording(existing, entry)) return;
+  upsertEntry(lock.file, entry);
   try {
     await writeLock(lock.options.path, lock.file);
   } catch (error) {
@@ -207,4 +242,5 @@ function toReplay(entry: LockEntry, params: readonly LockParam[]): ReplayAction[
   }
   return out.length > 0 ? out : undefined;
 }
-export { lockPathFor, LOCK_MODES, type LockMode } from "./lock.js";
+export { lockPathFor, diffLocks, LOCK_MODES, type LockMode, type LockEntryChange } from "./lock.js";
+export { ModelBudget } from "./model-budget.js";

@@ -24,6 +24,8 @@ import { sleep } from "./_retry.js";
 import type { ServiceClient } from "./client.js";
 import { RUN_RECORD_VERSION, type RunEvent, type RunRecord, type RunUsage, type StepRecord } from "./types.js";
 import { openLock, runLockedAct, type FinishedStatus, type LockState, type RunLockOptions } from "./locked-steps.js";
+import { diffLocks, type LockEntryChange } from "./lock.js";
+import { ModelBudget } from "./model-budget.js";
 
 /** Options of {@link runWorkflow}. */
 export interface RunWorkflowOptions {
@@ -60,6 +62,15 @@ export interface RunWorkflowOptions {
    * @throws (before any session) an Error when the lock file is not valid JSON or not a wf lock.
    */
   lock?: RunLockOptions;
+  /**
+   * The most model calls the run may make (counted from each step's `usage.calls`). Once they are
+   * made, every later step is sent with `allowModel: false`, and one that needs the model fails
+   * `WF_MODEL_BUDGET_EXCEEDED`; 0: no model call at all. A step's own retry after an invalid answer
+   * can take the count one over: that step then fails `WF_MODEL_BUDGET_EXCEEDED` too.
+   * @default no limit
+   * @throws (before any session) RangeError when it is not a whole number of 0 or more.
+   */
+  maxModelCalls?: number;
   /**
    * Ask the service to record a Playwright trace of the run's session (`trace: true` on create);
    * fetch it after the run with `client.getTrace(record.sessionId)`. @default false
@@ -106,6 +117,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   };
 
   if (signal.aborted) throw new RunAbortedError(signal.reason);
+  const budget = new ModelBudget(options.maxModelCalls);
   const lock: LockState | undefined =
     options.lock && options.lock.mode !== "off" ? await openLock(options.lock, (params ?? {}) as Record<string, unknown>, secretParamNames(workflow)) : undefined;
   const startedAt = new Date();
@@ -140,6 +152,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     pollIntervalMs: options.pollIntervalMs ?? 250,
     longPollMs: Math.min(options.longPollMs ?? MAX_LONG_POLL_MS, MAX_LONG_POLL_MS),
     statusGraceMs: options.statusGraceMs ?? 30_000,
+    budget,
     ...(lock ? { lock } : {}),
   });
 
@@ -173,6 +186,8 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     if (code !== "WF_SESSION_CLOSED") closeError = toWireError(error, redact);
   }
 
+  // What this run wrote to the lock (write, heal), entry by entry, for the report.
+  const lockChanges = lock && (lock.options.mode === "write" || lock.options.mode === "heal") ? withStepIndex(diffLocks(lock.initial, lock.file), lock) : [];
   const record: RunRecord = {
     version: RUN_RECORD_VERSION,
     workflow: workflow.name,
@@ -187,6 +202,8 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     durationMs: Math.round(performance.now() - t0),
     steps,
     ...(totalUsage(steps) ? { usage: totalUsage(steps) } : {}),
+    ...(budget.max !== undefined ? { maxModelCalls: budget.max } : {}),
+    ...(lockChanges.length > 0 ? { lockChanges } : {}),
     ...(closeError ? { closeError } : {}),
   };
   emit({ type: "run-finished", record });
@@ -205,6 +222,8 @@ interface ExecutorInit {
   pollIntervalMs: number;
   longPollMs: number;
   statusGraceMs: number;
+  /** The run's model calls against `maxModelCalls`. */
+  budget: ModelBudget;
   lock?: LockState;
 }
 
@@ -270,6 +289,7 @@ class ServiceExecutor implements Executor {
     delete open.record.result;
     delete open.record.answer;
     delete open.record.healed;
+    delete open.record.lockEntryMissing;
     delete open.record.pageUrl;
     delete open.details;
     this.init.emit({ type: "step-started", index: step.index, stepType: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}), attempt: step.attempt });
@@ -284,11 +304,18 @@ class ServiceExecutor implements Executor {
         timeoutMs,
         ...(this.init.secrets.length > 0 ? { redact: this.init.secrets.slice(0, 100) } : {}),
       };
-      const attempt = async (replay?: ReplayAction[], refind = false): Promise<FinishedStatus> => {
-        const started = await client.runStep(sessionId, { ...request, ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}) }, { idempotencyKey: randomUUID(), signal });
+      const { budget } = this.init;
+      const overBefore = budget.overspent;
+      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true): Promise<FinishedStatus> => {
+        // The budget forbids the model once it is spent; the lock (frozen) may forbid it first.
+        const budgetForbids = allowModel && !budget.allowsModel;
+        const body = { ...request, ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}), ...(!allowModel || budgetForbids ? { allowModel: false } : {}) };
+        const started = await client.runStep(sessionId, body, { idempotencyKey: randomUUID(), signal });
         stepId = started.stepId;
         open.record.stepId = stepId;
-        const status = await this.waitForStep(stepId, timeoutMs, signal);
+        let status = await this.waitForStep(stepId, timeoutMs, signal);
+        budget.add(status.usage);
+        if (budgetForbids && status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") status = { ...status, error: budget.exceeded(status.error) };
         noteInterpretation(open.record, status, redact);
         if (status.pageUrl) open.record.pageUrl = redact(status.pageUrl);
         if (status.replayed) open.record.replayed = true;
@@ -297,12 +324,15 @@ class ServiceExecutor implements Executor {
       };
       let status: FinishedStatus;
       if (this.init.lock && step.type === "ACT") {
-        const locked = await runLockedAct(step, this.init.lock, attempt, { pageUrl: this.pageUrl, log: (message) => this.init.emit({ type: "log", message }) });
+        const locked = await runLockedAct(step, this.init.lock, attempt, { pageUrl: this.pageUrl, log: (message) => this.init.emit({ type: "log", message: redact(message) }) });
         status = locked.status;
         if (locked.healed) open.record.healed = true;
+        if (locked.unlockedModel) open.record.lockEntryMissing = true;
       } else {
         status = await attempt();
       }
+      // This step's own calls (a retry after an invalid answer) went over the budget: it fails too.
+      if (status.status === "SUCCEEDED" && budget.overspent && !overBefore) status = { ...status, status: "FAILED", error: budget.exceeded(undefined) };
       if (status.pageUrl !== undefined) this.pageUrl = status.pageUrl;
       if (status.status === "FAILED") {
         const wire = status.error ?? { code: "WF_STEP_FAILED", message: "The service reported the step as failed without an error." };
@@ -401,6 +431,16 @@ class ServiceExecutor implements Executor {
       }
     }
   }
+}
+
+/** Each change with the index of the step of this run whose lock key it has. */
+function withStepIndex(changes: LockEntryChange[], lock: LockState): LockEntryChange[] {
+  return changes.map((change) => {
+    for (const [index, key] of lock.keys) {
+      if (key.callSite === change.callSite && (key.ordinal ?? 1) === (change.ordinal ?? 1) && key.instruction === change.instruction) return { ...change, stepIndex: index };
+    }
+    return change;
+  });
 }
 
 /** Waits up to `timeoutMs` for a session being created when the run was aborted, and closes it. */

@@ -3,6 +3,7 @@
  * for reporters.
  */
 import type { StepInterpreterKind, StepUsage, WireError } from "@wf/core/protocol";
+import type { LockEntryChange } from "./lock.js";
 
 /** Outcome of a run. */
 export type RunStatus = "succeeded" | "failed" | "cancelled";
@@ -50,6 +51,11 @@ export interface StepRecord {
    * else by the model resolving the step again. The entry was rewritten in place.
    */
   healed?: boolean;
+  /**
+   * ACT (`--lock read`): true when the lock had no entry for the step and the model resolved it
+   * (nothing is recorded in `read`; `--lock frozen` fails such a step with `WF_LOCK_MISSING`).
+   */
+  lockEntryMissing?: boolean;
 }
 
 /** Model usage of a whole run: sums over its steps. */
@@ -92,6 +98,13 @@ export interface RunRecord {
   steps: StepRecord[];
   /** Model usage of the run, when any step called a model. */
   usage?: RunUsage;
+  /** The run's model budget (`--max-model-calls`), when it had one: `usage.calls` is counted against it. */
+  maxModelCalls?: number;
+  /**
+   * What the run wrote to its action lock (`--lock write` / `heal`), entry by entry: the entry
+   * before (`old`, absent when added) and after (`new`); absent when nothing changed.
+   */
+  lockChanges?: LockEntryChange[];
   /** Set when closing the session failed (the service's idle timeout then reclaims it); the run's status is unchanged. */
   closeError?: WireError;
 }

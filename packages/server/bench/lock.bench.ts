@@ -26,11 +26,14 @@ const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 15);
 
 /** The `role` element on the page line that shows `text`, the `nth` such line (as a model would pick it). */
 function refOnLine(request: RecordedRequest, text: string, role: string, nth = 1): string {
-  const line = pageOf(request)
-    .split("\n")
-    .filter((l) => l.includes(text) && new RegExp(`\\[e\\d+\\] ${role}\\b`).test(l))[nth - 1];
-  const ref = line && new RegExp(`\\[(e\\d+)\\] ${role}\\b`).exec(line)?.[1];
-  if (!ref) throw new Error(`no ${role} on a line showing ${text}`);
+  const page = pageOf(request);
+  const has = (unit: string) => unit.includes(text) && new RegExp(`\\[e\\d+\\] ${role}\\b`).test(unit);
+  // A line (a table row), else a list item's block (the page view writes an item as "-" and its lines).
+  let units = page.split("\n").filter(has);
+  if (units.length === 0) units = page.split(/\n(?=-(?: |$))/m).filter(has);
+  const unit = units[nth - 1];
+  const ref = unit && new RegExp(`\\[(e\\d+)\\] ${role}\\b`).exec(unit)?.[1];
+  if (!ref) throw new Error(`no ${role} on a line or item showing ${JSON.stringify(text)} in the page sent:\n${page.slice(0, 3000)}`);
   return ref;
 }
 

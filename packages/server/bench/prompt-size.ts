@@ -34,6 +34,7 @@ function pages(): string[] {
 async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium", args: [...CHROMIUM_ARGS] });
   const page = await browser.newPage();
+  const docsRatios: number[] = [];
   console.log(`prompt budget: ${BUDGET} estimated tokens (WF_MODEL_MAX_PROMPT_TOKENS); tokens are estimates (characters ÷ 4)\n`);
   console.log(["page", "ASK chars", "ASK tokens", "ACT chars", "ACT tokens", "reduced", "page view tokens", "ai snapshot tokens", "view ÷ snapshot"].join("\t"));
   for (const file of pages()) {
@@ -55,8 +56,10 @@ async function main(): Promise<void> {
     const snapshot = await page.ariaSnapshot({ mode: "ai" });
     row.push(reduced ? "yes" : "no", String(viewTokens), String(estimateTokens(snapshot)), (viewTokens / estimateTokens(snapshot)).toFixed(2));
     console.log(row.join("\t"));
+    if (file.startsWith(DOCS)) docsRatios.push(viewTokens / estimateTokens(snapshot));
   }
   await browser.close();
+  if (docsRatios.length) console.log(`\ndocumentation pages: page view ÷ ai snapshot ${Math.min(...docsRatios).toFixed(3)}–${Math.max(...docsRatios).toFixed(3)} (goal ≤ 0.5)`);
 }
 
 main().catch((error: unknown) => {

@@ -78,7 +78,10 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
   let storeLocation = resolved.dataDir;
   const corrupt = createCorruptReporter(() => storeLocation);
   try {
-    const interpreter = resolved.interpreter ?? createInterpreter(resolved);
+    // The interpreter is built before the app (and its logger): its warnings find the logger once it exists.
+    let log: FastifyInstance["log"] | undefined;
+    const warn = (message: string) => (log ? log.warn(message) : process.stderr.write(`wf server: ${message}\n`));
+    const interpreter = resolved.interpreter ?? createInterpreter(resolved, warn);
     const store = await openStore({
       databaseUrl: resolved.databaseUrl,
       dataDir: resolved.dataDir,
@@ -110,6 +113,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     };
     const app = await buildApp(context);
     corrupt.useLogger(resolved.logger ? app : undefined);
+    if (resolved.logger) log = app.log;
     warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
     const retention = startRetentionSweep(context, (error) => corrupt.report({ kind: "session", id: "(retention sweep)", reason: (error as Error).message }));
     cleanup.unshift(async () => retention.stop());
@@ -197,14 +201,15 @@ function hostForUrl(host: string): string {
 
 /**
  * The interpreter a server runs: the grammar alone, or, with a model configured, the grammar first
- * for ACT and the model for the rest.
+ * for ACT and the model for the rest. `warn` takes the provider's one-off warnings (the logger's
+ * `warn`, else stderr).
  * @throws {@link InterpreterError} `WF_MODEL_AUTH_FAILED` when a model is set for OpenAI without an API key.
  */
-function createInterpreter(resolved: ResolvedServerOptions): StepInterpreter {
+function createInterpreter(resolved: ResolvedServerOptions, warn: (message: string) => void): StepInterpreter {
   const grammar = createDeterministicInterpreter({ uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls });
   if (!resolved.model) return grammar;
   const { name, apiKey, baseUrl, responseFormat, temperature, maxPromptTokens } = resolved.model;
-  const provider = createModelProvider({ model: name, apiKey, baseUrl, responseFormat, temperature });
+  const provider = createModelProvider({ model: name, apiKey, baseUrl, responseFormat, temperature, warn });
   const model = createModelInterpreter({
     provider,
     maxPromptTokens,

@@ -125,6 +125,18 @@ export interface ServerOptions {
    * Env `WF_WRITE_LOCKS` (`1`/`true`). @default false
    */
   writeLocks?: boolean;
+  /**
+   * Stored runs read their action lock `frozen` (as `wf run --lock frozen`): an ACT the lock has
+   * no entry for, and that needs the model, fails the run `WF_LOCK_MISSING` without calling it.
+   * Cannot be combined with `writeLocks`. Env `WF_FROZEN_LOCKS` (`1`/`true`). @default false (`read`)
+   */
+  frozenLocks?: boolean;
+  /**
+   * The most model calls one stored run may make (as `wf run --max-model-calls`): once they are made,
+   * a step that needs the model fails the run `WF_MODEL_BUDGET_EXCEEDED`; 0: no model call at all.
+   * Env `WF_MAX_MODEL_CALLS`. @default no limit
+   */
+  maxModelCalls?: number;
   /** Folder that `upload "file" to "field"` resolves paths under; paths outside are refused. Env `WF_UPLOAD_ROOT`. @default the working directory */
   uploadRoot?: string;
   /**
@@ -226,6 +238,8 @@ export interface ResolvedServerOptions {
   allowFileUrls: boolean;
   blockPrivateNetworks: boolean;
   writeLocks: boolean;
+  frozenLocks: boolean;
+  maxModelCalls: number | undefined;
   /** Absolute path. */
   uploadRoot: string;
   /** The model configuration, or undefined when no model is configured. */
@@ -281,6 +295,14 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
   const instanceLeaseMs = options.instanceLeaseMs ?? envNumber(env, "WF_INSTANCE_LEASE_MS") ?? 30_000;
   if (instanceLeaseMs < 1_000) throw new WfError("WF_CONFIG_INVALID", `WF_INSTANCE_LEASE_MS must be at least 1000 ms (it is renewed every third of it), got ${instanceLeaseMs}.`);
 
+  const writeLocks = options.writeLocks ?? envFlag(env, "WF_WRITE_LOCKS") ?? false;
+  const frozenLocks = options.frozenLocks ?? envFlag(env, "WF_FROZEN_LOCKS") ?? false;
+  if (writeLocks && frozenLocks) throw new WfError("WF_CONFIG_INVALID", "WF_WRITE_LOCKS and WF_FROZEN_LOCKS exclude each other (a frozen lock is never written): set one of them.");
+  const maxModelCalls = options.maxModelCalls ?? envNumber(env, "WF_MAX_MODEL_CALLS");
+  if (maxModelCalls !== undefined && (!Number.isInteger(maxModelCalls) || maxModelCalls < 0)) {
+    throw new WfError("WF_CONFIG_INVALID", `WF_MAX_MODEL_CALLS must be a whole number of model calls, 0 or more, got ${maxModelCalls}.`);
+  }
+
   return {
     host: options.host ?? nonEmpty(env.WF_HOST) ?? "127.0.0.1",
     port: options.port ?? envNumber(env, "WF_PORT") ?? 8787,
@@ -307,7 +329,9 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     proxyUrl: options.proxyUrl ?? nonEmpty(env.WF_PROXY_URL),
     allowFileUrls: options.allowFileUrls ?? envFlag(env, "WF_ALLOW_FILE_URLS") ?? false,
     blockPrivateNetworks: options.blockPrivateNetworks ?? envFlag(env, "WF_BLOCK_PRIVATE_NETWORKS") ?? false,
-    writeLocks: options.writeLocks ?? envFlag(env, "WF_WRITE_LOCKS") ?? false,
+    writeLocks,
+    frozenLocks,
+    maxModelCalls,
     uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
     model: resolveModel(options, env),
     interpreter: options.interpreter,

@@ -54,6 +54,8 @@ export interface BrowserStepInput {
   replay?: ReplayAction[];
   /** With `replay`: look again for a recorded element its instruction no longer finds. @default false */
   refind?: boolean;
+  /** Whether the step may call the model; false makes a step that needs it fail `WF_MODEL_FORBIDDEN`. @default true */
+  allowModel?: boolean;
 }
 
 /** The browser context and page of one session. Open with {@link SessionBrowser.open}. */
@@ -136,9 +138,10 @@ export class SessionBrowser {
     interpreter: StepInterpreter,
     options: ResolvedServerOptions,
     input: BrowserStepInput,
-    base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport },
+    base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport; allowModel?: boolean },
   ): Promise<unknown> {
     if (this.page.isClosed()) this.page = await this.context.newPage();
+    if (input.allowModel === false) base = { ...base, allowModel: false };
     if (input.type === "ACT") {
       if (input.replay) return replayActions({ page: this.page, instruction: input.step, ...base }, input.replay, replayOptions(options, input.refind));
       return interpreter.act({ page: this.page, instruction: input.step, ...base });

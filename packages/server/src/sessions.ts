@@ -81,6 +81,8 @@ export interface StepInput {
   replay?: ReplayAction[];
   /** With `replay`: look again for a recorded element its instruction no longer finds (see `interpreter/replay.ts`). @default false */
   refind?: boolean;
+  /** Whether the step may call the model (see `BrowserStepInput`). @default true */
+  allowModel?: boolean;
 }
 
 /** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */

@@ -41,9 +41,13 @@ export const runCommand = defineCommand({
       .option("watch", { alias: "w", type: "boolean", describe: "Run, then run again the workflows a saved file affects (the workflow, or a helper it imports), on the same browser, until Ctrl-C" })
       .option("list", { type: "boolean", describe: "List the workflows that would run, without running them" })
       .option("lock", {
-        choices: ["read", "write", "heal", "off"] as const,
+        choices: ["frozen", "read", "write", "heal", "off"] as const,
         describe:
-          "The action lock beside the workflow (<name>.wf.lock.json): read = replay recorded steps without the model; write = record what the model resolves; heal = replay, and let the model repair a step that no longer replays; off [default: heal with a model, else read; read on CI (CI=true); or lock in wf.config.ts]",
+          "The action lock beside the workflow (<name>.wf.lock.json): frozen = replay, and an ACT with no entry that needs the model fails WF_LOCK_MISSING (like npm ci); read = replay, an ACT with no entry may use the model (the step says so); write = record what the model resolves; heal = replay, and let the model repair a step that no longer replays; off. ASK steps are never locked [default: frozen on CI (CI=true); else lock in wf.config.ts; else heal with a model, read without]",
+      })
+      .option("max-model-calls", {
+        type: "number",
+        describe: "Fail a workflow's run (WF_MODEL_BUDGET_EXCEEDED) once it would make one more model call than this; 0 = no model call at all [default: no limit, or WF_MAX_MODEL_CALLS, or maxModelCalls in wf.config.ts]",
       })
       .example("$0 run workflows/search.ts --param query=postgres", "Run on the embedded server with one param")
       .example("$0 run", "Run every workflow of testDir (workflows/), half the cores at a time")
@@ -56,6 +60,8 @@ export const runCommand = defineCommand({
       .example("WF_BASE_URL=http://127.0.0.1:8787 WF_API_KEY=… $0 run flow.ts", "Run on a service started with `wf serve`")
       .example("OPENAI_API_KEY=sk-… $0 run flow.ts --model gpt-4.1-mini", "Free-form steps through a model")
       .example("$0 run flow.ts --lock write --model gpt-4.1-mini", "Record flow.wf.lock.json; later runs replay it with no model call")
+      .example("CI=true $0 run flows/", "Replay every lock frozen: a step with no entry fails WF_LOCK_MISSING, no model call")
+      .example("$0 run flows/ --max-model-calls 5", "Fail a run that would make a sixth model call")
       .epilog("Exit codes: 0 succeeded (flaky workflows included), 1 a workflow failed or timed out, 2 usage or configuration error, 130 interrupted (Ctrl-C; the sessions are closed first)."),
   handler: async (args, context) => {
     const { CliUsageError } = await import("../errors.js");
@@ -68,6 +74,7 @@ export const runCommand = defineCommand({
     positive("max-failures", args["max-failures"], 0);
     positive("repeat-each", args["repeat-each"], 1);
     positive("slow-mo", args["slow-mo"], 0);
+    positive("max-model-calls", args["max-model-calls"], 0);
     // The service client, and the embedded server unless a service URL is given, load before the
     // first workflow file registers tsx (see _import.ts).
     const { preloadBeforeTsx } = await import("../_import.js");
@@ -90,6 +97,7 @@ export const runCommand = defineCommand({
         headed: args.headed,
         slowMoMs: args["slow-mo"],
         lock: args.lock,
+        maxModelCalls: args["max-model-calls"],
         trace: args.trace,
         screenshot: args.screenshot,
         reportDir: args["report-dir"],

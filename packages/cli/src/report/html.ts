@@ -39,6 +39,9 @@ export const REPORT_PAGE = `<!doctype html>
   img.shot { max-width: min(100%, 960px); border: 1px solid var(--line); border-radius: 4px; display: block; margin: 6px 0; }
   .error { border-left: 3px solid var(--bad); padding: 4px 10px; margin: 6px 0; background: var(--panel); }
   .error ul { margin: 4px 0; padding-left: 20px; }
+  .lock-change { border-left: 3px solid var(--warn); padding: 4px 10px; margin: 6px 0; background: var(--panel); }
+  .lock-shots { display: flex; gap: 12px; } .lock-shots figure { margin: 4px 0; }
+  code.old { color: var(--bad); } code.new { color: var(--ok); }
 </style>
 </head>
 <body>
@@ -131,7 +134,52 @@ export const REPORT_SCRIPT = `"use strict";
         h("thead", null, h("tr", null, ["#", "Type", "Instruction", "Status", "Time", "By", "Tokens", "Call site", "Screenshot"].map(function (t) { return h("th", { text: t }); }))),
         h("tbody", null, r.steps.map(function (s) { return stepRows(s, a); }))) : h("p", { class: "dim", text: "No steps ran." }),
       r.output !== undefined ? h("details", null, h("summary", { text: "Output" }), json(r.output)) : null,
-      r.usage ? h("p", { class: "dim", text: "Model: " + r.usage.models.join(", ") + " · " + r.usage.totalTokens + " tokens in " + r.usage.calls + " calls" }) : null);
+      modelLine(r),
+      r.lockChanges && r.lockChanges.length ? lockChangesView(r.lockChanges, a) : null);
+  }
+
+  /** Model calls and tokens, against the run's budget when it had one. */
+  function modelLine(r) {
+    var calls = r.usage ? r.usage.calls : 0;
+    if (!r.usage && r.maxModelCalls === undefined) return null;
+    var budget = r.maxModelCalls !== undefined ? " of a budget of " + r.maxModelCalls : "";
+    return h("p", { class: "dim model-usage", text: "Model: " + (r.usage ? r.usage.models.join(", ") + " · " + r.usage.totalTokens + " tokens in " : "") + calls + " call" + (calls === 1 ? "" : "s") + budget });
+  }
+
+  var LOCK_FIELDS = ["instruction", "role", "name", "locator"];
+  function fieldOf(action, field) {
+    if (!action) return undefined;
+    return field === "instruction" ? action.instruction : action.element ? action.element[field] : undefined;
+  }
+  /** What the run wrote to its action lock: per entry, the old and new value of each field that differs. */
+  function lockChangesView(changes, artifacts) {
+    return h("section", { class: "lock-changes" },
+      h("h4", { text: "Action lock changes (" + changes.length + ")" }),
+      changes.map(function (c) {
+        var rows = [];
+        var o = c.old || {}, n = c.new || {};
+        if (o.page !== n.page) rows.push(["page", o.page, n.page]);
+        var count = Math.max((o.actions || []).length, (n.actions || []).length);
+        for (var i = 0; i < count; i++) {
+          var oa = (o.actions || [])[i], na = (n.actions || [])[i];
+          LOCK_FIELDS.forEach(function (f) {
+            var ov = fieldOf(oa, f), nv = fieldOf(na, f);
+            if (ov !== nv) rows.push(["action " + (i + 1) + " " + f, ov, nv]);
+          });
+        }
+        var shots = artifacts && artifacts.screenshots && c.stepIndex !== undefined ? [artifacts.screenshots[c.stepIndex - 1], artifacts.screenshots[c.stepIndex]] : [];
+        return h("div", { class: "lock-change", "data-kind": c.kind },
+          h("div", null, h("strong", { text: c.kind }), " ", h("span", { text: JSON.stringify(c.instruction) }), " ", h("code", { text: c.callSite + (c.ordinal ? " (#" + c.ordinal + ")" : "") }),
+            c.stepIndex !== undefined ? h("span", { class: "dim", text: " · step " + c.stepIndex }) : null),
+          h("table", null, h("thead", null, h("tr", null, ["Field", "Old", "New"].map(function (t) { return h("th", { text: t }); }))),
+            h("tbody", null, rows.map(function (row) {
+              return h("tr", null, h("td", { text: row[0] }), h("td", null, row[1] === undefined ? h("span", { class: "dim", text: "—" }) : h("code", { class: "old", text: row[1] })),
+                h("td", null, row[2] === undefined ? h("span", { class: "dim", text: "—" }) : h("code", { class: "new", text: row[2] })));
+            }))),
+          shots[0] || shots[1] ? h("div", { class: "lock-shots" },
+            shots[0] ? h("figure", null, h("img", { class: "thumb", src: shots[0], alt: "the page before step " + c.stepIndex }), h("figcaption", { class: "dim", text: "before (after step " + (c.stepIndex - 1) + ")" })) : null,
+            shots[1] ? h("figure", null, h("img", { class: "thumb", src: shots[1], alt: "the page after step " + c.stepIndex }), h("figcaption", { class: "dim", text: "after step " + c.stepIndex })) : null) : null);
+      }));
   }
 
   function workflowView(w) {

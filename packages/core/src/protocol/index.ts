@@ -240,6 +240,12 @@ export const RunStepRequest = z
       .describe(
         "With `replay`: when a recorded instruction no longer finds its element (or finds another), look for the recorded element itself, by role and exact accessible name and then by its recorded locator, and act only on exactly one visible element of the recorded role. Such an action is reported in `result.actions` with `refound: true` and the instruction that names it now. Default false (a mismatch fails the step).",
       ),
+    allowModel: z
+      .boolean()
+      .optional()
+      .describe(
+        "Whether the service may call its model for this step. Default true. false: the step runs as on a service without a model (an ACT through the grammar alone, an ASK through the page reader alone) and, where it would need the model, fails WF_MODEL_FORBIDDEN without calling it. Clients send false for a locked step with no lock entry (`--lock frozen`) and once a run's model budget is spent.",
+      ),
   })
   .describe("Run one step in a session.");
 export type RunStepRequest = z.infer<typeof RunStepRequest>;

@@ -7,6 +7,50 @@
 
 /** In-page role and accessible-name estimate for one element (shared by both scripts). */
 export const DESCRIBE_SOURCE = String.raw`
+  // Open shadow roots: the document and every open shadow root in it (found once per call), the
+  // composed tree's parent of a node (its slot, its parent, or its shadow root's host), closest()
+  // and document order across shadow boundaries. A page without shadow roots takes the plain paths.
+  var wfRootList = null;
+  function wfRoots() {
+    if (wfRootList) return wfRootList;
+    wfRootList = [document];
+    for (var r = 0; r < wfRootList.length; r++) {
+      var all = wfRootList[r].querySelectorAll("*");
+      for (var i = 0; i < all.length; i++) if (all[i].shadowRoot) wfRootList.push(all[i].shadowRoot);
+    }
+    return wfRootList;
+  }
+  function wfShadow() { return wfRoots().length > 1; }
+  function wfParent(n) { return n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null; }
+  function wfClosest(el, sel) {
+    if (!wfShadow()) return el.closest(sel);
+    for (var n = el; n; n = wfParent(n)) if (n.nodeType === 1 && n.matches(sel)) return n;
+    return null;
+  }
+  // The element's tree, then the hosts around it: [outermost host, …, el].
+  function wfChain(n) { var out = [n]; for (var root = n.getRootNode(); root && root.host; root = root.host.getRootNode()) out.unshift(root.host); return out; }
+  // compareDocumentPosition in the composed tree: a shadow root's content comes after its host and before the host's light children.
+  function wfPos(a, b) {
+    if (!wfShadow() || a.getRootNode() === b.getRootNode()) return a.compareDocumentPosition(b);
+    var ca = wfChain(a), cb = wfChain(b), i = 0;
+    while (i < ca.length && i < cb.length && ca[i] === cb[i]) i++;
+    if (i === ca.length) return 20;
+    if (i === cb.length) return 10;
+    var p = ca[i].compareDocumentPosition(cb[i]);
+    if (p & 16) return i === ca.length - 1 ? 20 : 4;
+    if (p & 8) return i === cb.length - 1 ? 10 : 2;
+    return p & 6;
+  }
+  // querySelectorAll over the document and its open shadow roots, in composed document order.
+  function wfAll(sel) {
+    var out = Array.prototype.slice.call(document.querySelectorAll(sel));
+    var roots = wfRoots();
+    if (roots.length === 1) return out;
+    for (var r = 1; r < roots.length; r++) out = out.concat(Array.prototype.slice.call(roots[r].querySelectorAll(sel)));
+    return out.sort(function (a, b) { if (a === b) return 0; var p = wfPos(a, b); return p & 4 ? -1 : p & 2 ? 1 : 0; });
+  }
+  // getElementById in the element's own tree (a shadow root has its own ids).
+  function wfById(el, id) { var root = el.getRootNode(); return root && root.getElementById ? root.getElementById(id) : document.getElementById(id); }
   function wfRole(el) {
     var explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
     if (explicit) return explicit;
@@ -43,7 +87,7 @@ export const DESCRIBE_SOURCE = String.raw`
     if (aria && aria.trim()) return aria.trim();
     var by = el.getAttribute("aria-labelledby");
     if (by) {
-      var parts = by.split(/\s+/).map(function (id) { var r = document.getElementById(id); return r ? wfText(r) : ""; }).filter(Boolean);
+      var parts = by.split(/\s+/).map(function (id) { var r = wfById(el, id); return r ? wfText(r) : ""; }).filter(Boolean);
       if (parts.length) return parts.join(" ");
     }
     var tag = el.tagName.toLowerCase();
@@ -71,20 +115,20 @@ export const DESCRIBE_SOURCE = String.raw`
   function wfOwnHeading(el, all) {
     var best = null;
     for (var i = 0; i < all.length; i++) {
-      var pos = all[i].compareDocumentPosition(el);
+      var pos = wfPos(all[i], el);
       if (pos & Node.DOCUMENT_POSITION_FOLLOWING && !(pos & Node.DOCUMENT_POSITION_CONTAINED_BY)) best = all[i]; else if (!(pos & Node.DOCUMENT_POSITION_CONTAINED_BY)) break;
     }
     return best;
   }
   // True when heading h owns el: h comes before el, and no heading of the same or a higher level comes between.
   function wfInSection(el, h, all) {
-    var pos = h.compareDocumentPosition(el);
+    var pos = wfPos(h, el);
     if (!(pos & Node.DOCUMENT_POSITION_FOLLOWING) || (pos & Node.DOCUMENT_POSITION_CONTAINED_BY)) return false;
     var lv = wfLevel(h), started = false;
     for (var i = 0; i < all.length; i++) {
       if (all[i] === h) { started = true; continue; }
       if (!started) continue;
-      var p = all[i].compareDocumentPosition(el);
+      var p = wfPos(all[i], el);
       if (!(p & Node.DOCUMENT_POSITION_FOLLOWING) || (p & Node.DOCUMENT_POSITION_CONTAINED_BY)) break;
       if (wfLevel(all[i]) <= lv) return false;
     }
@@ -94,7 +138,7 @@ export const DESCRIBE_SOURCE = String.raw`
     var own = a.getAttribute && (a.getAttribute("aria-label") || "");
     if (own) return own;
     var by = a.getAttribute && a.getAttribute("aria-labelledby");
-    if (by) { var r = document.getElementById(by.split(/\s+/)[0]); if (r) return wfText(r); }
+    if (by) { var r = wfById(a, by.split(/\s+/)[0]); if (r) return wfText(r); }
     var first = a.querySelector && a.querySelector(":scope > legend, :scope > caption, :scope > summary");
     return first ? wfText(first) : "";
   }
@@ -132,12 +176,12 @@ export const DESCRIBE_SOURCE = String.raw`
   // What tells an element apart from a twin: its section heading, table row, table and dialog.
   function wfContext(el, all) {
     var h = wfOwnHeading(el, all);
-    var row = el.closest("tr,[role=row]");
+    var row = wfClosest(el, "tr,[role=row]");
     var cell = row ? row.querySelector("td,th,[role=cell],[role=gridcell],[role=rowheader]") : null;
-    var table = el.closest("table,[role=table],[role=grid]");
-    var dialog = el.closest("dialog,[role=dialog],[role=alertdialog]");
-    var form = el.closest("form");
-    var item = el.closest("li,[role=listitem],article");
+    var table = wfClosest(el, "table,[role=table],[role=grid]");
+    var dialog = wfClosest(el, "dialog,[role=dialog],[role=alertdialog]");
+    var form = wfClosest(el, "form");
+    var item = wfClosest(el, "li,[role=listitem],article");
     return {
       item: item ? wfItemText(item) : "",
       section: wfRowSection(el) || (h ? wfText(h) : ""),
@@ -179,7 +223,7 @@ export interface ElementInfo {
 export const describeElements = new Function(
   String.raw`return function (els) {${DESCRIBE_SOURCE}
     var canon = els.map(function (el) { return el.tagName === "LABEL" && el.control ? el.control : el; });
-    var headings = Array.prototype.slice.call(document.querySelectorAll(WF_HEADINGS));
+    var headings = wfAll(WF_HEADINGS);
     return els.map(function (el, i) {
       var c = canon[i];
       var sameAs = -1, inside = -1;
@@ -211,7 +255,7 @@ export interface ScopeArg {
  */
 export const inScopes = new Function(
   String.raw`return function (els, scopes) {${DESCRIBE_SOURCE}
-    var headings = Array.prototype.slice.call(document.querySelectorAll(WF_HEADINGS));
+    var headings = wfAll(WF_HEADINGS);
     function named(t, want) {
       var f = wfFold(t);
       return want === "" || f === want || (f.indexOf(want + " ") === 0 && /^(section|schema|table|dialog|list|form|card|panel|region|model)$/.test(f.slice(want.length + 1)));
@@ -221,41 +265,45 @@ export const inScopes = new Function(
       var cap = a.querySelector(":scope > caption, :scope > legend");
       if (cap && named(wfText(cap), want)) return true;
       var h = a.querySelector(WF_HEADINGS);
-      return Boolean(h) && named(wfText(h), want) && (h.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_CONTAINS) !== 0 && a.firstElementChild && (a.firstElementChild === h || a.firstElementChild.contains(h));
+      if (Boolean(h) && named(wfText(h), want) && (h.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_CONTAINS) !== 0 && a.firstElementChild && (a.firstElementChild === h || a.firstElementChild.contains(h))) return true;
+      // A component whose shadow root starts with (a block holding) the heading: <x-panel heading="Billing">.
+      var sr = a.shadowRoot, first = sr && Array.prototype.find.call(sr.children, function (k) { return k.tagName !== "STYLE" && k.tagName !== "SCRIPT"; });
+      var sh = first && (first.matches(WF_HEADINGS) ? first : first.querySelector(WF_HEADINGS));
+      return Boolean(sh) && named(wfText(sh), want);
     }
     function inOne(el, scope) {
       var want = wfFold(scope.text);
       var kind = scope.kind;
       var a;
       if (kind === "dialog") {
-        for (a = el.closest("dialog,[role=dialog],[role=alertdialog]"); a; a = a.parentElement ? a.parentElement.closest("dialog,[role=dialog],[role=alertdialog]") : null) {
+        for (a = wfClosest(el, "dialog,[role=dialog],[role=alertdialog]"); a; a = wfParent(a) ? wfClosest(wfParent(a), "dialog,[role=dialog],[role=alertdialog]") : null) {
           var dn = wfLabelOf(a) || ((a.querySelector(WF_HEADINGS) || {}).innerText || "");
           if (want === "" || named(dn, want)) return true;
         }
         return false;
       }
       if (kind === "row") {
-        for (a = el.closest("tr,[role=row]"); a; a = a.parentElement ? a.parentElement.closest("tr,[role=row]") : null) {
+        for (a = wfClosest(el, "tr,[role=row]"); a; a = wfParent(a) ? wfClosest(wfParent(a), "tr,[role=row]") : null) {
           var cells = a.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader],[role=columnheader]");
           for (var i = 0; i < cells.length; i++) if (named(wfText(cells[i]), want) || named(wfLead(cells[i]), want)) return true;
         }
         return false;
       }
       if (kind === "card") {
-        for (a = el.closest("li,[role=listitem],article,[class*=card]"); a; a = a.parentElement ? a.parentElement.closest("li,[role=listitem],article,[class*=card]") : null) {
+        for (a = wfClosest(el, "li,[role=listitem],article,[class*=card]"); a; a = wfParent(a) ? wfClosest(wfParent(a), "li,[role=listitem],article,[class*=card]") : null) {
           if (named(wfItemText(a), want) || named(wfLead(a), want) || containerNamed(a, want)) return true;
         }
         return false;
       }
       if (kind === "table") {
-        for (a = el.closest("table,[role=table],[role=grid]"); a; a = a.parentElement ? a.parentElement.closest("table,[role=table],[role=grid]") : null) {
+        for (a = wfClosest(el, "table,[role=table],[role=grid]"); a; a = wfParent(a) ? wfClosest(wfParent(a), "table,[role=table],[role=grid]") : null) {
           if (want === "" || named(wfLabelOf(a), want)) return true;
           var th = wfOwnHeading(a, headings); if (th && named(wfText(th), want)) return true;
         }
         // "the Order schema": a table, or the section a heading of that name owns.
       }
       // section, list, form, card, region… : an ancestor labelled or headed with the name, or a heading's section.
-      for (a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      for (a = wfParent(el); a && a !== document.documentElement; a = wfParent(a)) {
         if (kind === "list" && !/^(UL|OL|DL|MENU)$/.test(a.tagName) && a.getAttribute("role") !== "list") { if (a !== document.body) continue; }
         if (kind === "form" && a.tagName !== "FORM" && a.getAttribute("role") !== "form") continue;
         if (want === "" && kind !== "section" && a !== document.body) return true;
@@ -289,15 +337,15 @@ export const nearLabelMatches = new Function(
     var want = arg[1] ? wfFold(arg[0]) : arg[0].trim();
     function same(t) { return t && (arg[1] ? wfFold(t) === want : t.replace(/\s+/g, " ").trim() === want); }
     return els.map(function (c) {
-      var row = c.closest("tr,[role=row]");
+      var row = wfClosest(c, "tr,[role=row]");
       if (row) {
         var cells = row.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader]");
         for (var i = 0; i < cells.length; i++) { if (cells[i].contains(c)) break; if (same(wfText(cells[i]))) return true; }
       }
-      var dd = c.closest("dd");
+      var dd = wfClosest(c, "dd");
       if (dd) { var dt = dd.previousElementSibling; while (dt && dt.tagName !== "DT") dt = dt.previousElementSibling; if (dt && same(wfText(dt))) return true; }
-      var parent = c.parentElement;
-      for (var depth = 0; parent && depth < 2 && parent !== document.body; depth++, parent = parent.parentElement) {
+      var parent = wfParent(c);
+      for (var depth = 0; parent && depth < 2 && parent !== document.body; depth++, parent = wfParent(parent)) {
         var controls = parent.querySelectorAll("input:not([type=hidden]),select,textarea,[role=checkbox],[role=switch],[role=combobox],[role=textbox]");
         if (controls.length !== 1) break;
         if (same(wfItemText(parent))) return true;
@@ -368,22 +416,22 @@ export const extractPage = new Function(
   var headingList = null;
   function headingPath(el) {
     // The page's headings with their level and text, read once (innerText is costly).
-    if (!headingList) headingList = Array.prototype.map.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"), function (h) {
+    if (!headingList) headingList = wfAll("h1,h2,h3,h4,h5,h6,[role=heading]").map(function (h) {
       return { el: h, level: /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level") || 2), text: text(h) };
     });
     var stack = [];
     for (var i = 0; i < headingList.length; i++) {
-      if (!(headingList[i].el.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+      if (!(wfPos(headingList[i].el, el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
       while (stack.length && stack[stack.length - 1].level >= headingList[i].level) stack.pop();
       stack.push(headingList[i]);
     }
     return stack.map(function (h) { return h.text; });
   }
   function nearestHeading(el) {
-    var all = Array.prototype.slice.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"));
+    var all = wfAll("h1,h2,h3,h4,h5,h6,[role=heading]");
     var best = "";
     for (var i = 0; i < all.length; i++) {
-      if (all[i].compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) best = text(all[i]); else break;
+      if (wfPos(all[i], el) & Node.DOCUMENT_POSITION_FOLLOWING) best = text(all[i]); else break;
     }
     return best;
   }
@@ -396,20 +444,20 @@ export const extractPage = new Function(
 
   var data = { title: document.title || "", url: location.href, headings: [], pairs: [], tables: [], groups: [], mainText: "" };
 
-  Array.prototype.forEach.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]"), function (h) {
+  wfAll("h1,h2,h3,h4,h5,h6,[role=heading]").forEach(function (h) {
     if (!shown(h)) return;
     var level = /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level")) || 2;
     var t = text(h); if (t) data.headings.push({ level: level, text: t });
   });
 
   // Labelled fields.
-  Array.prototype.forEach.call(document.querySelectorAll("input,select,textarea,output,meter,progress"), function (c) {
+  wfAll("input,select,textarea,output,meter,progress").forEach(function (c) {
     if (c.type === "hidden" || c.type === "password") return;
     var keys = [];
     if (c.labels) Array.prototype.forEach.call(c.labels, function (l) { var t = labelText(l, c); if (t) keys.push(t); });
     var aria = c.getAttribute("aria-label"); if (aria) keys.push(clean(aria));
     var by = c.getAttribute("aria-labelledby");
-    if (by) by.split(/\s+/).forEach(function (id) { var r = document.getElementById(id); if (r) keys.push(text(r)); });
+    if (by) by.split(/\s+/).forEach(function (id) { var r = wfById(c, id); if (r) keys.push(text(r)); });
     if (!keys.length && c.getAttribute("placeholder")) keys.push(clean(c.getAttribute("placeholder")));
     if (!keys.length && c.getAttribute("name")) keys.push(c.getAttribute("name"));
     var value = controlValue(c);
@@ -421,7 +469,7 @@ export const extractPage = new Function(
   });
 
   // Definition lists.
-  Array.prototype.forEach.call(document.querySelectorAll("dt"), function (dt) {
+  wfAll("dt").forEach(function (dt) {
     if (!shown(dt)) return;
     var values = []; var n = dt.nextElementSibling;
     while (n && n.tagName !== "DT") { if (n.tagName === "DD") values.push(text(n)); n = n.nextElementSibling; }
@@ -429,7 +477,7 @@ export const extractPage = new Function(
   });
 
   // Definition lists as records too: [{ term, definition }].
-  Array.prototype.forEach.call(document.querySelectorAll("dl"), function (dl) {
+  wfAll("dl").forEach(function (dl) {
     if (!shown(dl)) return;
     var items = [];
     Array.prototype.forEach.call(dl.querySelectorAll("dt"), function (dt) {
@@ -446,7 +494,7 @@ export const extractPage = new Function(
   });
 
   // Tables: header tables, and key/value rows.
-  var tableEls = document.querySelectorAll("table,[role=table],[role=grid],[role=treegrid]");
+  var tableEls = wfAll("table,[role=table],[role=grid],[role=treegrid]");
   Array.prototype.forEach.call(tableEls, function (table) {
     if (!shown(table)) return;
     var rows = table.tagName === "TABLE" ? Array.prototype.slice.call(table.rows) : Array.prototype.slice.call(table.querySelectorAll("[role=row]"));
@@ -474,7 +522,7 @@ export const extractPage = new Function(
     var caption = "";
     if (table.tagName === "TABLE" && table.caption) caption = text(table.caption);
     if (!caption) caption = clean(table.getAttribute("aria-label") || table.getAttribute("summary") || "");
-    if (!caption && table.getAttribute("aria-labelledby")) { var lb = document.getElementById(table.getAttribute("aria-labelledby")); if (lb) caption = text(lb); }
+    if (!caption && table.getAttribute("aria-labelledby")) { var lb = wfById(table, table.getAttribute("aria-labelledby")); if (lb) caption = text(lb); }
     if (!caption && table.closest("figure")) { var fc = table.closest("figure").querySelector("figcaption"); if (fc) caption = text(fc); }
     if (!caption) caption = precedingContext(table);
     data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table) });
@@ -482,7 +530,7 @@ export const extractPage = new Function(
 
   // "Key: value" lines in leaf blocks.
   var BLOCKS = "p,li,div,span,dd,td,section,article,small,strong,b,em,label";
-  Array.prototype.forEach.call(document.body ? document.body.querySelectorAll(BLOCKS) : [], function (el) {
+  (document.body ? wfAll(BLOCKS) : []).forEach(function (el) {
     if (el.querySelector("p,li,div,section,article,table,ul,ol,dl") || !shown(el)) return;
     var raw = el.innerText || "";
     raw.split(/\n+/).forEach(function (line) {
@@ -491,7 +539,7 @@ export const extractPage = new Function(
     });
   });
   // aria-label on non-interactive elements that show a value.
-  Array.prototype.forEach.call(document.querySelectorAll("[aria-label]"), function (el) {
+  wfAll("[aria-label]").forEach(function (el) {
     if (/^(INPUT|SELECT|TEXTAREA|BUTTON|A)$/.test(el.tagName) || !shown(el)) return;
     var t = text(el); if (t && t.length < 200) data.pairs.push({ key: clean(el.getAttribute("aria-label")), value: t, source: "aria" });
   });
@@ -542,7 +590,9 @@ export const extractPage = new Function(
     return fields;
   }
   var groupCount = 0;
-  Array.prototype.forEach.call(document.body ? document.body.querySelectorAll("*") : [], function (parent) {
+  var everything = !document.body ? [] : !wfShadow() ? Array.prototype.slice.call(document.body.querySelectorAll("*"))
+    : wfAll("*").filter(function (el) { return el.getRootNode() !== document || (el !== document.body && document.body.contains(el)); });
+  everything.forEach(function (parent) {
     if (groupCount > 200 || /^(TABLE|THEAD|TBODY|TFOOT|TR|SELECT|DATALIST|HEAD|SCRIPT|STYLE|svg|SVG)$/.test(parent.tagName)) return;
     var kids = Array.prototype.filter.call(parent.children, function (c) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(c.tagName); });
     if (kids.length < 2) return;

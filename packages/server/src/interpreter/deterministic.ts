@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { z } from "zod";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions, type ParsedAction, type TargetSpec } from "./grammar.js";
+import { childRoots, framePhrase } from "./frames.js";
 import { isNavigationRace, locateTarget, QUIET_MS, waitForSettled, type FoundElement, type TargetPurpose } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
 import { extractPage, listSelectOptions, scrollPage, type PageData } from "./_page-scripts.js";
@@ -63,8 +64,9 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       const done = await clock.guard(async () => {
         const results: ActionDone[] = [];
         for (const [index, action] of actions.entries()) {
+          const findMs = index === 0 ? Math.min(findTimeoutMs, context.firstFindTimeoutMs ?? Infinity) : findTimeoutMs;
           results.push(
-            await performAction(context.page, action, clock, { uploadRoot, findTimeoutMs, allowFileUrls }).catch((error: unknown) => {
+            await performAction(context.page, action, clock, { uploadRoot, findTimeoutMs: findMs, allowFileUrls }).catch((error: unknown) => {
               // Says how far a chained instruction got: a policy may only hand over a step nothing has changed yet.
               if (error instanceof InterpreterError && actions.length > 1) error.details.actionIndex = index;
               throw error;
@@ -86,7 +88,7 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       return clock.guard(async () => {
         const read = async () => {
           await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
-          return (await context.page.evaluate(extractPage)) as PageData;
+          return readFrames(context.page, (await context.page.evaluate(extractPage)) as PageData);
         };
         // A page still navigating destroys the evaluation's context; read again once it has loaded.
         const data = await read().catch((error: unknown) => (isNavigationRace(error) ? read() : Promise.reject(error)));
@@ -101,6 +103,28 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       });
     },
   };
+}
+
+/**
+ * Adds what the page's shown iframes show (same-origin and cross-origin, nested ones too) to what
+ * its main frame shows: each frame is read with {@link extractPage} on its own and appended after
+ * the main frame's data, frames in document order. A table or list without a caption or heading
+ * of its own takes its frame's name as its context. A frame that cannot be read (navigating,
+ * detached) is left out. The page's own data, unchanged, when it has no frames.
+ */
+async function readFrames(page: Page, data: PageData): Promise<PageData> {
+  const roots = await childRoots(page).catch(() => []);
+  for (const root of roots) {
+    const inner = (await root.frame!.evaluate(extractPage).catch(() => undefined)) as PageData | undefined;
+    if (!inner) continue;
+    const where = root.frames[0]!.label || framePhrase(root.frames);
+    data.headings.push(...inner.headings);
+    data.pairs.push(...inner.pairs);
+    data.tables.push(...inner.tables.map((t) => ({ ...t, context: t.context || where })));
+    data.groups.push(...inner.groups.map((g) => ({ ...g, context: g.context || where })));
+    if (inner.mainText) data.mainText = `${data.mainText}\n${inner.mainText}`.slice(0, 20_000);
+  }
+  return data;
 }
 
 /**
@@ -459,8 +483,9 @@ async function visibleOptions(page: Page, roles: string[]): Promise<string[]> {
   return [...names];
 }
 
+/** The element a step reports; inside an iframe, with its locator, which names the frame. */
 function identity(el: FoundElement): ElementIdentity {
-  return { role: el.role, name: el.name };
+  return { role: el.role, name: el.name, ...(el.normalized ? { locator: el.normalized } : {}) };
 }
 
 function firstLine(error: unknown): string {

@@ -51,7 +51,13 @@ export type InterpreterErrorCode =
    * A replayed ACT (a lock entry) did not find exactly the element it recorded: none, several, or
    * one with another role or accessible name. Nothing was done to the element found.
    */
-  | "WF_REPLAY_MISMATCH";
+  | "WF_REPLAY_MISMATCH"
+  /**
+   * The step was sent with `allowModel: false` and needs the model: the grammar (ACT) or the page
+   * reader (ASK) could not carry it out alone. No model was called. `details.cause` holds the
+   * grammar's or reader's own failure.
+   */
+  | "WF_MODEL_FORBIDDEN";
 
 /** An element considered for a target, as listed in not-found and ambiguity errors. */
 export interface ElementCandidate {
@@ -59,6 +65,8 @@ export interface ElementCandidate {
   role: string;
   /** Accessible name (or the best text that stands for it). */
   name: string;
+  /** For an element inside an iframe: which, as the grammar names it (`the "Payment" frame`). */
+  frame?: string;
 }
 
 /** Context an {@link InterpreterError} may carry, beside its code and message. */
@@ -83,6 +91,8 @@ export interface InterpreterErrorDetails {
   /** For `WF_REPLAY_MISMATCH`: the element the lock recorded, and the one found (null when none was). */
   recorded?: ElementCandidate;
   found?: ElementCandidate | null;
+  /** For `WF_MODEL_FORBIDDEN`: the code and message of the grammar's (or page reader's) own failure. */
+  cause?: { code: string; message: string };
 }
 
 /**

@@ -4,6 +4,7 @@
  * written here parses back through `parseInstructions` to the same action.
  */
 import type { ParsedAction, ScopeSpec, TargetSpec } from "./grammar.js";
+import { recordedFrames } from "./recorded-locator.js";
 import type { ElementIdentity } from "./types.js";
 
 /** The grammar's word for a role, as written in a resolved instruction. */
@@ -27,12 +28,16 @@ export const ROLE_WORDS: Record<string, string> = {
   img: "image",
 };
 
-/** Writes an action as the grammar instruction that does the same: `click the "Sign in" button`. */
+/**
+ * Writes an action as the grammar instruction that does the same: `click the "Sign in" button`.
+ * An element inside an iframe gets the frame scope, from the target's frame scopes or else from the
+ * frames its identity's locator goes through: `click the "Pay" button in the "Payment" frame`.
+ */
 export function grammarText(action: ParsedAction, identity?: ElementIdentity): string {
   const target = (t: TargetSpec) => {
     const ordinal = t.ordinal === undefined ? "" : `${t.ordinal === -1 ? "last" : (["", "first", "second", "third", "fourth", "fifth"][t.ordinal] ?? `${t.ordinal}th`)} `;
     const word = t.roleWord ?? (identity ? ROLE_WORDS[identity.role] : undefined);
-    const where = t.scopes?.length ? ` ${scopeText(t.scopes)}` : "";
+    const where = scopeText((t.scopes ?? []).filter((sc) => sc.kind !== "frame")) + frameScope(t, identity);
     if (!t.text) return `the ${ordinal}${word ?? "element"}${where}`;
     return `the ${ordinal}${quote(t.text)}${word ? ` ${word}` : ""}${where}`;
   };
@@ -80,11 +85,19 @@ const SCOPE_WORDS: Record<ScopeSpec["kind"], string> = {
   form: "form",
   card: "item",
   region: "region",
+  frame: "frame",
 };
 
-/** `in the "Pay rent" item in the "Tasks" section`: places innermost first, as the grammar reads them. */
+/** ` in the "Pay rent" item in the "Tasks" section` (with a space before): places innermost first, as the grammar reads them. */
 export function scopeText(scopes: readonly ScopeSpec[]): string {
-  return scopes.map((sc) => `in the ${sc.text ? `${quote(sc.text)} ` : ""}${SCOPE_WORDS[sc.kind]}`).join(" ");
+  return scopes.map((sc) => ` in the ${sc.text ? `${quote(sc.text)} ` : ""}${SCOPE_WORDS[sc.kind]}`).join("");
+}
+
+/** ` in the "Promo" frame of the "Checkout" frame` (innermost first), or "" for an element of the main frame. */
+function frameScope(t: TargetSpec, identity?: ElementIdentity): string {
+  const written = t.scopes?.filter((sc) => sc.kind === "frame").map((sc) => sc.text);
+  const names = written?.length ? written : identity?.locator ? recordedFrames(identity.locator).reverse() : [];
+  return names.map((name, i) => ` ${i === 0 ? "in" : "of"} the ${name ? `${quote(name)} ` : ""}frame`).join("");
 }
 
 /** Quotes a text for an instruction, with a quote character it does not contain. */

@@ -84,6 +84,16 @@ describe("issue 9 forms", () => {
     expect(parseInstruction('type "x" into "Email" within the "Signup" form')).toMatchObject({ target: { text: "Email", scopes: [{ kind: "form", text: "Signup" }] } });
   });
 
+  it("reads a frame scope: an iframe by its title, name, aria-label or id, nested frames innermost first, any frame", () => {
+    expect(parseInstruction('click "Pay" in the "Payment" frame')).toEqual({ verb: "click", target: { text: "Pay", quoted: true, scopes: [{ kind: "frame", text: "Payment" }] } });
+    expect(parseInstruction('type "x" into "Email" inside the "checkout" iframe')).toMatchObject({ target: { text: "Email", scopes: [{ kind: "frame", text: "checkout" }] } });
+    expect(parseInstruction('click the "Apply" button in the "Promo" frame of the "checkout" frame')).toMatchObject({
+      target: { text: "Apply", roles: ["button"], scopes: [{ kind: "frame", text: "Promo" }, { kind: "frame", text: "checkout" }] },
+    });
+    expect(parseInstruction('click "Save" in the "Billing" section of the frame')).toMatchObject({ target: { scopes: [{ kind: "section", text: "Billing" }, { kind: "frame", text: "" }] } });
+    expect(parseInstruction('click "OK" in the frame')).toMatchObject({ target: { text: "OK", scopes: [{ kind: "frame", text: "" }] } });
+  });
+
   it("reads the sentences people write", () => {
     expect(parseInstruction("Go to the library index at http://127.0.0.1:8080/lib/")).toEqual({ verb: "goto", url: "http://127.0.0.1:8080/lib/" });
     expect(parseInstruction("open the Settings page")).toMatchObject({ verb: "click" });

@@ -9,10 +9,11 @@ import { InterpreterError } from "./errors.js";
 
 /**
  * A place the target is looked for in: `in the "Billing" section`, `inside the dialog`, `in the
- * "status" row`. `text` `""` is any of that kind (`inside the dialog`: the open one).
+ * "status" row`, `in the "Payment" frame` (an iframe by its title, name, aria-label or id). `text`
+ * `""` is any of that kind (`inside the dialog`: the open one; `in the frame`: any frame).
  */
 export interface ScopeSpec {
-  kind: "section" | "dialog" | "row" | "list" | "table" | "form" | "card" | "region";
+  kind: "section" | "dialog" | "row" | "list" | "table" | "form" | "card" | "region" | "frame";
   text: string;
 }
 
@@ -521,8 +522,9 @@ const SCOPE_KINDS: ReadonlyArray<[RegExp, ScopeSpec["kind"]]> = [
   [/^(?:form)$/i, "form"],
   [/^(?:card|tile|item|list item|entry)$/i, "card"],
   [/^(?:region|panel|pane|area|box|group|block|widget)$/i, "region"],
+  [/^(?:i?frame)$/i, "frame"],
 ];
-const SCOPE_WORD = "section|chapter|part|heading|schema|tab\\s*panel|dialog box|modal dialog|dialog|modal|popup|pop-up|row|line|entry|record|list item|list|table|grid|form|card|tile|item|region|panel|pane|area|box|group|block|widget";
+const SCOPE_WORD = "iframe|frame|section|chapter|part|heading|schema|tab\\s*panel|dialog box|modal dialog|dialog|modal|popup|pop-up|row|line|entry|record|list item|list|table|grid|form|card|tile|item|region|panel|pane|area|box|group|block|widget";
 
 /**
  * Cuts the places off the end of a target phrase, outermost last: `"Edit" in the "Billing" section`

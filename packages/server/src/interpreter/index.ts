@@ -9,9 +9,9 @@ export type { InterpreterErrorCode, InterpreterErrorDetails, ElementCandidate } 
 export { ACT_GRAMMAR, parseInstruction, parseInstructions, describeGrammar } from "./grammar.js";
 export type { ParsedAction, TargetSpec, GrammarRule } from "./grammar.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./types.js";
-export { createModelInterpreter, createGrammarThenModelInterpreter, DEFAULT_MAX_PROMPT_TOKENS } from "./model/interpreter.js";
+export { createModelInterpreter, createGrammarThenModelInterpreter, DEFAULT_MAX_PROMPT_TOKENS, HAND_OVER_FIND_MS } from "./model/interpreter.js";
 export { grammarText } from "./grammar-text.js";
-export type { ModelInterpreterOptions } from "./model/interpreter.js";
+export type { ModelInterpreterOptions, GrammarThenModelOptions } from "./model/interpreter.js";
 export { createModelProvider } from "./model/provider.js";
 export type { ModelProvider, ModelProviderOptions, ResponseFormatMode } from "./model/provider.js";
 export { readPageView, renderPageView, estimateTokens } from "./model/page-view.js";

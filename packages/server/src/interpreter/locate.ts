@@ -5,8 +5,9 @@
  * (substrings only for fields: fill, select, check, upload); within a tier, earlier strategies
  * beat later ones and visible elements beat hidden ones.
  */
-import type { Locator, Page } from "playwright-core";
+import type { FrameLocator, Locator, Page } from "playwright-core";
 import { InterpreterError, type ElementCandidate } from "./errors.js";
+import { childRoots, framePhrase, searchRoots, type SearchRoot } from "./frames.js";
 import type { ScopeSpec, TargetSpec } from "./grammar.js";
 import { describeElements, inScopes, nearLabelMatches, type ElementInfo } from "./_page-scripts.js";
 import { similarity } from "./_text.js";
@@ -35,6 +36,12 @@ export interface FoundElement {
   note?: string;
   /** How many identical matches (twins) there were when the first was used; absent for a single match or an ordinal. */
   matches?: number;
+  /**
+   * For an element inside an iframe: its locator as `locator.normalize()` writes it, naming the
+   * frame (`locator('iframe[title="Payment"]').contentFrame().getByRole('button', { name: 'Pay' })`);
+   * the step reports it as its element's `locator`. Absent for the main frame.
+   */
+  normalized?: string;
 }
 
 type AriaRole = Parameters<Page["getByRole"]>[0];
@@ -127,7 +134,7 @@ function cssString(s: string): string {
   return JSON.stringify(s);
 }
 
-function strategyLocator(page: Page, strategy: Strategy, text: string, tier: Tier, roles: AriaRole[], hinted: boolean): Locator | undefined {
+function strategyLocator(page: Page | FrameLocator, strategy: Strategy, text: string, tier: Tier, roles: AriaRole[], hinted: boolean): Locator | undefined {
   const { value, exact } = textArg(text, tier);
   const roleUnion = (named: boolean): Locator | undefined => {
     let union: Locator | undefined;
@@ -178,8 +185,10 @@ function describe(info: ElementInfo): string {
   return `${info.role} ${JSON.stringify(info.name)}`;
 }
 
-function found(locator: Locator, info: ElementInfo, target?: TargetSpec, note?: string): FoundElement {
-  const where = target?.scopes?.length ? ` ${scopePhrase(target.scopes)}` : "";
+function found(locator: Locator, info: ElementInfo, target?: TargetSpec, note?: string, root?: SearchRoot): FoundElement {
+  // The scopes as written, then the frames the element is in (by the frame's own label).
+  const scopes = [...(target?.scopes ?? []).filter((sc) => sc.kind !== "frame"), ...(root?.frames ?? []).map((f) => ({ kind: "frame" as const, text: f.label }))];
+  const where = scopes.length ? ` ${scopePhrase(scopes)}` : "";
   return { locator, description: describe(info) + where, href: info.href, role: info.role, name: info.name, ...(note ? { note } : {}) };
 }
 
@@ -202,27 +211,49 @@ function targetLabel(target: TargetSpec): string {
 interface Attempt {
   locator: Locator;
   infos: ElementInfo[];
+  root: SearchRoot;
 }
 
 /** Describes a locator's elements; with scopes, those outside them are marked `outOfScope`. */
 async function describeAll(loc: Locator, target: TargetSpec): Promise<ElementInfo[]> {
   const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
-  if (!target.scopes?.length || infos.length === 0) return infos;
-  const flags = await loc.evaluateAll(inScopes, target.scopes);
+  const scopes = target.scopes?.filter((sc) => sc.kind !== "frame");
+  if (!scopes?.length || infos.length === 0) return infos;
+  const flags = await loc.evaluateAll(inScopes, scopes);
   return infos.map((info, i) => (flags[i] ? info : { ...info, outOfScope: true }));
 }
 
+/**
+ * One look for the target in every document of the page ({@link searchRoots}: the main frame, then
+ * its frames; only the frames a frame scope names). A better tier anywhere beats a worse one; within
+ * a tier, the main frame comes first, then the frames in document order.
+ */
 async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): Promise<FoundElement | { hidden?: Attempt }> {
+  const roots = await searchRoots(page, target.scopes?.filter((sc) => sc.kind === "frame") ?? []);
+  const result = await tryRoots(roots, target, purpose);
+  if ("locator" in result && result.root.frames.length) {
+    result.found.normalized = await result.locator.normalize().then(
+      (l) => l.toString(),
+      () => undefined,
+    );
+  }
+  return "locator" in result ? result.found : result;
+}
+
+async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: TargetPurpose): Promise<{ locator: Locator; found: FoundElement; root: SearchRoot } | { hidden?: Attempt }> {
   const hinted = Boolean(target.roles?.length);
   const roles = (hinted ? target.roles! : PURPOSE_ROLES[purpose]) as AriaRole[];
   let hiddenFallback: Attempt | undefined;
+  const hit = (picked: FoundElement | undefined, root: SearchRoot) => (picked ? { locator: picked.locator, found: picked, root } : undefined);
 
   if (!target.text) {
     // `click the last link`: any element of the hinted role.
-    const loc = roles.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b));
-    const infos = await describeAll(loc, target);
-    const picked = pick(loc, infos, target);
-    if (picked) return picked;
+    for (const root of roots) {
+      const loc = roles.map((r) => root.root.getByRole(r)).reduce((a, b) => a.or(b));
+      const infos = await describeAll(loc, target);
+      const picked = hit(pick(loc, infos, target, false, undefined, root), root);
+      if (picked) return picked;
+    }
     return {};
   }
 
@@ -238,19 +269,21 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
       if (!tierRoles.length) continue;
       strategies = ["role"];
     }
-    for (const strategy of strategies) {
-      const loc = strategyLocator(page, strategy, target.text, tier, tierRoles, hinted);
-      if (!loc) continue;
-      let infos = await describeAll(loc, target);
-      if (strategy === "near" && infos.length) {
-        const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
-        // An unnamed control stands for the text beside it.
-        infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
+    for (const root of roots) {
+      for (const strategy of strategies) {
+        const loc = strategyLocator(root.root, strategy, target.text, tier, tierRoles, hinted);
+        if (!loc) continue;
+        let infos = await describeAll(loc, target);
+        if (strategy === "near" && infos.length) {
+          const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
+          // An unnamed control stands for the text beside it.
+          infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
+        }
+        if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
+        const picked = hit(pick(loc, infos, target, false, purpose, root), root);
+        if (picked) return picked;
+        if (!hiddenFallback) hiddenFallback = { locator: loc, infos, root };
       }
-      if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
-      const picked = pick(loc, infos, target, false, purpose);
-      if (picked) return picked;
-      if (!hiddenFallback) hiddenFallback = { locator: loc, infos };
     }
   }
   return hiddenFallback ? { hidden: hiddenFallback } : {};
@@ -261,7 +294,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
  * For `scroll` without an ordinal, several matches narrow to the headings among them, else to
  * those that are not links to an anchor of the same page.
  */
-function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHidden = false, purpose?: TargetPurpose): FoundElement | undefined {
+function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHidden = false, purpose?: TargetPurpose, root?: SearchRoot): FoundElement | undefined {
   let kept: number[] = [];
   infos.forEach((info, i) => {
     if (info.sameAs !== -1 || info.inside !== -1 || info.outOfScope) return;
@@ -291,9 +324,9 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
         { target: target.text, candidates: kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name })) },
       );
     }
-    return found(loc.nth(index), infos[index]!, target);
+    return found(loc.nth(index), infos[index]!, target, undefined, root);
   }
-  if (kept.length === 1) return found(loc.nth(kept[0]!), infos[kept[0]!]!, target);
+  if (kept.length === 1) return found(loc.nth(kept[0]!), infos[kept[0]!]!, target, undefined, root);
   // Twins: the same role and name and nothing else to tell them apart (links to the same address,
   // fields with the same placeholder, name and form, elements in the same section, row, table and
   // dialog). They do the same thing: act on the first visible one, in document order, and say so.
@@ -306,7 +339,7 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     return JSON.stringify(o.context) === JSON.stringify(first.context);
   });
   if (twins) {
-    return { ...found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`), matches: kept.length };
+    return { ...found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`, root), matches: kept.length };
   }
   const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
   const list = kept
@@ -370,15 +403,32 @@ function disambiguationHint(matches: ElementInfo[], target: TargetSpec): string 
  * Lists the elements a person could have meant: the accessible names of the page's interactive
  * elements (from Playwright's ARIA snapshot), the closest to `text` first.
  */
-export async function closestCandidates(page: Page, text: string, limit = 5): Promise<ElementCandidate[]> {
-  let snapshot = "";
-  try {
-    snapshot = await page.locator("body").ariaSnapshot({ timeout: 2_000 });
-  } catch {
-    return [];
-  }
+export async function closestCandidates(page: Page, text: string, limit = 5, roots: SearchRoot[] = [{ root: page, frames: [] }]): Promise<ElementCandidate[]> {
   const seen = new Set<string>();
   const all: Array<ElementCandidate & { score: number }> = [];
+  for (const root of roots) {
+    let snapshot = "";
+    try {
+      snapshot = await root.root.locator("body").ariaSnapshot({ timeout: 2_000 });
+    } catch {
+      continue;
+    }
+    const frame = framePhrase(root.frames);
+    for (const candidate of snapshotCandidates(snapshot)) {
+      const key = `${candidate.role}\u0000${candidate.name}\u0000${frame}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      all.push({ ...candidate, ...(frame ? { frame } : {}), score: similarity(text, candidate.name) });
+    }
+  }
+  all.sort((a, b) => b.score - a.score);
+  const close = all.filter((c) => c.score >= MIN_SIMILARITY);
+  return (close.length ? close : all).slice(0, limit).map(({ score: _score, ...candidate }) => candidate);
+}
+
+/** The interactive elements an ARIA snapshot lists, as role and name. */
+function snapshotCandidates(snapshot: string): ElementCandidate[] {
+  const out: ElementCandidate[] = [];
   for (const line of snapshot.split("\n")) {
     const m = line.match(/^\s*-\s+['"]?([a-z]+)\s+"((?:[^"\\]|\\.)*)"/);
     if (!m || !CANDIDATE_ROLES.has(m[1]!)) continue;
@@ -388,15 +438,29 @@ export async function closestCandidates(page: Page, text: string, limit = 5): Pr
     } catch {
       // keep the raw text
     }
-    const key = `${m[1]}\u0000${name}`;
-    if (!name || seen.has(key)) continue;
-    seen.add(key);
-    all.push({ role: m[1]!, name, score: similarity(text, name) });
+    if (name) out.push({ role: m[1]!, name });
   }
-  all.sort((a, b) => b.score - a.score);
-  const close = all.filter((c) => c.score >= MIN_SIMILARITY);
-  return (close.length ? close : all).slice(0, limit).map(({ role, name }) => ({ role, name }));
+  return out;
 }
+
+/**
+ * In-page: tag names of custom elements that render something but have no open shadow root and no
+ * children of their own: their content is in a closed shadow root, out of everyone's reach.
+ */
+const closedComponents = new Function(
+  String.raw`return function () {
+    var out = [];
+    var all = document.body ? document.body.querySelectorAll("*") : [];
+    for (var i = 0; i < all.length && out.length < 5; i++) {
+      var el = all[i];
+      if (el.tagName.indexOf("-") < 0 || el.shadowRoot || el.childElementCount > 0) continue;
+      var r = el.getBoundingClientRect();
+      var tag = el.tagName.toLowerCase();
+      if (r.width > 0 && r.height > 0 && out.indexOf(tag) < 0) out.push(tag);
+    }
+    return out;
+  }`,
+)() as () => string[];
 
 /**
  * How long the page must show no DOM change (with its load done and no request in flight) before
@@ -544,8 +608,11 @@ export async function locateTarget(
   if (last.hidden) {
     // File inputs are often hidden behind a styled label; setting files on them works.
     if (purpose === "upload") {
-      const picked = pick(last.hidden.locator, last.hidden.infos, target, true);
-      if (picked) return picked;
+      const picked = pick(last.hidden.locator, last.hidden.infos, target, true, undefined, last.hidden.root);
+      if (picked) {
+        if (last.hidden.root.frames.length) picked.normalized = await picked.locator.normalize().then((l) => l.toString(), () => undefined);
+        return picked;
+      }
     }
     const hidden = last.hidden.infos.filter((i) => i.sameAs === -1 && i.inside === -1).map((i) => ({ role: i.role, name: i.name }));
     throw new InterpreterError(
@@ -555,13 +622,31 @@ export async function locateTarget(
       { target: target.text, candidates: hidden },
     );
   }
-  // A place the page does not have is the thing to name: `in the "Shipping" section`.
-  for (const scope of target.scopes ?? []) {
-    const any = await page
-      .locator("body *")
-      .evaluateAll(inScopes, [scope])
-      .then((flags) => flags.some(Boolean))
-      .catch(() => true);
+  // A place the page does not have is the thing to name: `in the "Payment" frame`, `in the "Shipping" section`.
+  const frameScopes = target.scopes?.filter((sc) => sc.kind === "frame") ?? [];
+  const roots = await searchRoots(page, frameScopes).catch(() => [] as SearchRoot[]);
+  if (frameScopes.length && !roots.length) {
+    const all = await childRoots(page).catch(() => [] as SearchRoot[]);
+    const labels = [...new Set(all.map((r) => r.frames[0]!.label).filter(Boolean))].map((l) => JSON.stringify(l));
+    const wanted = scopePhrase(frameScopes).replace(/^in /, "");
+    throw new InterpreterError(
+      "WF_ELEMENT_NOT_FOUND",
+      `no element matches ${targetLabel(target)}: the page has no ${wanted.replace(/^the /, "")}. ` +
+        (all.length ? `Its frames: ${labels.length ? labels.join(", ") : "none with a title, name, aria-label or id"}` : "It shows no frames") +
+        `. Name a frame by its title, name, aria-label or id (\`in the "…" frame\`), or leave the frame out.`,
+      { target: target.text, candidates: [] },
+    );
+  }
+  for (const scope of target.scopes?.filter((sc) => sc.kind !== "frame") ?? []) {
+    let any = false;
+    for (const root of roots) {
+      any = await root.root
+        .locator("body *")
+        .evaluateAll(inScopes, [scope])
+        .then((flags) => flags.some(Boolean))
+        .catch(() => true);
+      if (any) break;
+    }
     if (!any) {
       throw new InterpreterError(
         "WF_ELEMENT_NOT_FOUND",
@@ -571,17 +656,21 @@ export async function locateTarget(
       );
     }
   }
-  const candidates = await closestCandidates(page, target.text);
+  const candidates = await closestCandidates(page, target.text, 5, roots.length ? roots : [{ root: page, frames: [] }]);
   const anyClose = candidates.some((c) => similarity(target.text, c.name) >= MIN_SIMILARITY);
-  const listed = candidates.map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ");
+  const listed = candidates.map((c) => `${JSON.stringify(c.name)} (${c.role}${c.frame ? `, in ${c.frame}` : ""})`).join(", ");
   const closest = !candidates.length
     ? " The page shows no interactive elements."
     : anyClose
       ? ` Closest: ${listed}.`
       : ` Nothing on the page comes close; it shows ${listed}, among others.`;
+  const closed = await page.evaluate(closedComponents).catch(() => [] as string[]);
+  const hidden = closed.length
+    ? ` The page shows components whose content no one can reach (closed shadow roots): ${closed.map((t) => `<${t}>`).join(", ")}; an element inside them cannot be found by any interpreter.`
+    : "";
   throw new InterpreterError(
     "WF_ELEMENT_NOT_FOUND",
-    `no element matches ${targetLabel(target)}.${closest} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,
+    `no element matches ${targetLabel(target)}.${closest}${hidden} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,
     { target: target.text, candidates },
   );
 }

@@ -67,12 +67,14 @@ export async function recordInstruction(page: Page, action: ParsedAction, target
     const { ordinal: _ordinal, ...plain } = target.spec;
     const write = (spec: TargetSpec) => grammarText({ ...action, target: spec } as ParsedAction, target.identity);
     const names = (spec: TargetSpec) => namesAlone(page, write(spec), purpose, handle, target.identity, clock);
+    // Places go inside any the target already names (a frame).
+    const scoped = (scopes: ScopeSpec[]): TargetSpec => ({ ...plain, scopes: [...scopes, ...(plain.scopes ?? [])] });
 
     if (await names(plain)) return { instruction: write(plain), element: target.identity };
     const places = (await target.found.locator.evaluate(placesOf, undefined, { timeout: clock.left() }).catch(() => [] as Place[])).filter((p) => p.texts.length > 0);
     const singles = places.flatMap((p) => p.texts.map((text): ScopeSpec[] => [{ kind: p.kind, text }]));
     for (const scopes of singles) {
-      if (await names({ ...plain, scopes })) return { instruction: write({ ...plain, scopes }), element: target.identity };
+      if (await names(scoped(scopes))) return { instruction: write(scoped(scopes)), element: target.identity };
     }
     // Two places together: an item of a dialog, a row of a section.
     for (const [i, inner] of places.entries()) {
@@ -82,16 +84,16 @@ export async function recordInstruction(page: Page, action: ParsedAction, target
           { kind: inner.kind, text: inner.texts[0]! },
           { kind: outer.kind, text: outer.texts[0]! },
         ];
-        if (await names({ ...plain, scopes })) return { instruction: write({ ...plain, scopes }), element: target.identity };
+        if (await names(scoped(scopes))) return { instruction: write(scoped(scopes)), element: target.identity };
       }
     }
     // No instruction names it alone: the instruction that names it best, with the locator first.
-    const best = write(singles.length ? { ...plain, scopes: singles[0]! } : plain);
+    const best = write(singles.length ? scoped(singles[0]!) : plain);
     if (target.identity.locator && (await locatorFinds(page, target.identity.locator, handle, target.identity, clock))) {
       return { instruction: best, element: { ...target.identity, primary: "locator" } };
     }
     for (let ordinal = 1; ordinal <= MAX_ORDINAL; ordinal++) {
-      const spec = { ...plain, ordinal, ...(singles.length ? { scopes: singles[0]! } : {}) };
+      const spec = { ...(singles.length ? scoped(singles[0]!) : plain), ordinal };
       if (await names(spec)) return { instruction: write(spec), element: target.identity };
     }
     const position = target.found.locator.toString();
@@ -205,25 +207,25 @@ const placesOf = new Function(
       out.push({ kind: kind, texts: kept });
     }
     var headings = Array.prototype.slice.call(document.querySelectorAll(WF_HEADINGS));
-    var item = el.closest("li,[role=listitem],article,[class*=card]");
+    var item = wfClosest(el, "li,[role=listitem],article,[class*=card]");
     if (item) add("card", [wfLead(item), wfItemText(item)].filter(Boolean));
-    var row = el.closest("tr,[role=row]");
+    var row = wfClosest(el, "tr,[role=row]");
     if (row) {
       var cells = Array.prototype.filter.call(row.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader]"), function (c) { return !c.contains(el); });
       var leads = cells.map(wfLead), whole = cells.map(wfText);
       add("row", leads.concat(whole).filter(Boolean));
     }
-    var dialog = el.closest("dialog,[role=dialog],[role=alertdialog]");
+    var dialog = wfClosest(el, "dialog,[role=dialog],[role=alertdialog]");
     if (dialog) {
       var heading = dialog.querySelector(WF_HEADINGS);
       add("dialog", [wfLabelOf(dialog) || (heading ? wfText(heading) : ""), ""].filter(function (t, i) { return t || i === 1; }));
     }
-    var table = el.closest("table,[role=table],[role=grid]");
+    var table = wfClosest(el, "table,[role=table],[role=grid]");
     if (table) {
       var th = wfOwnHeading(table, headings);
       add("table", [wfLabelOf(table), th ? wfText(th) : ""].filter(Boolean));
     }
-    var form = el.closest("form,[role=form]");
+    var form = wfClosest(el, "form,[role=form]");
     if (form) add("form", [wfLabelOf(form)].filter(Boolean));
     var own = wfOwnHeading(el, headings);
     if (own) add("section", [wfText(own)].filter(Boolean));

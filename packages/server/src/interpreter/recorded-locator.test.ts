@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../../tests/interpreter/_setup.js";
-import { recordedLocator } from "./recorded-locator.js";
+import { recordedFrames, recordedLocator } from "./recorded-locator.js";
 
 describe("recordedLocator", { timeout: 60_000 }, () => {
   let browser: Browser;
@@ -38,6 +38,28 @@ describe("recordedLocator", { timeout: 60_000 }, () => {
     expect(await recordedLocator(page, "getByRole('listitem').filter({ hasNotText: 'milk' }).getByRole('checkbox')")!.getAttribute("value")).toBe("b");
     expect(recordedLocator(page, "getByRole('listitem').filter({ has: getByText('x') })")).toBeUndefined();
     expect(recordedLocator(page, "filter({ hasText: 'x' })")).toBeUndefined();
+  });
+
+  it("reads back the frame forms normalize() writes for an element inside an iframe, nested ones too", async () => {
+    const framed = await browser.newPage();
+    await framed.setContent(`<button>Pay</button><iframe title="Payment" srcdoc="<button>Pay</button><iframe name='promo' srcdoc='<label>Code <input></label>'></iframe>"></iframe>`);
+    const outer = framed.locator("iframe").contentFrame();
+    await outer.locator("iframe").contentFrame().getByLabel("Code").waitFor();
+    for (const loc of [outer.getByRole("button"), outer.locator("iframe").contentFrame().getByLabel("Code")]) {
+      const written = (await loc.normalize()).toString();
+      expect(written).toContain(".contentFrame()");
+      const read = recordedLocator(framed, written);
+      expect(read, written).toBeDefined();
+      expect(await read!.count(), written).toBe(1);
+      expect(await read!.evaluate((el) => el.outerHTML), written).toBe(await loc.evaluate((el) => el.outerHTML));
+    }
+    expect(await recordedLocator(framed, `frameLocator('iframe[title="Payment"]').getByRole('button', { name: 'Pay' })`)!.count()).toBe(1);
+    expect(recordedFrames(`locator('iframe[title="Payment"]').contentFrame().locator('iframe[name="promo"]').contentFrame().getByLabel('Code')`)).toEqual(["Payment", "promo"]);
+    expect(recordedFrames(`locator('#checkout').contentFrame().locator('iframe').nth(1).contentFrame().getByRole('button')`)).toEqual(["checkout", ""]);
+    expect(recordedFrames("getByRole('button', { name: 'Pay' })")).toEqual([]);
+    // A chain that ends on a frame names no element.
+    expect(recordedLocator(framed, `locator('iframe').contentFrame()`)).toBeUndefined();
+    await framed.close();
   });
 
   it("gives undefined for anything it does not read, never a guess", () => {

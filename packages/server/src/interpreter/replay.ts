@@ -284,7 +284,7 @@ function recordedScopes(instruction: string): string {
   try {
     const [action] = parseInstructions(instruction);
     const scopes = action && "target" in action ? action.target?.scopes : undefined;
-    return scopes?.length ? scopeText(scopes) : "";
+    return scopes?.length ? scopeText(scopes).trim() : "";
   } catch {
     return "";
   }

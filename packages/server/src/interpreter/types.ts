@@ -37,6 +37,11 @@ interface StepContextBase {
   secrets: readonly string[];
   /** Filled in by the interpreter as it works; see {@link StepReport}. */
   report: StepReport;
+  /**
+   * Whether the step may call the model (the request's `allowModel`). false: where it would need
+   * the model, the step fails `WF_MODEL_FORBIDDEN` instead. @default true
+   */
+  allowModel?: boolean;
 }
 
 /** What an ACT gets. */
@@ -45,6 +50,15 @@ export interface ActContext extends StepContextBase {
   page: Page;
   /** The instruction, e.g. `click "Sign in"`. */
   instruction: string;
+  /**
+   * Longest wait for the target of the instruction's first action to appear, in ms, when shorter
+   * than the interpreter's own (the grammar's `findTimeoutMs` option); later actions of a chained
+   * instruction wait as long as ever. Set by a policy that has something better to do than wait:
+   * the grammar-then-model policy hands a first target that has not appeared to the model (a step
+   * that has already acted is never handed over).
+   * @default the interpreter's own
+   */
+  firstFindTimeoutMs?: number;
 }
 
 /** Who an element is, as a person and Playwright would name it. */

@@ -6,12 +6,12 @@
  */
 import { RunAbortedError, StepFailedError, redactText, untilAborted, type Executor, type StepOutcome, type StepRequest } from "@wf/core";
 import type { ReplayAction, StepStatus } from "@wf/core/protocol";
-import { runLockedAct, type LockState } from "@wf/runtime/lock";
+import { runLockedAct, type LockState, type ModelBudget } from "@wf/runtime/lock";
 
 /** Runs one step in a session and resolves with its finished status (the session manager's `runStep`). */
 export type RunSessionStep = (
   sessionId: string,
-  step: { type: "ACT" | "ASK"; step: string; schema?: Record<string, unknown>; timeoutMs?: number; redact?: string[]; replay?: ReplayAction[]; refind?: boolean },
+  step: { type: "ACT" | "ASK"; step: string; schema?: Record<string, unknown>; timeoutMs?: number; redact?: string[]; replay?: ReplayAction[]; refind?: boolean; allowModel?: boolean },
   options: { signal?: AbortSignal },
 ) => Promise<StepStatus>;
 
@@ -25,19 +25,24 @@ export type RunSessionStep = (
  * is thrown at once. `secrets` (the run's secret param values) travel with each step as its
  * `redact` list, so the session's records never hold them. With `options.lock`, each ACT replays,
  * heals and records its lock entry (`log` says what is not a failure: an entry healed, a lock not
- * writable).
+ * writable); in `frozen`, an ACT with no entry that needs the model fails `WF_LOCK_MISSING`. With
+ * `options.budget`, once its model calls are made every step is sent with `allowModel: false` and
+ * one that needs the model fails `WF_MODEL_BUDGET_EXCEEDED` (as under `wf run --max-model-calls`).
  */
 export function createStoredRunExecutor(
   runStep: RunSessionStep,
   sessionId: string,
   secrets: ReadonlyArray<string> = [],
-  options: { lock?: LockState; log?: (message: string) => void } = {},
+  options: { lock?: LockState; log?: (message: string) => void; budget?: ModelBudget } = {},
 ): Executor {
   let pageUrl: string | null | undefined;
   return {
     async runStep(request: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
       if (signal.aborted) throw new RunAbortedError(signal.reason);
-      const attempt = async (replay?: ReplayAction[], refind = false): Promise<StepStatus> => {
+      const { budget } = options;
+      const overBefore = budget?.overspent ?? false;
+      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true): Promise<StepStatus> => {
+        const budgetForbids = allowModel && budget !== undefined && !budget.allowsModel;
         const pending = runStep(sessionId, {
           type: request.type,
           step: request.instruction,
@@ -45,8 +50,12 @@ export function createStoredRunExecutor(
           ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
           ...(secrets.length > 0 ? { redact: [...secrets] } : {}),
           ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}),
+          ...(!allowModel || budgetForbids ? { allowModel: false } : {}),
         }, { signal });
-        return untilAborted(pending, signal);
+        const status = await untilAborted(pending, signal);
+        budget?.add(status.usage);
+        if (budgetForbids && status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") return { ...status, error: budget!.exceeded(status.error) };
+        return status;
       };
       let status: StepStatus;
       if (options.lock && request.type === "ACT") {
@@ -57,6 +66,7 @@ export function createStoredRunExecutor(
       } else {
         status = await attempt();
       }
+      if (status.status === "SUCCEEDED" && budget?.overspent && !overBefore) status = { ...status, status: "FAILED", error: budget.exceeded(undefined) };
       if (status.pageUrl !== undefined) pageUrl = status.pageUrl;
       if (status.status === "FAILED") {
         throw new StepFailedError({

@@ -5,7 +5,7 @@
  */
 import { relative } from "node:path";
 import { WfError, executeWorkflow, isWfError, parseParamsFromStrings, redactValue, secretParamNames, secretValues, type Workflow } from "@wf/core";
-import { lockPathFor, openLock, type LockState } from "@wf/runtime/lock";
+import { lockPathFor, ModelBudget, openLock, type LockState } from "@wf/runtime/lock";
 import { toFieldErrors, type FieldError, type RunWorkflowRequest, type SessionStatus, type WireError } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
@@ -122,7 +122,8 @@ export class StoredRuns {
 
   /**
    * The action lock beside the workflow file, read like `wf run` reads it: `read` mode (replay;
-   * a stale entry fails the step), or `heal` when the server may write locks (`writeLocks`). A
+   * a stale entry fails the step), `frozen` with `frozenLocks` (and an ACT with no entry that needs
+   * the model fails), or `heal` when the server may write locks (`writeLocks`). A
    * lock file that is not valid is logged and the run goes on without it.
    */
   private async openLock(wf: Workflow, params: unknown, path: string, log: (message: string) => Promise<unknown>): Promise<LockState | undefined> {
@@ -132,7 +133,7 @@ export class StoredRuns {
       return await openLock(
         {
           path: lockPath,
-          mode: options.writeLocks ? "heal" : "read",
+          mode: options.writeLocks ? "heal" : options.frozenLocks ? "frozen" : "read",
           model: options.model !== undefined,
           refreshCommand: `wf run ${relative(process.cwd(), path) || path} --lock write`,
         },
@@ -178,6 +179,7 @@ export class StoredRuns {
     const lock = await this.openLock(wf, params, path, log);
     const executor = createStoredRunExecutor((id, step, options) => this.context.sessions.runStep(id, step, options), sessionId, secrets, {
       ...(lock ? { lock } : {}),
+      ...(this.context.options.maxModelCalls !== undefined ? { budget: new ModelBudget(this.context.options.maxModelCalls) } : {}),
       log: (message) => void log(message),
     });
     void (async () => {

@@ -26,8 +26,8 @@ export type Reply =
   | { content: unknown; usage?: { prompt_tokens: number; completion_tokens: number }; finishReason?: string }
   /** A completion whose message is a refusal. */
   | { refusal: string }
-  /** An HTTP error with an OpenAI-style error body. */
-  | { status: number; message: string; headers?: Record<string, string> }
+  /** An HTTP error with an OpenAI-style error body (`{ error: { message, type, code } }`), or `body` as given. */
+  | { status: number; message: string; headers?: Record<string, string>; body?: unknown }
   /** Never answers (the client must time out). */
   | { hang: true };
 
@@ -72,7 +72,7 @@ export async function startModelDouble(script: Script = () => ({ status: 500, me
       }
       if ("status" in reply) {
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-        res.end(JSON.stringify({ error: { message: reply.message, type: "error", code: null } }));
+        res.end(JSON.stringify(reply.body !== undefined ? reply.body : { error: { message: reply.message, type: "error", code: null } }));
         return;
       }
       const message =
@@ -114,9 +114,48 @@ export function pageOf(request: RecordedRequest): string {
  * @throws when no line names it.
  */
 export function refFor(request: RecordedRequest, text: string, role?: string): string {
-  const pattern = new RegExp(`\\[(e\\d+)\\] (\\w+) "([^"]*)"`, "g");
+  const pattern = new RegExp(`\\[((?:f\\d+)?e\\d+)\\] (\\w+) "([^"]*)"`, "g");
   for (const match of pageOf(request).matchAll(pattern)) {
     if (match[3]!.includes(text) && (!role || match[2] === role)) return match[1]!;
   }
   throw new Error(`no element naming ${JSON.stringify(text)}${role ? ` (${role})` : ""} in the page sent:\n${pageOf(request).slice(0, 3000)}`);
+}
+
+/**
+ * OpenAI-compatible servers as they answer a request's `response_format`, each with the status and
+ * error body it sends for a format it does not take (from their code and issue trackers):
+ * - `llama.cpp-old`: llama.cpp's server before json_schema support (and forks): json_schema → 400.
+ * - `vllm-old`: vLLM before structured outputs: json_schema → 400, pydantic's message, in a body
+ *   with no `error` object (`{ object: "error", message, … }`).
+ * - `litellm-openai-old`: LiteLLM in front of an older OpenAI model: json_schema → 400, OpenAI's words.
+ * - `lm-studio`: LM Studio takes json_schema and refuses json_object → 400 (`{ error: "…" }`).
+ * - `ollama`: Ollama ≥ 0.5's OpenAI endpoint takes both.
+ */
+export type LocalServer = "llama.cpp-old" | "vllm-old" | "litellm-openai-old" | "lm-studio" | "ollama";
+
+/** A script that answers as `server` does: its 400 for a response format it does not take, else `answer`. */
+export function behaveLike(server: LocalServer, answer: Script): Script {
+  return (request, n) => {
+    const type = request.body.response_format?.type;
+    if (type === "json_schema") {
+      if (server === "llama.cpp-old") {
+        const message = 'response_format type must be one of "text" or "json_object", but got: json_schema';
+        return { status: 400, message, body: { error: { code: 400, message, type: "invalid_request_error" } } };
+      }
+      if (server === "vllm-old") {
+        const message =
+          "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}]";
+        return { status: 400, message, body: { object: "error", message, type: "BadRequestError", param: null, code: 400 } };
+      }
+      if (server === "litellm-openai-old") {
+        const message = "litellm.BadRequestError: OpenAIException - Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.";
+        return { status: 400, message, body: { error: { message, type: null, param: null, code: "400" } } };
+      }
+    }
+    if (type === "json_object" && server === "lm-studio") {
+      const message = "'response_format.type' must be 'json_schema' or 'text'";
+      return { status: 400, message, body: { error: message } };
+    }
+    return answer(request, n);
+  };
 }

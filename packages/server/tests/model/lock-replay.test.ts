@@ -64,12 +64,14 @@ function act(step: string, replay?: ReplayAction[]): Promise<StepStatus> {
  * card): how a model picks a nameless checkbox by the words beside it. The `nth` such line, from 1.
  */
 function refOnLine(request: RecordedRequest, text: string, role: string, nth = 1): string {
-  const lines = pageOf(request)
-    .split("\n")
-    .filter((line) => line.includes(text) && new RegExp(`\\[e\\d+\\] ${role}\\b`).test(line));
-  const line = lines[nth - 1];
-  const ref = line && new RegExp(`\\[(e\\d+)\\] ${role}\\b`).exec(line)?.[1];
-  if (!ref) throw new Error(`no ${role} on a line showing ${JSON.stringify(text)} in the page sent:\n${pageOf(request).slice(0, 3000)}`);
+  const page = pageOf(request);
+  const has = (unit: string) => unit.includes(text) && new RegExp(`\\[e\\d+\\] ${role}\\b`).test(unit);
+  // A line (a table row), else a list item's block (the page view writes an item as "-" and its lines).
+  let units = page.split("\n").filter(has);
+  if (units.length === 0) units = page.split(/\n(?=-(?: |$))/m).filter(has);
+  const unit = units[nth - 1];
+  const ref = unit && new RegExp(`\\[(e\\d+)\\] ${role}\\b`).exec(unit)?.[1];
+  if (!ref) throw new Error(`no ${role} on a line or item showing ${JSON.stringify(text)} in the page sent:\n${page.slice(0, 3000)}`);
   return ref;
 }
 

@@ -106,7 +106,7 @@ describe("ASK through the model", () => {
     expect(page).toContain("Question: the products in the catalogue");
     expect(page).toContain("| Product | Price | Stock | Signed |");
     expect(page).toContain("| Rocket skates | $950.00 | 0 | yes |");
-    expect(page).toMatch(/\[e\d+\] button "Log in"/);
+    expect(page).toMatch(/^button "Log in"$/m); // a question's view names elements, without the references an ACT needs
 
     // The OpenAPI document describes the new fields.
     const openapi = JSON.stringify(await (await fetch(`${server.url}${ROUTES.openapi}`, { headers: { "api-key": "k" } })).json());
@@ -330,7 +330,8 @@ describe("the json_object fallback mode", () => {
       const [first, second] = model.requests;
       expect(first!.body.response_format).toEqual({ type: "json_object" });
       expect(first!.headers.authorization).toBe("Bearer wf-no-key"); // a local endpoint needs no key
-      expect(pageOf(first!)).toContain(`valid against this JSON Schema:\n${JSON.stringify(schema.schema)}`);
+      expect(first!.body.messages[0]!.content).toContain(`valid against this JSON Schema:\n${JSON.stringify(schema.schema)}`);
+      expect(pageOf(first!)).not.toContain("JSON Schema"); // the system prompt says it, for every turn
       expect(second!.body.messages.at(-1)!.content).toMatch(/\/value\/0\/price/);
     } finally {
       await context.close();

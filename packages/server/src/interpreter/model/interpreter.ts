@@ -7,7 +7,7 @@
  * page view; the grammar's own Playwright code carries them out, and the step reports the grammar
  * instruction that ran and each element's identity.
  */
-import type { Page } from "playwright-core";
+import type { FrameLocator, Page } from "playwright-core";
 import { InterpreterError } from "../errors.js";
 import { StepClock } from "../_clock.js";
 import { answerErrors } from "../_answer-check.js";
@@ -17,9 +17,9 @@ import { ROLE_WORDS } from "../grammar-text.js";
 import { recordInstruction } from "../record-instruction.js";
 import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport } from "../types.js";
-import { estimateTokens, readPageView, type ViewElement } from "./page-view.js";
-import { identifyViewElement } from "./_page-view-script.js";
-import { addUsage, ProviderCallError, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
+import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "./page-view.js";
+import { identifyViewElements } from "./_page-view-script.js";
+import { addUsage, ProviderCallError, schemaInstruction, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
 import {
   ACT_RESPONSE_SCHEMA,
   ACT_SYSTEM_PROMPT,
@@ -106,6 +106,15 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
     );
   }
 
+  /**
+   * What the provider adds to the prompt for the schema, counted in the budget: in `json_object`
+   * mode the schema is written into the system prompt. (A request that falls back from
+   * json_schema to json_object on its first call carries it once over the budget's margin.)
+   */
+  function schemaInPromptText(schema: Record<string, unknown>): string {
+    return provider.responseFormat === "json_object" ? schemaInstruction(schema) : "";
+  }
+
   /** Tokens the page may take: the budget less the rest of the prompt (and a margin for the retry). */
   function pageBudget(fixed: string): number {
     return Math.max(200, maxPromptTokens - estimateTokens(fixed) - 300);
@@ -118,13 +127,13 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
       return clock.guard(async () => {
         const question = maskSecrets(context.question, context.secrets);
         const schema = context.schema ?? TEXT_ANSWER_SCHEMA;
-        const inPrompt = provider.responseFormat === "json_object" ? schema.schema : undefined;
-        const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "", inPrompt);
-        const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
+        const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "") + schemaInPromptText(schema.schema);
+        const linkTargets = wantsLinkTargets(`${question} ${context.schema ? JSON.stringify(context.schema.schema) : ""}`);
+        const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets, linkTargets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ASK_SYSTEM_PROMPT },
-          { role: "user", content: stepMessage("Question", question, view.text, inPrompt) },
+          { role: "user", content: stepMessage("Question", question, view.text) },
         ];
         const answer = await converse(messages, schema, clock, context.report, (json) => {
           const errors = answerErrors(json, schema.schema);
@@ -142,15 +151,12 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
         const { text: instruction, placeholders } = placeholdSecrets(context.instruction, context.secrets);
-        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "", provider.responseFormat === "json_object" ? ACT_RESPONSE_SCHEMA.schema : undefined);
+        const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "") + schemaInPromptText(ACT_RESPONSE_SCHEMA.schema);
         const view = await readPageView(context.page, { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
         if (view.reduced) context.report.pageReduced = true;
         const messages: ChatMessage[] = [
           { role: "system", content: ACT_SYSTEM_PROMPT },
-          {
-            role: "user",
-            content: stepMessage("Instruction", instruction, view.text, provider.responseFormat === "json_object" ? ACT_RESPONSE_SCHEMA.schema : undefined),
-          },
+          { role: "user", content: stepMessage("Instruction", instruction, view.text) },
         ];
         const plan = await converse(messages, ACT_RESPONSE_SCHEMA, clock, context.report, (json) => checkPlan(json, view.elements, placeholders));
         if (!plan.actions || plan.actions.length === 0) {
@@ -163,7 +169,7 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
         const ran: NonNullable<ActResult["actions"]> = [];
         let element: ElementIdentity | undefined;
         for (const action of plan.actions) {
-          const target = action.ref ? await resolveRef(context.page, view.elements, action.ref, clock) : undefined;
+          const target = action.ref ? await resolveRef(context.page, view.elements, action.ref) : undefined;
           const parsed = toParsedAction(action, target?.spec, placeholders);
           // Recorded as an instruction the grammar resolves to this very element (checked before acting).
           const recorded = await recordInstruction(context.page, parsed, target, clock);
@@ -186,26 +192,58 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
 }
 
 /**
+ * Longest wait of the grammar for a target to appear when a model is configured, in ms: as long as
+ * the model's page view waits for a quiet page (`readPageView`'s `quietMs` default), since the model
+ * reads the page anyway once the grammar gives up. See docs/decisions.md, "Hand-over to the model".
+ */
+export const HAND_OVER_FIND_MS = 2_000;
+
+/** Options of {@link createGrammarThenModelInterpreter}. */
+export interface GrammarThenModelOptions {
+  /** Longest wait of the grammar for its first target to appear before the model gets the step, in ms. @default {@link HAND_OVER_FIND_MS} */
+  grammarFindTimeoutMs?: number;
+}
+
+/**
  * The policy when a model is configured: an ACT goes to the grammar first (no model call when it
  * understands the instruction and finds its target), and to the model when the grammar does not
- * understand it, finds no target, or finds several; an ASK goes to the model.
+ * understand it (at once: the parse comes before any wait), finds no target (after at most
+ * `grammarFindTimeoutMs`, and less on a page that has settled), or finds several; an ASK goes to the model.
  */
-export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter): StepInterpreter {
+export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter, options: GrammarThenModelOptions = {}): StepInterpreter {
+  const grammarFindMs = options.grammarFindTimeoutMs ?? HAND_OVER_FIND_MS;
   return {
     async act(context: ActContext): Promise<ActResult> {
       const started = Date.now();
       try {
-        return await grammar.act(context);
+        return await grammar.act({ ...context, firstFindTimeoutMs: Math.min(context.firstFindTimeoutMs ?? Infinity, grammarFindMs) });
       } catch (error) {
         if (!handsOverToModel(error) || context.signal.aborted) throw error;
+        if (context.allowModel === false) throw modelForbidden(error as InterpreterError, "the grammar");
         context.report.resolved = undefined;
         return model.act({ ...context, timeoutMs: Math.max(1, context.timeoutMs - (Date.now() - started)) });
       }
     },
-    ask(context: AskContext): Promise<unknown> {
-      return model.ask(context);
+    async ask(context: AskContext): Promise<unknown> {
+      if (context.allowModel !== false) return model.ask(context);
+      // No model for this step: the page reader answers, as on a service without a model.
+      try {
+        return await grammar.ask(context);
+      } catch (error) {
+        if (!(error instanceof InterpreterError) || context.signal.aborted || error.code === "WF_STEP_TIMEOUT") throw error;
+        throw modelForbidden(error, "the page reader");
+      }
     },
   };
+}
+
+/** The failure of a step sent with `allowModel: false` that the grammar or page reader could not carry out alone. */
+function modelForbidden(error: InterpreterError, who: string): InterpreterError {
+  return new InterpreterError(
+    "WF_MODEL_FORBIDDEN",
+    `The step needs the model, and it was sent with allowModel: false (no model was called). ${who[0]!.toUpperCase()}${who.slice(1)} alone: ${error.message}`,
+    { ...error.details, cause: { code: error.code, message: error.message } },
+  );
 }
 
 /** Grammar failures the model may resolve: only before the grammar acted (its first action, or the parse). */
@@ -228,7 +266,7 @@ function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<str
     const needsRef = !["goto", "back", "forward", "reload", "press"].includes(a.verb);
     const needsValue = ["fill", "select", "press", "goto"].includes(a.verb);
     if (needsRef && !a.ref) return { ok: false, problem: `action ${i + 1} (${a.verb}) needs the ref of an element.` };
-    if (a.ref && !refIndex(a.ref, elements)) return { ok: false, problem: `action ${i + 1} refers to ${a.ref}, which is not on the page; use a ref written on the page, like e1.` };
+    if (a.ref && !elementOf(a.ref, elements)) return { ok: false, problem: `action ${i + 1} refers to ${a.ref}, which is not on the page; use a ref written on the page, like e1.` };
     if (needsValue && (a.value === null || a.value === "")) return { ok: false, problem: `action ${i + 1} (${a.verb}) needs a value.` };
     if (a.verb === "press" && !normalizeKey(a.value ?? "")) return { ok: false, problem: `action ${i + 1}: ${JSON.stringify(a.value)} is not a key name (Enter, Tab, Escape, ArrowDown, Control+A…).` };
     for (const p of (a.value ?? "").match(/\{\{[^{}]*\}\}/g) ?? []) {
@@ -238,10 +276,10 @@ function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<str
   return { ok: true, value: { reason: plan.reason, actions } };
 }
 
-function refIndex(ref: string, elements: ViewElement[]): number | undefined {
-  const n = /^\[?e(\d+)\]?$/i.exec(ref.trim())?.[1];
-  const i = n === undefined ? NaN : Number(n);
-  return i >= 1 && i <= elements.length ? i : undefined;
+/** The element a reference of the view names (`e12`, `[e12]`, `f1e3`), or undefined. */
+function elementOf(ref: string, elements: ViewElement[]): ViewElement | undefined {
+  const key = /^\[?((?:f\d+)?e\d+)\]?$/i.exec(ref.trim())?.[1]?.toLowerCase();
+  return key === undefined ? undefined : elements.find((e) => e.ref === key);
 }
 
 interface ResolvedTarget {
@@ -251,25 +289,30 @@ interface ResolvedTarget {
   /** 1-based position among elements of the same locator (twins), or undefined when it is the only one. */
 }
 
-/** Turns a reference of the page view back into the element, its identity and a readable locator. */
-async function resolveRef(page: Page, elements: ViewElement[], ref: string, clock: StepClock): Promise<ResolvedTarget> {
-  const element = elements[refIndex(ref, elements)! - 1]!;
-  const locator = page.locator(`xpath=${element.xpath}`);
+/**
+ * Turns a reference of the page view back into the element, its identity and a readable locator.
+ * An element inside iframes is found through them (`frameLocator`), so its locator names the frames.
+ */
+async function resolveRef(page: Page, elements: ViewElement[], ref: string): Promise<ResolvedTarget> {
+  const element = elementOf(ref, elements)!;
+  const locator = element.frames.reduce<Page | FrameLocator>((scope, frame) => scope.frameLocator(frame), page).locator(element.selector);
   // The page may have changed since the view (an earlier action navigated or re-rendered it): the
-  // element at that place must still be the one the model saw, or nothing is done.
-  const now = (await locator.count()) === 1 ? await locator.evaluate(identifyViewElement, undefined, { timeout: clock.left() }).catch(() => undefined) : undefined;
+  // element at that place must still be the one the model saw, or nothing is done. One round trip
+  // says how many are there, who the one is, and its link target.
+  const matches = await locator.evaluateAll(identifyViewElements).catch(() => []);
+  const now = matches.length === 1 ? matches[0] : undefined;
   if (!now || now.role !== element.role || now.name !== element.name) {
     throw new InterpreterError(
       "WF_ELEMENT_NOT_FOUND",
       `The element the model chose (${element.role} ${JSON.stringify(element.name)}) is no longer on the page${now ? ` (in its place: ${now.role} ${JSON.stringify(now.name)})` : ""}: the page changed while the step ran. Nothing was done to it.`,
-      { target: element.name, ...(now ? { candidates: [now] } : {}) },
+      { target: element.name, ...(now ? { candidates: [{ role: now.role, name: now.name }] } : {}) },
     );
   }
   const normalized = await locator.normalize().then(
     (l) => l.toString(),
     () => undefined,
   );
-  const href = await locator.evaluate((node) => (node instanceof HTMLAnchorElement ? node.href : ""), undefined, { timeout: clock.left() }).catch(() => "");
+  const href = now.href;
   const ordinal = ordinalOf(normalized);
   return {
     found: { locator, description: `${element.role} ${JSON.stringify(element.name)}`, href, role: element.role, name: element.name },

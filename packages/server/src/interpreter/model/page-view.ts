@@ -1,12 +1,12 @@
 /**
  * The page as the model sees it: one compact text of what a person sees, with references to the
- * interactive elements, kept under a prompt budget by keeping the parts relevant to the step.
+ * interactive elements when the model is to act, kept under a prompt budget by keeping the parts relevant to the step.
  * Why this shape rather than Playwright's ai-mode aria snapshot: see the server README ("What the
  * model sees").
  */
-import type { Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import { REDACTED } from "@wf/core";
-import { snapshotPageView, type RawPageView, type ViewElement, type ViewLine } from "./_page-view-script.js";
+import { selectorOfElement, snapshotPageView, type RawFrameView, type ViewElement, type ViewLine } from "./_page-view-script.js";
 
 export type { ViewElement } from "./_page-view-script.js";
 
@@ -22,15 +22,36 @@ export interface PageViewOptions {
   budgetTokens: number;
   /** Values that must not appear in the view; each is replaced by `[secret]`. */
   secrets: readonly string[];
-  /** Longest wait for the page to be quiet before it is read, in ms. @default 2_000 */
+  /** Longest wait for the page to be stable before it is read, in ms. @default 2_000 */
   quietMs?: number;
+  /**
+   * Write link targets (`→ /path`) after links. @default true for an ASK whose `query` speaks of
+   * links, URLs or addresses ({@link wantsLinkTargets}); else false (noise to act, and to most questions).
+   */
+  linkTargets?: boolean;
+}
+
+/** Words of a question (or its schema) that ask for where links lead. */
+const LINK_WORDS = /\b(?:links?|urls?|uris?|hrefs?|web ?address(?:es)?|targets?|destinations?|points? to|leads? to|goes to|format"?\s*:\s*"uri)\b/i;
+
+/** Whether a question (with its schema's text) asks for where links lead, so an ASK's view shows link targets. */
+export function wantsLinkTargets(text: string): boolean {
+  return LINK_WORDS.test(text);
+}
+
+/** The whole page's lines and elements, frames stitched in: what {@link renderPageView} renders. */
+export interface RawPageView {
+  title: string;
+  url: string;
+  lines: ViewLine[];
+  elements: ViewElement[];
 }
 
 /** The page, ready for a prompt. */
 export interface PageView {
   /** The page text: `Page: title`, `URL: …`, then one line per block. */
   text: string;
-  /** The elements `[eN]` refers to: `e1` is `elements[0]`. */
+  /** The elements the view refers to, each with its `ref` (`e12`, `f1e3`). */
   elements: ViewElement[];
   /** True when parts were left out to fit the budget. */
   reduced: boolean;
@@ -47,41 +68,142 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
+/** Most frames read into one view (ads and trackers can bring dozens); later ones stay markers. */
+const MAX_FRAMES = 20;
+/** Longest a frame may take to be read, in ms: a cross-origin frame still loading is shown as a marker, not waited for. */
+const FRAME_READ_MS = 1_500;
 /**
- * Waits (at most `quietMs`) until the page has loaded, its network is idle and its DOM has not
- * changed for 300 ms, then reads it and renders it under the budget.
+ * How long the DOM must have been unchanged for the page to count as stable, in ms: counted from
+ * the last mutation (a page already quiet costs nothing), so this is not a sleep.
+ */
+const DOM_QUIET_MS = 100;
+
+/**
+ * Reads the page as the model sees it: waits (at most `quietMs`) until it is stable (loaded,
+ * network idle, DOM unchanged for 100 ms since its last change, all measured by events), reads the
+ * main frame and every iframe in it (same-origin and cross-origin, nested; at most 20), stitches
+ * each frame's lines in where its iframe sits, and renders the whole under the budget.
  */
 export async function readPageView(page: Page, options: PageViewOptions, timeLeftMs: () => number): Promise<PageView> {
-  await waitForQuiet(page, Math.min(options.quietMs ?? 2_000, timeLeftMs()));
-  const read = () => page.evaluate(snapshotPageView, { linkUrls: options.purpose === "ask", maxLineChars: 1_200 }) as Promise<RawPageView>;
+  await waitForStable(page, Math.min(options.quietMs ?? 2_000, timeLeftMs()));
+  const linkUrls = options.linkTargets ?? (options.purpose === "ask" && wantsLinkTargets(options.query));
+  const read = () => readFrames(page, { linkUrls, refs: options.purpose === "act" }, () => Math.max(1, timeLeftMs()));
   // A page that navigates while it is read destroys the evaluation: read it again once.
   const raw = await read().catch(async () => {
-    await page.waitForLoadState("domcontentloaded", { timeout: timeLeftMs() }).catch(() => undefined);
+    await page.waitForLoadState("domcontentloaded", { timeout: Math.max(1, timeLeftMs()) }).catch(() => undefined);
     return read();
   });
   return renderPageView(raw, options);
 }
 
-/** Waits for `load`, network idle and a DOM without mutations for 300 ms, all within `maxMs`; never throws. */
-async function waitForQuiet(page: Page, maxMs: number): Promise<void> {
+/** Reads the main frame, then each iframe marker's frame (depth first), into one list of lines and elements. */
+async function readFrames(page: Page, how: { linkUrls: boolean; refs: boolean }, timeLeftMs: () => number): Promise<RawPageView> {
+  const main = (await page.mainFrame().evaluate(snapshotPageView, { ...how, prefix: "" })) as RawFrameView;
+  const elements = [...main.elements];
+  let read = 0;
+  const stitch = async (frame: Frame, view: RawFrameView, chain: string[]): Promise<ViewLine[]> => {
+    if (view.frames.length === 0) return view.lines;
+    const children = await childFramesBySelector(frame);
+    const out: ViewLine[] = [];
+    for (const line of view.lines) {
+      out.push(line);
+      if (line.fr === undefined) continue;
+      const selector = view.frames[line.fr]!;
+      const child = children.get(selector);
+      const inner = child && read < MAX_FRAMES ? await readChildFrame(child, how, `f${++read}`, Math.min(FRAME_READ_MS, timeLeftMs())) : undefined;
+      if (!inner) {
+        out.push({ t: "(frame not read)", d: line.d + 1, h: 0, th: -1, dlg: line.dlg, refs: 0 });
+        continue;
+      }
+      const innerChain = [...chain, selector];
+      for (const element of inner.elements) elements.push({ ...element, frames: innerChain });
+      const offset = out.length;
+      for (const innerLine of await stitch(child!, inner, innerChain)) {
+        out.push({ ...innerLine, d: innerLine.d + line.d + 1, dlg: innerLine.dlg || line.dlg, th: innerLine.th >= 0 ? innerLine.th + offset : -1 });
+      }
+    }
+    return out;
+  };
+  const lines = await stitch(page.mainFrame(), main, []);
+  return { title: main.title, url: main.url, lines, elements };
+}
+
+/** A frame's child frames by the selector of their iframe element in it. */
+async function childFramesBySelector(frame: Frame): Promise<Map<string, Frame>> {
+  const out = new Map<string, Frame>();
+  for (const child of frame.childFrames()) {
+    if (child.isDetached()) continue;
+    const selector = await child
+      .frameElement()
+      .then((handle) => handle.evaluate(selectorOfElement).finally(() => handle.dispose()))
+      .catch(() => undefined);
+    if (selector) out.set(selector, child);
+  }
+  return out;
+}
+
+/** One child frame's view, or undefined when it cannot be read in `ms` (still loading, detached). */
+async function readChildFrame(frame: Frame, how: { linkUrls: boolean; refs: boolean }, prefix: string, ms: number): Promise<RawFrameView | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  const evaluation = frame.evaluate(snapshotPageView, { ...how, prefix }).catch(() => undefined) as Promise<RawFrameView | undefined>;
+  try {
+    return await Promise.race([evaluation, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * In-page: installs, once per document, a MutationObserver that keeps the time of the DOM's last
+ * change and a count of changes (`window.__wfViewQuiet`). Also an init script of each page read, so
+ * a new document has it from its start.
+ */
+const QUIET_INSTALL = `(function () {
+  if (window.__wfViewQuiet) return;
+  var q = window.__wfViewQuiet = { last: performance.now(), changes: 0 };
+  new MutationObserver(function () { q.last = performance.now(); q.changes++; })
+    .observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+})()`;
+
+/**
+ * In-page: how long ago the DOM last changed, in ms; with `frame`, first waits one animation frame
+ * on a document whose observer was just installed, and answers that it is stable (a large number)
+ * when nothing changed in it.
+ */
+const QUIET_PROBE = new Function(
+  "install",
+  `return new Promise(function (resolve) {
+    var fresh = !window.__wfViewQuiet;
+    ${QUIET_INSTALL};
+    var q = window.__wfViewQuiet;
+    if (!fresh) return resolve(performance.now() - q.last);
+    requestAnimationFrame(function () { setTimeout(function () { resolve(q.changes === 0 ? 1e9 : performance.now() - q.last); }, 0); });
+  })`,
+) as () => Promise<number>;
+
+const watchedPages = new WeakSet<Page>();
+
+/**
+ * Waits, within `maxMs`, for `load`, then network idle, then a DOM that has not changed for
+ * {@link DOM_QUIET_MS} since its last change; never throws. Every wait is for an event or for the
+ * rest of the quiet period counted from the last change: a page already stable is read at once.
+ * On a document seen for the first time the observer watches one animation frame (no change in it
+ * counts as stable).
+ */
+async function waitForStable(page: Page, maxMs: number): Promise<void> {
   const deadline = Date.now() + maxMs;
   const left = () => Math.max(1, deadline - Date.now());
+  if (!watchedPages.has(page)) {
+    watchedPages.add(page);
+    await page.addInitScript(QUIET_INSTALL).catch(() => watchedPages.delete(page));
+  }
   await page.waitForLoadState("load", { timeout: left() }).catch(() => undefined);
   await page.waitForLoadState("networkidle", { timeout: left() }).catch(() => undefined);
-  await page
-    .evaluate(
-      new Function(
-        "max",
-        `return new Promise(function (resolve) {
-          var timer = setTimeout(done, 300), stop = setTimeout(done, max);
-          var observer = new MutationObserver(function () { clearTimeout(timer); timer = setTimeout(done, 300); });
-          function done() { observer.disconnect(); clearTimeout(timer); clearTimeout(stop); resolve(); }
-          observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-        });`,
-      ) as (max: number) => Promise<void>,
-      Math.max(0, left() - 50),
-    )
-    .catch(() => undefined);
+  const probe = () => page.evaluate(QUIET_PROBE).catch(() => DOM_QUIET_MS);
+  for (let since = await probe(); since < DOM_QUIET_MS && Date.now() < deadline; since = await probe()) {
+    await page.waitForTimeout(Math.min(left(), Math.max(10, DOM_QUIET_MS - since)));
+  }
 }
 
 interface Chunk {
@@ -111,15 +233,17 @@ function topicWords(text: string): string[] {
 export function renderPageView(raw: RawPageView, options: Pick<PageViewOptions, "purpose" | "query" | "budgetTokens" | "secrets">): PageView {
   const secrets = [...options.secrets].filter(Boolean).sort((a, b) => b.length - a.length);
   const mask = (text: string) => secrets.reduce((t, s) => t.split(s).join(REDACTED), text);
-  const lines = raw.lines.map((l) => ({ ...l, t: mask(l.t) }));
+  let lines = raw.lines.map((l) => ({ ...l, t: mask(l.t) }));
   const head = [`Page: ${mask(raw.title)}`, `URL: ${mask(raw.url)}`];
   const render = (l: ViewLine) => "  ".repeat(Math.min(l.d, 6)) + l.t;
   const whole = [...head, ...lines.map(render)].join("\n");
   const base = { elements: raw.elements, totalLines: lines.length };
   if (estimateTokens(whole) <= options.budgetTokens) return { text: whole, reduced: false, keptLines: lines.length, ...base };
 
-  // Chunks: a heading starts one; none grows past an eighth of the budget.
+  // Chunks: a heading starts one; none grows past an eighth of the budget. A line longer than that
+  // (a paragraph of a flat page) is split at spaces into parts that are kept or left out as chunks.
   const maxChunkTokens = Math.max(50, Math.floor(options.budgetTokens / 8));
+  lines = splitLongLines(lines, maxChunkTokens * CHARS_PER_TOKEN);
   const chunks: Chunk[] = [];
   let current: Chunk | undefined;
   lines.forEach((line, i) => {
@@ -187,6 +311,35 @@ export function renderPageView(raw: RawPageView, options: Pick<PageViewOptions, 
   });
   flushOmitted();
   return { text: out.join("\n"), reduced: true, keptLines, ...base };
+}
+
+/**
+ * Splits each line over `maxChars` (not a heading or table row) at spaces into parts of at most
+ * `maxChars`, the parts after the first marked `…`; table rows' header indexes follow the shift.
+ */
+function splitLongLines(lines: ViewLine[], maxChars: number): ViewLine[] {
+  if (!lines.some((l) => l.t.length > maxChars)) return lines;
+  const out: ViewLine[] = [];
+  const moved: number[] = [];
+  lines.forEach((line, i) => {
+    moved[i] = out.length;
+    if (line.t.length <= maxChars || line.h > 0 || line.th >= 0) {
+      out.push(line);
+      return;
+    }
+    let rest = line.t;
+    let first = true;
+    while (rest.length > 0) {
+      let cut = rest.length <= maxChars ? rest.length : rest.lastIndexOf(" ", maxChars);
+      if (cut <= maxChars / 2) cut = Math.min(rest.length, maxChars);
+      const part = rest.slice(0, cut).trim();
+      rest = rest.slice(cut).trim();
+      const refs = (part.match(/\[(?:f\d+)?e\d+\]/g) ?? []).length;
+      out.push({ ...line, t: (first ? "" : "… ") + part, refs });
+      first = false;
+    }
+  });
+  return out.map((l) => (l.th >= 0 ? { ...l, th: moved[l.th]! } : l));
 }
 
 function chunkOf(chunks: Chunk[], line: number): number {

@@ -4,30 +4,36 @@
  */
 import type { ChatMessage } from "./provider.js";
 
-/** How the page view writes elements, told to both prompts. */
-const PAGE_FORMAT =
+/** How the page view writes the page, told to both prompts; elements differ (references only where the model acts). */
+const PAGE_BLOCKS =
   "The page is given as text, one block per line: `#` headings, table rows as `| a | b |` (the first row of a table is usually its header), " +
-  "list items as `- `, labelled values as `term: value`, dialogs and status messages by name. " +
-  'Interactive elements are written `[eN] role "accessible name"`, then their state: ` = "current value"`, `(checked)`, `options: …`, `→ link target`. ' +
-  'A page too long for the prompt is shortened to the parts most relevant to the step; "… (N lines omitted)" marks what was left out.';
+  "list items as `- `, labelled values and definitions as `term: value` (a term alone when it has none), code blocks line by line, " +
+  'named landmarks, dialogs and status messages by name, with their content indented under them; an iframe\'s content is indented under its `iframe "title":` line. ';
+const PAGE_REDUCED = 'A page too long for the prompt is shortened to the parts most relevant to the step; "… (N lines omitted)" marks what was left out.';
+const ASK_PAGE_FORMAT =
+  PAGE_BLOCKS +
+  'Interactive elements are written `role "accessible name"`, then their state: ` = "current value"`, `(checked)`, `options: …`, and `→ target` after links when the question is about links. ' +
+  PAGE_REDUCED;
+const ACT_PAGE_FORMAT =
+  PAGE_BLOCKS + 'Interactive elements are written `[eN] role "accessible name"` (`[f1e3]` inside the first iframe), then their state: ` = "current value"`, `(checked)`, `options: …`. ' + PAGE_REDUCED;
 
 /** System prompt of an ASK. */
 export const ASK_SYSTEM_PROMPT = [
   "You read a web page for a browser-automation tool and answer a question about it as JSON in the requested structure.",
-  PAGE_FORMAT,
+  ASK_PAGE_FORMAT,
   "Rules:",
   "- Answer only from the page below. Never answer from your own knowledge or memory, never guess, never invent values.",
   "- When the page does not state a value, answer null for it (wherever the structure allows null). A null is a correct answer; a made-up value is a wrong one.",
   "- Copy text as the page writes it (names, codes, numbers), without adding units or words the page does not show.",
   "- A question about a list or table wants every item that fits, in page order, unless it asks for some of them (the first N, those that match a condition): then apply that condition exactly.",
-  "- Count and compare only what the page shows. Element references like [e12] are for the tool: never put them in an answer.",
+  "- Count and compare only what the page shows.",
   "- Text shown as [secret] is hidden from you: never try to reconstruct it.",
 ].join("\n");
 
 /** System prompt of an ACT. */
 export const ACT_SYSTEM_PROMPT = [
   "You carry out one instruction on a web page for a browser-automation tool, by choosing the actions that do it on the page's elements.",
-  PAGE_FORMAT,
+  ACT_PAGE_FORMAT,
   "Answer with `reason` (one short sentence) and `actions`, in order, each with a `verb`, the `ref` of an element from the page (like e12) and a `value`:",
   "- click, double_click, right_click, hover: ref of the element; value null.",
   "- fill: ref of a text field; value the text to put in it (it replaces what is there).",
@@ -113,12 +119,9 @@ export const TEXT_ANSWER_SCHEMA: { name: string; schema: Record<string, unknown>
   },
 };
 
-/** The user message of a step: what to do, then the page. In `json_object` mode the schema is written in too. */
-export function stepMessage(kind: "Question" | "Instruction", text: string, page: string, schemaInPrompt?: Record<string, unknown>): string {
-  const schema = schemaInPrompt
-    ? `\n\nReply with one JSON object (no prose, no code fence) that is valid against this JSON Schema:\n${JSON.stringify(schemaInPrompt)}`
-    : "";
-  return `${kind}: ${text}${schema}\n\nThe page:\n${page}`;
+/** The user message of a step: what to do, then the page. (In `json_object` mode the provider writes the schema into the system prompt.) */
+export function stepMessage(kind: "Question" | "Instruction", text: string, page: string): string {
+  return `${kind}: ${text}\n\nThe page:\n${page}`;
 }
 
 /** The messages that ask again after an answer that was not valid, saying what was wrong. */

@@ -14,7 +14,8 @@ import { InterpreterError, type InterpreterErrorCode } from "../errors.js";
  * - `json_schema`: `response_format: { type: "json_schema", json_schema: { name, strict: true, schema } }`
  *   (OpenAI structured outputs; also vLLM, Ollama ≥ 0.5, LM Studio, llama.cpp's server).
  * - `json_object`: `response_format: { type: "json_object" }` with the JSON Schema written into the
- *   prompt, for endpoints that do not honour strict `json_schema`. The answer is validated either way.
+ *   system prompt ({@link withSchemaInPrompt}), for endpoints that do not honour strict `json_schema`.
+ *   The answer is validated either way.
  */
 export type ResponseFormatMode = "json_schema" | "json_object";
 
@@ -32,6 +33,11 @@ export interface ModelProviderOptions {
   temperature?: number;
   /** Retries the SDK makes on 408/409/429/5xx and connection errors, within the step's deadline. @default 2 */
   maxRetries?: number;
+  /**
+   * Where the provider's one warning goes: that the endpoint refused strict `json_schema` and is
+   * asked with `json_object` from then on. @default a `wf server: …` line on stderr
+   */
+  warn?: (message: string) => void;
 }
 
 /** One message of a Chat Completions request. */
@@ -66,6 +72,10 @@ export interface Completion {
 /** A configured provider. */
 export interface ModelProvider {
   readonly model: string;
+  /**
+   * How the answer's shape is asked of this endpoint now: the configured mode, or `json_object`
+   * once the endpoint answered that it does not take strict `json_schema` (see {@link rejectsJsonSchema}).
+   */
   readonly responseFormat: ResponseFormatMode;
   /**
    * Runs one completion.
@@ -91,28 +101,53 @@ export function createModelProvider(options: ModelProviderOptions): ModelProvide
       `A model is configured (${options.model}) but no API key: set OPENAI_API_KEY, or OPENAI_BASE_URL for an endpoint that needs none (e.g. a local Ollama at http://127.0.0.1:11434/v1).`,
     );
   }
-  const client = new OpenAI({ apiKey, baseURL, maxRetries: options.maxRetries ?? 2 });
-  const mode = options.responseFormat ?? "json_schema";
+  const client = new OpenAI({ apiKey, baseURL, maxRetries: options.maxRetries ?? 2, fetch: fetchWithErrorBody });
+  // One provider is one endpoint (base URL + model), built once per server: what it learns about the
+  // endpoint lasts as long as the server, and a server started later in the same process asks again.
+  let mode: ResponseFormatMode = options.responseFormat ?? "json_schema";
+  let warned = false;
+  const warn = options.warn ?? ((message: string) => process.stderr.write(`wf server: ${message}\n`));
   const temperature = options.temperature ?? 0;
   const where = baseURL ?? OPENAI_BASE_URL;
   const secretKey = options.apiKey;
 
   return {
     model: options.model,
-    responseFormat: mode,
+    get responseFormat() {
+      return mode;
+    },
     async complete(request: CompletionRequest): Promise<Completion> {
       const started = performance.now();
-      const response_format =
-        mode === "json_schema"
-          ? ({ type: "json_schema", json_schema: { name: request.schema.name, strict: true, schema: request.schema.schema } } as const)
-          : ({ type: "json_object" } as const);
+      const send = (format: ResponseFormatMode) => {
+        const messages = format === "json_object" ? withSchemaInPrompt(request.messages, request.schema.schema) : request.messages;
+        const response_format =
+          format === "json_schema"
+            ? ({ type: "json_schema", json_schema: { name: request.schema.name, strict: true, schema: request.schema.schema } } as const)
+            : ({ type: "json_object" } as const);
+        const left = Math.max(1, Math.round(request.timeoutMs - (performance.now() - started)));
+        return client.chat.completions
+          .create({ model: options.model, messages, temperature, response_format }, { signal: request.signal, timeout: left })
+          .then((completion) => ({ completion, messages }));
+      };
       try {
-        const completion = await client.chat.completions.create(
-          { model: options.model, messages: request.messages, temperature, response_format },
-          { signal: request.signal, timeout: Math.max(1, request.timeoutMs) },
-        );
+        const sentAs = mode;
+        const { completion, messages } = await send(sentAs).catch((error: unknown) => {
+          if (sentAs !== "json_schema" || request.signal.aborted || !rejectsJsonSchema(error)) throw error;
+          // The endpoint does not take strict json_schema: ask this once more as json_object, and
+          // so from now on, for every step (said once in the log).
+          mode = "json_object";
+          if (!warned) {
+            warned = true;
+            warn(
+              `The model endpoint ${where} (model ${options.model}) does not accept strict json_schema response formats ` +
+                `(it said: ${scrub(errorText(error), secretKey)}); asking it with json_object and the schema in the prompt from now on, ` +
+                `answers still validated against the schema. Set WF_MODEL_RESPONSE_FORMAT=json_object to start that way.`,
+            );
+          }
+          return send("json_object");
+        });
         const choice = completion.choices?.[0];
-        const prompt = request.messages.reduce((n, m) => n + m.content.length, 0);
+        const prompt = messages.reduce((n, m) => n + m.content.length, 0);
         const content = choice?.message?.content ?? null;
         return {
           content,
@@ -124,11 +159,98 @@ export function createModelProvider(options: ModelProviderOptions): ModelProvide
           durationMs: performance.now() - started,
         };
       } catch (error) {
-        throw toProviderError(error, { model: options.model, where, signal: request.signal, secretKey, durationMs: performance.now() - started });
+        throw toProviderError(error, { model: options.model, where, mode, signal: request.signal, secretKey, durationMs: performance.now() - started });
       }
     },
   };
 }
+
+/** The words that ask for a JSON answer valid against `schema`, as {@link withSchemaInPrompt} writes them. */
+export function schemaInstruction(schema: Record<string, unknown>): string {
+  return `Reply with one JSON object (no prose, no code fence) that is valid against this JSON Schema:\n${JSON.stringify(schema)}`;
+}
+
+/**
+ * The messages of a `json_object` request: the schema's instruction ({@link schemaInstruction})
+ * appended to the system message (a system message of its own first when there is none), so it
+ * holds for every turn of the conversation, retries included.
+ */
+export function withSchemaInPrompt(messages: ChatMessage[], schema: Record<string, unknown>): ChatMessage[] {
+  const instruction = schemaInstruction(schema);
+  const system = messages.findIndex((m) => m.role === "system");
+  if (system < 0) return [{ role: "system", content: instruction }, ...messages];
+  return messages.map((m, i) => (i === system ? { ...m, content: `${m.content}\n\n${instruction}` } : m));
+}
+
+/**
+ * True when a provider's error says that it does not take a strict `json_schema` response format
+ * (and would take `json_object`), in the words the common OpenAI-compatible servers use:
+ * - OpenAI and Azure OpenAI for older models, and gateways passing them on (LiteLLM's
+ *   `OpenAIException - …`): `Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.`
+ * - llama.cpp's server before json_schema (and forks such as ik_llama.cpp; HTTP 400, or 500 from
+ *   older builds): `response_format type must be one of "text" or "json_object", but got: json_schema`
+ * - vLLM before structured outputs (pydantic, 400; its error body has no `error` object): `Input should be 'text' or 'json_object'`
+ * - other gateways: "invalid value: json_schema, supported values are: json_object and text",
+ *   "response_format json_schema is not supported", "This response_format type is unavailable now",
+ *   "strict … is not supported".
+ * Not: a schema the endpoint finds invalid (`Invalid schema for response_format …`: the schema is
+ * the problem, not the mode), a context-length or any other 400, a gateway that takes no
+ * `response_format` at all (`does not support parameters: ['response_format']`: json_object would
+ * fail the same way), or LM Studio's `'response_format.type' must be 'json_schema' or 'text'`
+ * (it takes json_schema; it refuses json_object).
+ */
+export function rejectsJsonSchema(error: unknown): boolean {
+  if (!(error instanceof OpenAI.APIError) || ![400, 422, 500].includes(error.status as number)) return false;
+  const text = errorText(error).toLowerCase();
+  if (/invalid schema|does not support parameters|context length|context window|maximum context|too many tokens/.test(text)) return false;
+  if (TYPES_WITHOUT_JSON_SCHEMA.test(text)) return true;
+  if (/json_schema[^.]{0,40}?(?:not supported|unsupported|not available|unavailable)/.test(text)) return true;
+  if (/response_format(?:\.type| type)?[^.]{0,20}?(?:is )?(?:not supported|unsupported|not available|unavailable)/.test(text) && !/json_object/.test(text)) return true;
+  return /\bstrict\b[^.]{0,40}?(?:not supported|unsupported)/.test(text) && /json_schema|response_format/.test(text);
+}
+
+/** A list of the response format types an endpoint takes that has `text` and `json_object`, and not `json_schema`. */
+const TYPES_WITHOUT_JSON_SCHEMA = (() => {
+  const q = `['"\`]?`;
+  const type = `${q}(?:text|json_object)${q}`;
+  return new RegExp(`(?:must be(?: one of)?|should be|supported values are|expected|allowed(?: values)?(?: are)?)\\s*:?\\s*${type}\\s*(?:,|or|and)\\s*${type}(?!\\s*(?:,|or|and)\\s*${q}json_schema)`);
+})();
+
+/** The provider's own words of an SDK error: its `error` body's message, else the SDK's message. */
+function errorText(error: unknown): string {
+  if (error instanceof OpenAI.APIError) {
+    const body = error.error as { message?: unknown } | undefined;
+    if (body && typeof body.message === "string") return body.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * `fetch` for the SDK: an error answer whose body has no `{ error: { message } }` (old vLLM's
+ * top-level `{ object: "error", message }`, FastAPI's `{ detail }`, LM Studio's `{ error: "…" }`)
+ * is rewritten to that shape, so the SDK's error carries the provider's own words (the SDK reads
+ * only `error`, and says "status code (no body)" otherwise). Successful answers pass as they are.
+ */
+const fetchWithErrorBody: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (response.ok) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const error = (body as { error?: unknown } | undefined)?.error;
+  const hasMessage = error !== null && typeof error === "object" && typeof (error as { message?: unknown }).message === "string";
+  let out = text;
+  if (!hasMessage) {
+    const b = (body ?? {}) as { message?: unknown; detail?: unknown };
+    const said = typeof error === "string" ? error : typeof b.message === "string" ? b.message : b.detail !== undefined ? (typeof b.detail === "string" ? b.detail : JSON.stringify(b.detail)) : text;
+    if (said) out = JSON.stringify({ error: { ...(error && typeof error === "object" ? error : {}), message: said } });
+  }
+  return new Response(out, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
 
 /** Carries the time a failed call took, so the step's usage still counts it. */
 export class ProviderCallError extends InterpreterError {
@@ -144,7 +266,7 @@ export class ProviderCallError extends InterpreterError {
 
 function toProviderError(
   error: unknown,
-  context: { model: string; where: string; signal: AbortSignal; secretKey: string | undefined; durationMs: number },
+  context: { model: string; where: string; mode: ResponseFormatMode; signal: AbortSignal; secretKey: string | undefined; durationMs: number },
 ): InterpreterError {
   const { model, where, durationMs } = context;
   const said = scrub(error instanceof Error ? error.message : String(error), context.secretKey);
@@ -162,10 +284,13 @@ function toProviderError(
     return fail("WF_MODEL_RATE_LIMITED", `The model provider at ${where} is rate limiting (HTTP 429), still after the SDK's retries. Wait and run again, or raise your provider's limits. Provider said: ${said}`);
   }
   if (error instanceof OpenAI.BadRequestError || error instanceof OpenAI.UnprocessableEntityError) {
-    return fail(
-      "WF_MODEL_BAD_REQUEST",
-      `The model provider at ${where} rejected the request (HTTP ${error.status}). If it does not support strict json_schema response formats, set WF_MODEL_RESPONSE_FORMAT=json_object. Provider said: ${said}`,
-    );
+    const hint =
+      context.mode === "json_object"
+        ? /json_schema/i.test(said)
+          ? " It seems to want json_schema response formats: unset WF_MODEL_RESPONSE_FORMAT (json_schema is the default)."
+          : ""
+        : " If it does not support strict json_schema response formats (in words wf does not recognise), set WF_MODEL_RESPONSE_FORMAT=json_object.";
+    return fail("WF_MODEL_BAD_REQUEST", `The model provider at ${where} rejected the request (HTTP ${error.status}).${hint} Provider said: ${said}`);
   }
   if (error instanceof OpenAI.APIConnectionError || error instanceof OpenAI.InternalServerError || error instanceof OpenAI.APIError) {
     const status = error instanceof OpenAI.APIError && error.status ? ` (HTTP ${error.status})` : "";

@@ -1,0 +1,97 @@
+/**
+ * `wf lock diff`: a lock committed in a throw-away git repository, then healed in the work tree (a
+ * renamed field, a new entry, a removed one, and an entry rewritten with nothing changed but
+ * `recordedAt`): the diff names each entry with its old and new instruction, role, name, locator
+ * and page, against git HEAD; outside a git work tree it says there is nothing to compare with.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { formatLock, type LockEntry } from "@wf/runtime";
+import { runCli } from "../src/index.js";
+import { collector } from "./_helpers.js";
+
+const git = promisify(execFile);
+
+const entry = (callSite: string, instruction: string, name: string, page = "https://shop.test/login"): LockEntry => ({
+  callSite,
+  instruction,
+  page,
+  actions: [{ instruction: `type "{{user}}" into the "${name}" field`, element: { role: "textbox", name, locator: `getByRole('textbox', { name: '${name}' })` } }],
+  model: "test-model",
+  recordedAt: "2026-01-01T00:00:00.000Z",
+});
+
+describe("wf lock diff", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "wf-lock-diff-"));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  const wf = async (args: string[]) => {
+    const stdout = collector();
+    const stderr = collector();
+    const code = await runCli(args, { cwd: dir, env: {}, stdout, stderr });
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  };
+
+  it("shows per entry the old (git HEAD) and new (working file) instruction, role, name, locator and page", async () => {
+    const g = (...args: string[]) => git("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args]);
+    await g("init", "-q");
+    const lockPath = join(dir, "sign-in.wf.lock.json");
+    await writeFile(
+      lockPath,
+      formatLock({ version: 1, entries: [entry("sign-in.ts:4:9", "sign in as {{user}}", "Email"), entry("sign-in.ts:5:9", "fill the shipping form", "Street"), entry("sign-in.ts:6:9", "accept the cookies", "Cookies")] }),
+    );
+    await g("add", ".");
+    await g("commit", "-q", "-m", "lock");
+    // A heal: Email became Work email on another page; a new entry; one gone; one rewritten alike at another time.
+    await writeFile(
+      lockPath,
+      formatLock({
+        version: 1,
+        entries: [
+          entry("sign-in.ts:4:9", "sign in as {{user}}", "Work email", "https://shop.test/signin"),
+          { ...entry("sign-in.ts:5:9", "fill the shipping form", "Street"), recordedAt: "2026-02-02T00:00:00.000Z" },
+          entry("sign-in.ts:7:9", "pick the express option", "Express"),
+        ],
+      }),
+    );
+
+    const all = await wf(["lock", "diff"]);
+    expect(all.stderr).toBe("");
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain("sign-in.wf.lock.json (git HEAD → working file): 1 changed, 1 added, 1 removed");
+    expect(all.stdout).toContain('  ~ "sign in as {{user}}" at sign-in.ts:4:9');
+    expect(all.stdout).toMatch(/page\s+https:\/\/shop\.test\/login → https:\/\/shop\.test\/signin/);
+    expect(all.stdout).toMatch(/action 1 instruction\s+type "\{\{user\}\}" into the "Email" field → type "\{\{user\}\}" into the "Work email" field/);
+    expect(all.stdout).toMatch(/action 1 name\s+Email → Work email/);
+    expect(all.stdout).toMatch(/action 1 locator\s+getByRole\('textbox', \{ name: 'Email' \}\) → getByRole\('textbox', \{ name: 'Work email' \}\)/);
+    const changed = all.stdout.slice(all.stdout.indexOf("  ~ "), all.stdout.indexOf("  - "));
+    expect(changed).not.toMatch(/action 1 role/);
+    expect(all.stdout).toContain('  + "pick the express option" at sign-in.ts:7:9');
+    expect(all.stdout).toMatch(/action 1 role\s+\(none\) → textbox/);
+    expect(all.stdout).toContain('  - "accept the cookies" at sign-in.ts:6:9');
+    // Rewritten with the same recording: not a change.
+    expect(all.stdout).not.toContain("fill the shipping form");
+
+    const one = await wf(["lock", "diff", "sign-in.wf.lock.json", "--json"]);
+    expect(one.code).toBe(0);
+    const [diff] = JSON.parse(one.stdout);
+    expect(diff).toMatchObject({ lockPath, base: "HEAD" });
+    expect(diff.changes.map((c: { kind: string }) => c.kind)).toEqual(["changed", "removed", "added"]);
+    expect(diff.changes[0].old.actions[0].element.name).toBe("Email");
+    expect(diff.changes[0].new.actions[0].element.name).toBe("Work email");
+  });
+
+  it("outside a git work tree, says there is no committed lock to compare with (exit 2)", async () => {
+    await writeFile(join(dir, "x.wf.lock.json"), formatLock({ version: 1, entries: [entry("x.ts:1:1", "go", "Email")] }));
+    const result = await wf(["lock", "diff", "x.wf.lock.json"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/is not in a git work tree, so there is no committed lock to compare with/);
+  });
+});
