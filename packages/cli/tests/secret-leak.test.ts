@@ -156,11 +156,21 @@ describe("secrets never leave the run (spawned wf run)", { timeout: 240_000 }, (
     const fills = events.filter((e) => e.type === "before" && e.method === "fill");
     expect(fills.length).toBeGreaterThanOrEqual(3);
     expect(fills.every((e) => e.params?.value === "[secret]")).toBe(true);
-    for (const line of (await readFile(join(unpacked, "trace.network"), "utf8")).split("\n").filter((l) => l.trim())) JSON.parse(line);
-    // Every resource a line names is in the zip.
-    const names = new Set(entries.map((f) => relative(join(unpacked, "resources"), f)));
-    const referenced = [...traceText.matchAll(/"_?sha1":"([^"]+)"/g)].map((m) => m[1]!);
+    const networkText = await readFile(join(unpacked, "trace.network"), "utf8");
+    for (const line of networkText.split("\n").filter((l) => l.trim())) JSON.parse(line);
+    // Every file a line names is in the zip (renamed resources were followed, dropped frames are gone).
+    const names = new Set(entries.map((f) => relative(unpacked, f)));
+    const referenced = [
+      ...[...(traceText + networkText).matchAll(/"_?sha1":"([^"]+)"/g)].map((m) => `resources/${m[1]!}`),
+      ...[...traceText.matchAll(/"file":"([^"]+)"/g)].map((m) => m[1]!),
+    ];
+    expect(referenced.length).toBeGreaterThan(0);
     expect(referenced.filter((r) => !names.has(r))).toEqual([]);
+    // The screencast keeps no frame from the first typed secret on (a secret field stays on the page to the end).
+    const firstFill = fills[0]!.startTime as number;
+    const frames = events.filter((e) => e.type === "screencast-frame");
+    expect(frames.length).toBeGreaterThan(0);
+    expect(frames.filter((e) => e.timestamp > firstFill)).toEqual([]);
   });
 
   it("every screenshot paints the mask over the password field and over each field a secret was typed into", async () => {

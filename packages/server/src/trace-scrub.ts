@@ -20,7 +20,7 @@ export interface TraceScrubber {
 }
 
 /** Keys whose values are structure (ids, resource names, times), never page content. */
-const STRUCTURAL_KEYS = new Set(["callId", "pageId", "frameId", "sha1", "_sha1", "snapshotName", "type", "class", "method", "guid", "parentId", "stepId", "version", "browserName", "platform"]);
+const STRUCTURAL_KEYS = new Set(["file", "callId", "pageId", "frameId", "sha1", "_sha1", "snapshotName", "type", "class", "method", "guid", "parentId", "stepId", "version", "browserName", "platform"]);
 
 /** A line that is not JSON (kept, as text redacted). */
 class RawLine {
@@ -50,7 +50,9 @@ export function scrubTrace(zip: Buffer, scrubber: TraceScrubber): { zip: Buffer;
   const entries = readZip(zip);
   const summary: ScrubSummary = { redactedValues: 0, renamedResources: 0, droppedResources: 0 };
   const { redactor } = scrubber;
-  const isResource = (name: string) => name.startsWith("resources/");
+  // Top-level files are JSON lines (`trace.trace`, `trace.network`, `trace.stacks`, `1-trace.trace`…);
+  // those in folders are blobs (`resources/<sha1>.<ext>`, `screencast/<page>-<time>.jpeg`).
+  const isResource = (name: string) => name.includes("/");
 
   // 1. JSON lines, parsed; screencast frames shown while a secret was exposed are dropped.
   const droppedFrames = new Set<string>();
@@ -75,11 +77,18 @@ export function scrubTrace(zip: Buffer, scrubber: TraceScrubber): { zip: Buffer;
       if (event.type === "context-options" && typeof event.wallTime === "number" && typeof event.monotonicTime === "number") {
         clock = { wallTime: event.wallTime, monotonicTime: event.monotonicTime };
       }
-      if (event.type === "screencast-frame" && typeof event.sha1 === "string") {
-        const at = typeof event.timestamp === "number" && clock ? clock.wallTime + (event.timestamp - clock.monotonicTime) : undefined;
-        // Without a clock, every frame of a session with secrets is dropped.
+      if (event.type === "screencast-frame") {
+        // The frame's file: `file` (a zip entry) in newer traces, `sha1` (under resources/) in older ones.
+        const file = typeof event.file === "string" ? event.file : typeof event.sha1 === "string" ? `resources/${event.sha1}` : undefined;
+        const at =
+          typeof event.frameSwapWallTime === "number"
+            ? event.frameSwapWallTime
+            : typeof event.timestamp === "number" && clock
+              ? clock.wallTime + (event.timestamp - clock.monotonicTime)
+              : undefined;
+        // Without a time, every frame of a session with secrets is dropped.
         if (at === undefined || scrubber.exposedAt(at)) {
-          droppedFrames.add(event.sha1);
+          if (file !== undefined) droppedFrames.add(file);
           continue;
         }
       }
@@ -94,8 +103,8 @@ export function scrubTrace(zip: Buffer, scrubber: TraceScrubber): { zip: Buffer;
   const out: ZipEntry[] = [];
   for (const entry of entries) {
     if (!isResource(entry.name)) continue;
-    const name = entry.name.slice("resources/".length);
-    if (droppedFrames.has(name)) {
+    const name = entry.name.slice(entry.name.indexOf("/") + 1);
+    if (droppedFrames.has(entry.name)) {
       summary.droppedResources += 1;
       continue;
     }
@@ -106,7 +115,7 @@ export function scrubTrace(zip: Buffer, scrubber: TraceScrubber): { zip: Buffer;
         const dot = name.lastIndexOf(".");
         const renamed = createHash("sha1").update(redacted).digest("hex") + (dot > 0 ? name.slice(dot) : "");
         renames.set(name, renamed);
-        out.push({ name: `resources/${renamed}`, data: Buffer.from(redacted, "utf8") });
+        out.push({ name: `${entry.name.slice(0, entry.name.indexOf("/"))}/${renamed}`, data: Buffer.from(redacted, "utf8") });
         summary.renamedResources += 1;
         continue;
       }
