@@ -8,6 +8,7 @@
  * instruction that ran and each element's identity.
  */
 import type { FrameLocator, Page } from "playwright-core";
+import { redactText } from "@wf/core";
 import { InterpreterError } from "../errors.js";
 import { StepClock } from "../_clock.js";
 import { answerErrors } from "../_answer-check.js";
@@ -410,7 +411,7 @@ function toParsedAction(action: ModelAction, target: TargetSpec | undefined, pla
 
 /** Replaces each secret in a text by `[secret]`. */
 function maskSecrets(text: string, secrets: readonly string[]): string {
-  return [...secrets].sort((a, b) => b.length - a.length).reduce((t, s) => (s ? t.split(s).join("[secret]") : t), text);
+  return redactText(text, secrets);
 }
 
 /** Replaces each secret in an instruction by a placeholder `{{secretN}}`, remembering which is which. */
