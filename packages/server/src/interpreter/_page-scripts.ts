@@ -173,18 +173,85 @@ export const DESCRIBE_SOURCE = String.raw`
     }
     return null;
   }
+  // A modal built from divs: a shown element with a fixed position that covers the viewport (a
+  // backdrop holding the box), or a fixed box beside such a backdrop, holding something to press.
+  function wfCovers(a) {
+    if (a.nodeType !== 1 || a === document.body || a === document.documentElement || getComputedStyle(a).position !== "fixed") return false;
+    var r = a.getBoundingClientRect();
+    return r.width >= innerWidth * 0.9 && r.height >= innerHeight * 0.9 && r.left <= innerWidth * 0.05 && r.top <= innerHeight * 0.05;
+  }
+  function wfOverlay(a) {
+    if (a.nodeType !== 1 || a === document.body || a === document.documentElement) return false;
+    var fixed = getComputedStyle(a).position === "fixed";
+    if (!fixed) return false;
+    var r = a.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || !a.querySelector("button,[role=button],a[href],input,select")) return false;
+    return wfCovers(a) || Boolean(a.previousElementSibling && wfCovers(a.previousElementSibling)) || Boolean(a.nextElementSibling && wfCovers(a.nextElementSibling));
+  }
+  // The innermost dialog around el: <dialog>, role dialog/alertdialog, aria-modal, or a modal built from divs.
+  function wfDialog(el) {
+    for (var n = el; n; n = wfParent(n)) {
+      if (n.nodeType !== 1) continue;
+      if (n.matches("dialog,[role=dialog],[role=alertdialog],[aria-modal=true]")) return n;
+      if (wfOverlay(n)) return n;
+    }
+    return null;
+  }
+  // A dialog's name: its label, else its first heading, else its first element styled as its title.
+  function wfDialogName(a) {
+    var own = wfLabelOf(a);
+    if (own) return own;
+    var h = a.querySelector(WF_HEADINGS) || a.querySelector("[class*=title],[class*=Title],[class*=header],[class*=Header]");
+    return h ? wfText(h) : "";
+  }
+  // Disclosure buttons (aria-expanded) name what they show: a schema browser's model, an accordion's panel.
+  var wfDisclosureList = null;
+  function wfDisclosures() {
+    if (!wfDisclosureList) wfDisclosureList = wfAll("button[aria-expanded],[role=button][aria-expanded]");
+    return wfDisclosureList;
+  }
+  function wfDisclosureName(b) {
+    var aria = b.getAttribute("aria-label");
+    if (aria && aria.trim()) return aria.trim();
+    var walker = document.createTreeWalker(b, NodeFilter.SHOW_TEXT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) { var t = (n.textContent || "").replace(/\s+/g, " ").trim(); if (t) return t; }
+    return "";
+  }
+  // True when disclosure button b owns el: the element it controls (aria-controls) holds el, or el
+  // follows b in the block b heads (the nearest ancestor with something after b), with no other
+  // disclosure button of b's kind (tag and classes) between them.
+  function wfDisclosureOwns(b, el) {
+    var ctl = b.getAttribute("aria-controls");
+    if (ctl) { var t = wfById(b, ctl.split(/\s+/)[0]); if (t) return t.contains(el); }
+    if (b.contains(el) || !(wfPos(b, el) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+    var branch = b, p = b.parentElement;
+    for (var d = 0; p && d < 4 && p !== document.body && !branch.nextElementSibling; d++) { branch = p; p = p.parentElement; }
+    if (!p || p === document.body || !branch.nextElementSibling || !p.contains(el)) return false;
+    var peers = p.querySelectorAll(b.tagName + (b.className && typeof b.className === "string" ? "." + b.className.trim().split(/\s+/).map(function (c) { return CSS.escape(c); }).join(".") : "") + "[aria-expanded]");
+    for (var i = 0; i < peers.length; i++) {
+      if (peers[i] === b || peers[i].contains(el)) continue;
+      if ((wfPos(b, peers[i]) & Node.DOCUMENT_POSITION_FOLLOWING) && (wfPos(peers[i], el) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+    }
+    return true;
+  }
+  // The name of the innermost disclosure button that owns el, or "".
+  function wfDisclosureOf(el) {
+    var list = wfDisclosures();
+    for (var i = list.length - 1; i >= 0; i--) if (wfDisclosureOwns(list[i], el)) return wfDisclosureName(list[i]);
+    return "";
+  }
   // What tells an element apart from a twin: its section heading, table row, table and dialog.
   function wfContext(el, all) {
     var h = wfOwnHeading(el, all);
     var row = wfClosest(el, "tr,[role=row]");
     var cell = row ? row.querySelector("td,th,[role=cell],[role=gridcell],[role=rowheader]") : null;
     var table = wfClosest(el, "table,[role=table],[role=grid]");
-    var dialog = wfClosest(el, "dialog,[role=dialog],[role=alertdialog]");
+    var dialog = wfDialog(el);
     var form = wfClosest(el, "form");
     var item = wfClosest(el, "li,[role=listitem],article");
     return {
       item: item ? wfItemText(item) : "",
-      section: wfRowSection(el) || (h ? wfText(h) : ""),
+      section: wfRowSection(el) || wfDisclosureOf(el) || (h ? wfText(h) : ""),
       row: cell && !cell.contains(el) ? wfText(cell) : "",
       table: table ? (wfLabelOf(table) || "") : "",
       dialog: dialog ? (wfLabelOf(dialog) || "dialog") : "",
@@ -276,9 +343,8 @@ export const inScopes = new Function(
       var kind = scope.kind;
       var a;
       if (kind === "dialog") {
-        for (a = wfClosest(el, "dialog,[role=dialog],[role=alertdialog]"); a; a = wfParent(a) ? wfClosest(wfParent(a), "dialog,[role=dialog],[role=alertdialog]") : null) {
-          var dn = wfLabelOf(a) || ((a.querySelector(WF_HEADINGS) || {}).innerText || "");
-          if (want === "" || named(dn, want)) return true;
+        for (a = wfDialog(el); a; a = wfParent(a) ? wfDialog(wfParent(a)) : null) {
+          if (want === "" || named(wfDialogName(a), want)) return true;
         }
         return false;
       }
@@ -314,6 +380,11 @@ export const inScopes = new Function(
       // A long table cut into sections by heading rows (one cell spanning the table): the rows up to the next one.
       var rowSection = wfRowSection(el);
       if (rowSection !== null && named(rowSection, want)) return true;
+      // A section a disclosure button names (a schema browser's model): what the button shows.
+      if (want !== "") {
+        var disclosures = wfDisclosures();
+        for (var dq = 0; dq < disclosures.length; dq++) if (named(wfDisclosureName(disclosures[dq]), want) && wfDisclosureOwns(disclosures[dq], el)) return true;
+      }
       for (var k = 0; k < headings.length; k++) {
         if (want !== "" && named(wfText(headings[k]), want) && wfInSection(el, headings[k], headings)) return true;
       }
@@ -340,7 +411,8 @@ export const nearLabelMatches = new Function(
       var row = wfClosest(c, "tr,[role=row]");
       if (row) {
         var cells = row.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader]");
-        for (var i = 0; i < cells.length; i++) { if (cells[i].contains(c)) break; if (same(wfText(cells[i]))) return true; }
+        // The cell's whole text, or its first words (a cell holding the name, its type and a description).
+        for (var i = 0; i < cells.length; i++) { if (cells[i].contains(c)) break; if (same(wfText(cells[i])) || same(wfLead(cells[i]))) return true; }
       }
       var dd = wfClosest(c, "dd");
       if (dd) { var dt = dd.previousElementSibling; while (dt && dt.tagName !== "DT") dt = dt.previousElementSibling; if (dt && same(wfText(dt))) return true; }
