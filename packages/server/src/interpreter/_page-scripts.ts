@@ -442,8 +442,15 @@ export interface PageData {
   headings: Array<{ level: number; text: string }>;
   /** Labelled values: label + field, `dt`/`dd`, `th`/`td` rows, `Key: value` lines, `aria-label`. */
   pairs: Array<{ key: string; value: string; checked?: boolean; source: string }>;
-  /** Tables with their header texts (colspans expanded) and body rows. */
-  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][]; section?: string[] }>;
+  /**
+   * Tables with their header texts (colspans expanded) and body rows. `rowSections`, beside `rows`:
+   * the text of the section row (one cell spanning the table) each row lies under, `""` before the first.
+   */
+  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][]; section?: string[]; rowSections?: string[] }>;
+  /** Counters: a number written with what it counts (`2 items left`, `Completed (3)`), outside buttons and links. */
+  counters?: Array<{ label: string; value: string }>;
+  /** Lists whose every item holds one checkbox (a to-do list): each item's own words and whether its box is checked. */
+  checklists?: Array<{ context: string; items: Array<{ text: string; checked: boolean }> }>;
   /** Repeated sibling items (list items, cards), each as keyed fields. */
   groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: Array<{ keys: string[]; value: string; weight: number }> }>; section?: string[] }>;
   /* `section`: the headings the table or list lies under, outermost first (an h1, then the h2 under it…). */
@@ -582,14 +589,15 @@ export const extractPage = new Function(
       var first = cellsOf(rows[0]);
       if (first.length > 1 && first.every(function (c) { return c.th; })) { headers = first.map(function (c) { return c.text; }); bodyRows = rows.slice(1); }
     }
-    var matrix = [];
+    var matrix = [], rowSections = [], current = "";
     bodyRows.forEach(function (r) {
       var cells = cellsOf(r);
       if (!cells.length) return;
       var raw = Array.prototype.filter.call(r.children, function (c) { return /^(TD|TH)$/.test(c.tagName) || c.hasAttribute("role"); }).length;
-      if (raw === 1 && headers.length > 1) return; // a section row spanning the table
+      // A section row spanning the table: the rows after it, up to the next one, lie under it.
+      if (raw === 1 && (headers.length > 1 || cells.length > 1)) { current = cells[0].text; return; }
       if (cells.length === 2 && (cells[0].th || !headers.length)) data.pairs.push({ key: cells[0].text.replace(/[:：]\s*$/, ""), value: cells[1].text, source: "table" });
-      if (matrix.length < MAX_ITEMS) matrix.push(cells.map(function (c) { return c.text; }));
+      if (matrix.length < MAX_ITEMS) { matrix.push(cells.map(function (c) { return c.text; })); rowSections.push(current); }
     });
     var caption = "";
     if (table.tagName === "TABLE" && table.caption) caption = text(table.caption);
@@ -597,7 +605,7 @@ export const extractPage = new Function(
     if (!caption && table.getAttribute("aria-labelledby")) { var lb = wfById(table, table.getAttribute("aria-labelledby")); if (lb) caption = text(lb); }
     if (!caption && table.closest("figure")) { var fc = table.closest("figure").querySelector("figcaption"); if (fc) caption = text(fc); }
     if (!caption) caption = precedingContext(table);
-    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table) });
+    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table), rowSections: rowSections });
   });
 
   // "Key: value" lines in leaf blocks.
@@ -670,6 +678,11 @@ export const extractPage = new Function(
     if (kids.length < 2) return;
     var bySig = {};
     kids.forEach(function (k) { var s = signature(k); (bySig[s] = bySig[s] || []).push(k); });
+    // Siblings alone in their signature that share their first class (a block and its modifier:
+    // "opblock opblock-get", "opblock opblock-post") are one group too.
+    var byBlock = {};
+    kids.forEach(function (k) { if (bySig[signature(k)].length === 1 && k.classList.length) { var b = k.tagName + "." + k.classList[0] + "~"; (byBlock[b] = byBlock[b] || []).push(k); } });
+    Object.keys(byBlock).forEach(function (b) { if (byBlock[b].length > 1) bySig[b] = byBlock[b]; });
     Object.keys(bySig).forEach(function (s) {
       var members = bySig[s].filter(shown);
       if (members.length < 2) return;
@@ -679,6 +692,38 @@ export const extractPage = new Function(
       var context = clean(parent.getAttribute("aria-label") || "") || precedingContext(parent) || nearestHeading(parent);
       data.groups.push({ context: context, tag: members[0].tagName.toLowerCase(), items: items, section: headingPath(members[0]) });
     });
+  });
+
+  // Counters: "2 items left", "Completed (3)": a number and what it counts, in one small element.
+  data.counters = [];
+  (document.body ? wfAll("span,div,p,strong,b,small,li,output,label,footer,td,h1,h2,h3,h4,h5,h6") : []).forEach(function (el) {
+    if (data.counters.length >= 50 || el.childElementCount > 3 || el.querySelector("p,li,div,table,ul,ol,button,a,input,select") || el.closest("button,a,[role=button],select,option") || !shown(el)) return;
+    var t = text(el);
+    if (t.length > 60) return;
+    var m = t.match(/^(\d[\d,.]*)\s+([A-Za-z][A-Za-z' -]{0,40})$/) || null;
+    var label = m ? m[2] : "", value = m ? m[1] : "";
+    if (!m) { var m2 = t.match(/^([A-Za-z][A-Za-z' -]{0,40}?)\s*\(\s*(\d[\d,.]*)\s*\)$/); if (m2) { label = m2[1]; value = m2[2]; } }
+    if (!label) return;
+    label = clean(label);
+    for (var i = 0; i < data.counters.length; i++) if (data.counters[i].label === label && data.counters[i].value === value) return;
+    data.counters.push({ label: label, value: value });
+  });
+  // Checklists: a list whose every item holds exactly one checkbox.
+  data.checklists = [];
+  function boxOf(item) {
+    var boxes = item.querySelectorAll("input[type=checkbox],[role=checkbox]");
+    return boxes.length === 1 ? boxes[0] : null;
+  }
+  everything.forEach(function (parent) {
+    if (data.checklists.length >= 20 || /^(SELECT|TABLE|THEAD|TBODY|TR)$/.test(parent.tagName)) return;
+    var kids = Array.prototype.filter.call(parent.children, function (c) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(c.tagName) && shown(c); });
+    if (kids.length < 2 || !kids.every(boxOf)) return;
+    var items = kids.slice(0, MAX_ITEMS).map(function (k) {
+      var box = boxOf(k);
+      var checked = box.tagName === "INPUT" ? box.checked : box.getAttribute("aria-checked") === "true";
+      return { text: wfItemText(k), checked: checked };
+    });
+    data.checklists.push({ context: clean(parent.getAttribute("aria-label") || "") || precedingContext(parent) || nearestHeading(parent), items: items });
   });
 
   var main = document.querySelector("main,[role=main],article") || document.body;
