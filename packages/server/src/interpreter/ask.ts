@@ -624,7 +624,7 @@ type Found = { value: string; weight: number; checked?: boolean } | { value: str
  */
 function lookup(scope: Scope, name: string, byQuestion: boolean, numeric = false): (Found & { counter?: true }) | undefined {
   const counters = numeric ? (scope.counters ?? []) : [];
-  const entries = [...scope.entries, ...counters, ...(scope.rows ? scope.rows(name) : [])];
+  const entries: Array<Scope["entries"][number] & { counter?: true }> = [...scope.entries, ...counters, ...(scope.rows ? scope.rows(name) : [])];
   if (!byQuestion) {
     const special = scope.special?.(name);
     const best = bestKeyed(name, entries);

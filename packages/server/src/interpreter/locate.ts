@@ -289,10 +289,14 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
       strategies = ["role"];
     }
     for (const root of roots) {
+      let textShown: boolean | undefined;
       for (const strategy of strategies) {
+        // A visible text that the page does not show anywhere names no button either: skip the look (a not-found stays fast).
+        if (strategy === "shown" && textShown === false) continue;
         const loc = strategyLocator(root.root, strategy, target.text, tier, tierRoles, hinted);
         if (!loc) continue;
         let infos = await describeAll(loc, target);
+        if (strategy === "text") textShown = hinted ? undefined : infos.length > 0;
         if (strategy === "near" && infos.length) {
           const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
           // An unnamed control stands for the text beside it.
