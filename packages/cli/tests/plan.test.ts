@@ -237,6 +237,12 @@ describe("act wording read with the grammar", () => {
     expect(formatPlan(plan, FIXTURES)).toContain('1. ACT "go to ${…}"  (grammar)');
   });
 
+  it("reads the forms of issue 24 as grammar, with no finding", async () => {
+    const plan = await planWorkflowFile(join(FIXTURES, "wording-shapes.ts"));
+    expect(plan.steps.map((s) => s.interpreter)).toEqual(["grammar", "grammar", "grammar", "grammar"]);
+    expect(plan.findings).toEqual([]);
+  });
+
   it("notes instead that the step will need the model when one is configured", async () => {
     const plan = await planWorkflowFile(file, { modelConfigured: true });
     expect(plan.findings).toEqual([]);

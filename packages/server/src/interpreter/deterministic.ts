@@ -129,6 +129,8 @@ async function readFrames(page: Page, data: PageData): Promise<PageData> {
     data.pairs.push(...inner.pairs);
     data.tables.push(...inner.tables.map((t) => ({ ...t, context: t.context || where })));
     data.groups.push(...inner.groups.map((g) => ({ ...g, context: g.context || where })));
+    data.counters = [...(data.counters ?? []), ...(inner.counters ?? [])];
+    data.checklists = [...(data.checklists ?? []), ...(inner.checklists ?? []).map((c) => ({ ...c, context: c.context || where }))];
     if (inner.mainText) data.mainText = `${data.mainText}\n${inner.mainText}`.slice(0, 20_000);
   }
   return data;
