@@ -100,9 +100,13 @@ export function judge(answer: { holds: boolean; reason: string; evidence: string
   return { holds: answer.holds, reason: `the model: ${reason}`, evidence: JSON.stringify(clip(quote)) };
 }
 
-/** Whitespace folded, and the quotes and dashes a model rewrites folded to plain ones. */
+/**
+ * Whitespace folded, the quotes and dashes a model rewrites folded to plain ones, and the view's
+ * table cell borders (`| a | b |`) read as spaces: a quote may run across the cells of a row.
+ */
 function fold(text: string): string {
   return text
+    .replace(/\s*\|\s*/g, " ")
     .replace(/[\u2018\u2019\u201a\u201b]/g, "'")
     .replace(/[\u201c\u201d\u201e]/g, '"')
     .replace(/[\u2010-\u2015\u2212]/g, "-")
