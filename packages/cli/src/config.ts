@@ -108,6 +108,14 @@ export interface WfConfig {
    * @default "wf-report"
    */
   reportDir?: string;
+  /**
+   * Params read from environment variables, by param name: `{ password: "SHOP_PASSWORD" }` gives
+   * the param `password` the value of `$SHOP_PASSWORD`, converted by the param's zod type as
+   * `--param` values are. Keeps secrets off the command line (`ps`, shell history) and out of
+   * files. `--param-env` adds to it; `--param` beats both. A variable that is not set fails the run
+   * with `WF_CLI_PARAM_ENV_MISSING` naming it.
+   */
+  paramsFromEnv?: Record<string, string>;
   /** Options of `wf serve` and of the embedded server. */
   server?: {
     /** @default "127.0.0.1" */
@@ -155,6 +163,7 @@ const ConfigSchema = z
     trace: z.enum(TRACE_MODES).optional(),
     screenshot: z.enum(SCREENSHOT_MODES).optional(),
     reportDir: z.string().min(1).optional(),
+    paramsFromEnv: z.record(z.string().min(1), z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")).optional(),
     server: z
       .object({
         host: z.string().min(1).optional(),
@@ -248,6 +257,8 @@ export interface ResolvedCliConfig {
   screenshot: ScreenshotMode;
   /** Folder of the HTML report, absolute (`--report-dir`, `WF_REPORT_DIR`, `reportDir`). */
   reportDir: string;
+  /** Params read from environment variables, by param name (`paramsFromEnv` of wf.config.ts). */
+  paramsFromEnv: Record<string, string>;
   server: { host: string; port: number | undefined; workflowsDir: string | undefined; dataDir: string | undefined };
   /** The environment after `.env` was merged in (process variables win). */
   env: Record<string, string | undefined>;
@@ -379,6 +390,7 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     trace: trace as TraceMode,
     screenshot: screenshot as ScreenshotMode,
     reportDir: resolve(cwd, nonEmpty(flags.reportDir) ?? nonEmpty(env.WF_REPORT_DIR) ?? file.reportDir ?? "wf-report"),
+    paramsFromEnv: { ...file.paramsFromEnv },
     server: {
       host: nonEmpty(flags.host) ?? nonEmpty(env.WF_HOST) ?? file.server?.host ?? "127.0.0.1",
       port: flags.port ?? intFromEnv(env, "WF_PORT") ?? file.server?.port,

@@ -25,7 +25,7 @@ export type { InitProjectOptions, InitProjectResult } from "./init.js";
 export { installBrowser, APT_PACKAGES } from "./install-browser.js";
 export type { InstallBrowserOptions, InstallBrowserResult } from "./install-browser.js";
 export { loadWorkflowFile } from "./load-workflow.js";
-export { parseParamFlags, readParamsFile, buildParams } from "./params.js";
+export { parseParamFlags, paramsFromEnv, readParamsFile, buildParams } from "./params.js";
 export { createReporter, formatMs } from "./reporters.js";
 export type { Reporter, CreateReporterOptions, OutputStream } from "./reporters.js";
 export { runCli, COMMANDS } from "./cli.js";

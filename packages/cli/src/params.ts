@@ -26,6 +26,31 @@ export function parseParamFlags(entries: ReadonlyArray<string>, flag = "--param"
 }
 
 /**
+ * Reads params from environment variables: `bindings` maps a param name to a variable name
+ * (`--param-env password=SHOP_PASSWORD`, `paramsFromEnv` in wf.config.ts). The values are strings,
+ * converted by the param's zod type like `--param` values. An empty variable counts as set.
+ *
+ * @throws {@link CliUsageError} `WF_CLI_PARAM_ENV_MISSING` naming each variable that is not set.
+ */
+export function paramsFromEnv(bindings: Readonly<Record<string, string>>, env: Readonly<Record<string, string | undefined>>, flag = "--param-env"): Record<string, string> {
+  const out: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const [name, variable] of Object.entries(bindings)) {
+    const value = env[variable];
+    if (value === undefined) missing.push(`${name}=${variable}`);
+    else out[name] = value;
+  }
+  if (missing.length > 0) {
+    const names = missing.map((m) => m.slice(m.indexOf("=") + 1));
+    throw new CliUsageError(
+      "WF_CLI_PARAM_ENV_MISSING",
+      `The environment variable${names.length > 1 ? "s" : ""} ${names.join(", ")} ${names.length > 1 ? "are" : "is"} not set (${flag} ${missing.join(" ")}). Export ${names.length > 1 ? "them" : "it"} before \`wf run\` (e.g. from your secret store or CI secrets), or drop the binding.`,
+    );
+  }
+  return out;
+}
+
+/**
  * Reads a params file: a JSON object.
  *
  * @throws {@link CliUsageError} `WF_CLI_FILE_NOT_FOUND` or `WF_CLI_USAGE` (not JSON, not an object).

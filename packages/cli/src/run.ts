@@ -251,7 +251,8 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
       port: 0,
       apiKeys: [apiKey],
       dataDir: config.server.dataDir ?? tempDir!,
-      logger: false,
+      // Off unless WF_LOG_LEVEL asks for it; then on stderr, so stdout keeps the reporter's output alone.
+      logger: embeddedLogger(config.env.WF_LOG_LEVEL, stderr),
       // The embedded server's records live in a throw-away folder: no need to sync them to disk.
       journalSync: false,
       // Records thrown away with that folder stay in memory: opening the embedded database costs
@@ -317,4 +318,11 @@ function unreachable(config: ResolvedCliConfig, cause: unknown, redact: (s: stri
 /** The record with every secret value masked, wherever the runtime may have let one through. */
 function redactRecord(record: RunRecord, redact: (s: string) => string): RunRecord {
   return JSON.parse(redact(JSON.stringify(record))) as RunRecord;
+}
+
+/** The embedded server's logger: off, or pino at `WF_LOG_LEVEL` writing to `stderr` (an unknown level is refused by the server). */
+function embeddedLogger(level: string | undefined, stderr: OutputStream): false | { level: string; stream: { write(line: string): void } } {
+  const chosen = level?.trim().toLowerCase();
+  if (!chosen) return false;
+  return { level: chosen, stream: { write: (line: string) => void stderr.write(line) } };
 }

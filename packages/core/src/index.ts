@@ -8,6 +8,8 @@ export { workflow, isWorkflow, parseParams, executeWorkflow, WORKFLOW_NAME_PATTE
 export type { Workflow, WorkflowOptions, WorkflowContext, ExecuteWorkflowOptions } from "./workflow.js";
 export type { Executor, StepRequest, StepOutcome, StepOptions, CheckOptions, Logger } from "./executor.js";
 export { untilAborted } from "./abort.js";
+export { createRedactor, secretEncodings } from "./redact.js";
+export type { Redactor } from "./redact.js";
 export { secret, isSecret, secretParamNames, secretValues, redactParams, redactText, redactValue, REDACTED } from "./secret.js";
 export { toResponseFormat, toStrictJsonSchema, decodeAnswer, isWrapped, WRAPPER_KEY } from "./schema/translate.js";
 export { RESPONSE_FORMAT_NAME_PATTERN, MAX_NESTING_DEPTH } from "./schema/limits.js";

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { Workflow } from "./workflow.js";
+import { createRedactor, type Redactor } from "./redact.js";
 
 /** What reporters print in place of a secret value. */
 export const REDACTED = "[secret]";
@@ -53,9 +54,9 @@ export function redactParams(wf: Pick<Workflow, "params">, params: Record<string
 }
 
 /**
- * The values to hide for a run: each secret param's value as text (numbers and objects too), and
- * its JSON-escaped form where that differs (records and NDJSON carry it escaped); longest first, so
- * a secret that contains another is replaced whole.
+ * The values to hide for a run: each secret param's value as text (numbers and objects too),
+ * longest first. Their encodings (JSON, URL, HTML, base64) are recognised by the redaction itself
+ * (see `createRedactor`), so only the values travel (e.g. in a step's `redact`).
  *
  * @param params - the run's params (raw or parsed); missing and empty values are skipped.
  */
@@ -68,38 +69,40 @@ export function secretValues(wf: Pick<Workflow, "params">, params: unknown): str
     const text = typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
     if (!text || text === REDACTED) continue;
     out.add(text);
-    const escaped = JSON.stringify(text).slice(1, -1);
-    if (escaped !== text) out.add(escaped);
   }
   return [...out].sort((a, b) => b.length - a.length);
 }
 
 /**
- * A copy of `value` (plain JSON-like data) with every occurrence of each secret inside its strings
- * and object keys replaced by {@link REDACTED}. Class instances are kept as they are; nesting past
- * 64 levels is not walked.
+ * A copy of `value` (plain JSON-like data) with every encoding of each secret inside its strings
+ * and object keys replaced by {@link REDACTED} (see `createRedactor`). Class instances are kept as
+ * they are; nesting past 64 levels is not walked.
  */
 export function redactValue<T>(value: T, secretTexts: ReadonlyArray<string>): T {
   if (secretTexts.length === 0) return value;
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === "string") return redactText(v, secretTexts);
-    if (depth > 64 || v === null || typeof v !== "object") return v;
-    if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
-    const proto: unknown = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) return v;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(v)) out[redactText(key, secretTexts)] = walk(item, depth + 1);
-    return out;
-  };
-  return walk(value, 0) as T;
+  return redactorOf(secretTexts).value(value);
 }
 
 /**
- * Replaces every occurrence of each secret value inside `text` by {@link REDACTED}: for
- * instructions and messages that interpolated a secret (`type "${params.password}" into …`).
+ * Replaces every occurrence of each secret value inside `text`, in any encoding (raw, JSON, URL,
+ * HTML, base64; see `createRedactor`), by {@link REDACTED}: for instructions, messages and URLs
+ * that carry a secret (`type "${params.password}" into …`, a GET form's next URL).
  */
 export function redactText(text: string, secretValues: ReadonlyArray<string>): string {
-  let out = text;
-  for (const value of secretValues) if (value) out = out.split(value).join(REDACTED);
-  return out;
+  if (secretValues.length === 0) return text;
+  return redactorOf(secretValues).text(text);
+}
+
+/** The last redactors made, by their secrets: callers pass the same list again and again. */
+const recent = new Map<string, Redactor>();
+
+function redactorOf(secretTexts: ReadonlyArray<string>): Redactor {
+  const key = secretTexts.join("\u0000");
+  let redactor = recent.get(key);
+  if (!redactor) {
+    redactor = createRedactor(secretTexts);
+    if (recent.size >= 32) recent.delete(recent.keys().next().value!);
+    recent.set(key, redactor);
+  }
+  return redactor;
 }

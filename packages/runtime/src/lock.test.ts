@@ -32,6 +32,14 @@ describe("lock params", () => {
     ]);
   });
 
+  it("keeps an element recorded to be found by its locator first (primary: locator) through folding and writing", () => {
+    const element = { role: "checkbox", name: "", locator: "getByRole('checkbox').nth(3)", primary: "locator" as const };
+    const folded = foldActions([{ instruction: 'check the checkbox in the "Pay rent" item', element }], "tick off rent", params);
+    expect(folded).toEqual([{ instruction: 'check the checkbox in the "Pay rent" item', element }]);
+    const text = formatLock({ version: 1, entries: [{ callSite: "f.ts:1:1", instruction: "tick off rent", actions: folded!, recordedAt: "2026-11-23T16:00:00.000Z" }] });
+    expect(JSON.parse(text).entries[0].actions[0].element).toEqual(element);
+  });
+
   it("records nothing when a [secret] cannot be told apart, or a secret value got through", () => {
     const two = lockParams({ a: "first-secret", b: "second-secret" }, ["a", "b"]);
     expect(foldActions([{ instruction: 'type "[secret]" into "X"' }, { instruction: 'type "[secret]" into "Y"' }, { instruction: 'type "[secret]" into "Z"' }], "use {{a}} and {{b}}", two)).toBeUndefined();

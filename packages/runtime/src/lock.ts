@@ -37,7 +37,7 @@ export interface LockedElement {
   role: string;
   /** Accessible name (with `{{param}}` placeholders where a param value was). */
   name: string;
-  /** A Playwright locator for it, for people reading the lock (replay matches role and name). */
+  /** A Playwright locator for it; a replay uses it when the instruction names several elements or another one. */
   locator?: string;
   /** `locator` when the recorded locator, not the instruction, is the entry's primary way to find the element. */
   primary?: "locator";

@@ -198,7 +198,7 @@ async function recordEntry(
   hooks: LockedActHooks,
   model = status.usage?.model,
 ): Promise<void> {
-  const ran = (status.result as { actions?: Array<{ instruction: string; element?: { role: string; name: string; locator?: string } }> } | undefined)?.actions;
+  const ran = (status.result as { actions?: Array<{ instruction: string; element?: { role: string; name: string; locator?: string; primary?: "locator" } }> } | undefined)?.actions;
   if (!ran || ran.length === 0) return;
   const actions = foldActions(ran, key.instruction, lock.params);
   if (!actions) {
@@ -237,7 +237,8 @@ function toReplay(entry: LockEntry, params: readonly LockParam[]): ReplayAction[
     const name = action.element ? fillParams(action.element.name, params) : undefined;
     if (instruction === undefined || (action.element && name === undefined)) return undefined;
     const locator = action.element?.locator ? fillParams(action.element.locator, params) : undefined;
-    out.push({ instruction, ...(action.element ? { element: { role: action.element.role, name: name!, ...(locator ? { locator } : {}) } } : {}) });
+    const primary = action.element?.primary === "locator" ? { primary: "locator" as const } : {};
+    out.push({ instruction, ...(action.element ? { element: { role: action.element.role, name: name!, ...(locator ? { locator } : {}), ...primary } } : {}) });
   }
   return out.length > 0 ? out : undefined;
 }

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { chromium, type Page } from "playwright-core";
 import { startStaticServer } from "../tests/helpers/static-server.js";
+import { MASK_COLOR, MASKED_SELECTOR } from "../src/session-secrets.js";
 
 const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 40);
 
@@ -37,6 +38,20 @@ const WAYS: Record<string, Capture> = {
   "cdp jpeg q60, optimizeForSpeed": viaCdp("jpeg", 60),
   "cdp jpeg q60, scale 0.5, optimizeForSpeed": viaCdp("jpeg", 60, 0.5),
   "cdp png, scale 0.5, optimizeForSpeed": viaCdp("png", undefined, 0.5),
+  // What wf does now (session-secrets.ts): look for fields to mask, then CDP when there are none…
+  "wf: mask check, none found, cdp png": async (page, cdp) => {
+    if ((await page.locator(MASKED_SELECTOR).count()) > 0) throw new Error("the bench form has no field to mask");
+    return viaCdp("png")(page, cdp);
+  },
+  // …or page.screenshot({ mask }) over the field a secret was typed into.
+  "wf: mask check, 1 field masked, png": async (page) => {
+    await page.locator("#item").evaluate((el) => el.setAttribute("data-wf-secret", ""));
+    const mask = page.locator(MASKED_SELECTOR);
+    await mask.count();
+    const png = await page.screenshot({ type: "png", mask: [mask], maskColor: MASK_COLOR });
+    await page.locator("#item").evaluate((el) => el.removeAttribute("data-wf-secret"));
+    return png;
+  },
 };
 
 function quantile(values: number[], q: number): number {

@@ -334,8 +334,9 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   // The body limit plus room for a step's files (base64); the rest of the body still gets bodyLimitBytes.
   app.post(fastifyPath(ROUTES.stepRun), { ...auth, bodyLimit: options.bodyLimitBytes + UPLOAD_ALLOWANCE_BYTES }, async (request) => {
     const { id } = context.parse(IdParams, request.params);
-    checkStepBodySize(request.body, options.bodyLimitBytes);
+    // Validated first: the validation bounds the body's depth, which the size check's serialisation needs.
     const body = context.parse(RunStepRequest, request.body ?? {});
+    checkStepBodySize(body, options.bodyLimitBytes);
     if (body.files) checkUploadSize(body.files.map((f) => ({ name: f.name, bytes: decodedLength(f.contentBase64) })));
     const header = request.headers[IDEMPOTENCY_KEY_HEADER];
     const idempotencyKey = Array.isArray(header) ? header[0] : header;

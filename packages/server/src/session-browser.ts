@@ -5,11 +5,12 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from "playwright-core";
+import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
 import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
 import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "./browser.js";
 import { HttpProblem, StepExecutionError } from "./errors.js";
 import { blockPrivateNetworkRequests } from "./network-guard.js";
+import { MASK_COLOR } from "./session-secrets.js";
 import type { ResolvedServerOptions } from "./options.js";
 import type { ActContext, StepInterpreter, StepReport } from "./interpreter/types.js";
 import { SessionTabs } from "./session-tabs.js";
@@ -209,13 +210,18 @@ export class SessionBrowser {
   /**
    * Captures the page as a PNG through CDP `Page.captureScreenshot` with `optimizeForSpeed`
    * (faster encoding, larger file); see "Speed" in the README for the figures behind this choice.
+   * When `mask` names elements on the page, Playwright's `page.screenshot({ mask })` paints
+   * {@link MASK_COLOR} boxes over them instead (slower; see "Secrets" in the README).
    * @returns the image, or undefined when the page can't be captured (closed mid-way, crashed,
    *   slower than 5 s).
    */
-  async capture(): Promise<Buffer | undefined> {
+  async capture(mask?: (page: Page) => Promise<Locator[]>): Promise<Buffer | undefined> {
     if (this.page.isClosed()) return undefined;
     const page = this.page;
     try {
+      // Elements a secret was typed into and password fields are painted over (see session-secrets.ts).
+      const masked = mask ? await mask(page) : [];
+      if (masked.length > 0) return await page.screenshot({ type: "png", mask: masked, maskColor: MASK_COLOR, timeout: SCREENSHOT_TIMEOUT_MS });
       let cdp = this.cdpSessions.get(page);
       if (!cdp) {
         cdp = page.context().newCDPSession(page);

@@ -37,6 +37,7 @@ import { REQUEST_HASH_PREFIX } from "./secret.js";
 import { saveTrace, startTracing, tracePath } from "./tracing.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
 import { saveScreenshot, screenshotFile, SessionBrowser, WarmSessionBrowser } from "./session-browser.js";
+import { SessionSecrets } from "./session-secrets.js";
 
 /** How long a client is asked to wait after a 429, in ms. */
 const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
@@ -130,6 +131,8 @@ interface LiveSession {
   capture?: Promise<unknown>;
   /** Which steps get a screenshot; every step while a debugger page watches (see `watchView`). */
   screenshot: ScreenshotMode;
+  /** The session's secrets: redaction of its URLs and results, masked fields, the trace's scrub. */
+  secrets: SessionSecrets;
 }
 
 /** Dependencies of the {@link SessionManager}. */
@@ -307,7 +310,7 @@ export class SessionManager {
       this.reserved -= 1;
     }
     this.sessions.set(session.sessionId, session);
-    const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined, screenshot: options.screenshot ?? "on" };
+    const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined, screenshot: options.screenshot ?? "on", secrets: new SessionSecrets() };
     this.live.set(session.sessionId, live);
     // A context that closes on its own or a crashed page ends the session FAILED at once and frees
     // its slot, rather than stay RUNNING until the idle timeout.
@@ -507,7 +510,7 @@ export class SessionManager {
       live.running?.abort(reason);
       try {
         await live.capture;
-        await saveTrace(live.browser.context, tracePath(this.deps.options.dataDir, sessionId));
+        await saveTrace(live.browser.context, tracePath(this.deps.options.dataDir, sessionId), live.secrets);
         await live.browser.close();
         await live.tail.catch(() => undefined);
       } finally {
@@ -708,7 +711,7 @@ export class SessionManager {
         this.disarmIdleTimer(live);
         live.running?.abort(new StepExecutionError("WF_SERVER_RESTARTED", "The server is stopping."));
         // A traced session's trace is kept: after the restart it ends FAILED, and its trace is what shows why.
-        await saveTrace(live.browser.context, tracePath(this.deps.options.dataDir, sessionId));
+        await saveTrace(live.browser.context, tracePath(this.deps.options.dataDir, sessionId), live.secrets);
         await live.browser.close();
       }),
     );
@@ -779,6 +782,7 @@ export class SessionManager {
       else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
 
       const report: StepReport = {};
+      live.secrets.add(input.redact);
       const work = live.browser.interpret(this.deps.interpreter, this.deps.options, input, { timeoutMs, signal: controller.signal, secrets: secretsOf(input), report });
       const aborted = new Promise<never>((_, reject) => {
         if (controller.signal.aborted) reject(controller.signal.reason);
@@ -797,10 +801,13 @@ export class SessionManager {
         externalSignal?.removeEventListener("abort", onExternalAbort);
         live.running = undefined;
       }
-      outcome = redactValue(outcome, secretsOf(input));
-      Object.assign(step, redactValue(reportFields(report), secretsOf(input)));
+      // Every secret of the session so far: a URL or a page may still carry an earlier step's.
+      outcome = live.secrets.redactor.value(redactValue(outcome, secretsOf(input)));
+      Object.assign(step, live.secrets.redactor.value(redactValue(reportFields(report), secretsOf(input))));
       if (this.stopping && outcome.error) return;
-      const pageUrl = live.browser.currentUrl();
+      await live.secrets.markFields(live.browser.page);
+      const rawUrl = live.browser.currentUrl();
+      const pageUrl = rawUrl === undefined ? undefined : live.secrets.redactor.text(rawUrl);
       if (session.status === "RUNNING" && pageUrl !== undefined) {
         step.pageUrl = pageUrl;
         session.currentUrl = pageUrl;
@@ -808,7 +815,7 @@ export class SessionManager {
       // The capture starts now, while the outcome is recorded (a commit), so the two overlap; the
       // next step still waits for it, so the picture is the page as this step left it.
       const wanted = live.screenshot === "on" || (live.screenshot === "only-on-failure" && outcome.error !== undefined) || this.viewers.has(session.sessionId);
-      const shot = wanted && session.status === "RUNNING" && !this.stopping ? live.browser.capture() : Promise.resolve(undefined);
+      const shot = wanted && session.status === "RUNNING" && !this.stopping ? live.browser.capture((page) => live.secrets.maskFor(page)) : Promise.resolve(undefined);
       // A close waits for this step's picture to be written and recorded (the failed step's
       // picture, the one that matters, comes right before the runtime's close).
       live.capture = new Promise<void>((done) => (pictureRecorded = done));

@@ -3,11 +3,12 @@
  * with `context.tracing` (screenshots and DOM snapshots, as Playwright Test's `trace` option does);
  * the trace is saved to `<dataDir>/traces/<sessionId>.zip` when the session ends, before its
  * context closes, and served by `GET /workflow/view/{id}/trace` as long as the session's records
- * are kept. `npx playwright show-trace trace.zip` opens it.
+ * are kept. `npx playwright show-trace trace.zip` opens it. A session's secrets are scrubbed out
+ * of the zip before it is written (`trace-scrub.ts`).
  */
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { BrowserContext } from "playwright-core";
@@ -17,6 +18,7 @@ import { requestApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { HttpProblem } from "./errors.js";
 import type { SessionRecord } from "./sessions.js";
+import { scrubTrace, type TraceScrubber } from "./trace-scrub.js";
 
 /** Contexts recording a trace. */
 const traced = new WeakSet<BrowserContext>();
@@ -43,13 +45,29 @@ export async function startTracing(context: BrowserContext, title: string): Prom
 
 /**
  * Stops the trace of `context` and writes it to `path`, when `context` records one; nothing
- * otherwise. A failure (the browser is gone) leaves the session without a trace.
+ * otherwise. With `secrets` (a session whose steps carried any), the trace is scrubbed of them
+ * before it is written (see `trace-scrub.ts`); a trace that can't be scrubbed is not kept. A
+ * failure (the browser is gone) leaves the session without a trace.
  */
-export async function saveTrace(context: BrowserContext, path: string): Promise<void> {
+export async function saveTrace(context: BrowserContext, path: string, secrets?: TraceScrubber & { any: boolean }): Promise<void> {
   if (!traced.delete(context)) return;
   try {
     await mkdir(dirname(path), { recursive: true });
-    await context.tracing.stop({ path });
+    if (!secrets?.any) {
+      await context.tracing.stop({ path });
+      return;
+    }
+    // Written under another name, scrubbed, then renamed: the served path never holds a secret.
+    const raw = `${path}.${randomBytes(6).toString("hex")}.raw`;
+    try {
+      await context.tracing.stop({ path: raw });
+      const { zip } = scrubTrace(await readFile(raw), secrets);
+      const scrubbed = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+      await writeFile(scrubbed, zip, { mode: 0o600 });
+      await rename(scrubbed, path);
+    } finally {
+      await rm(raw, { force: true });
+    }
   } catch {
     // The route answers 404 WF_TRACE_NOT_FOUND, which says why a trace may be missing.
   }

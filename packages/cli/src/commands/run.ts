@@ -9,6 +9,12 @@ export const runCommand = defineCommand({
     yargs
       .positional("files", { type: "string", array: true, default: [] as string[], describe: "Workflow files (.ts), folders and globs [default: testDir of wf.config.ts, else workflows/]" })
       .option("param", { alias: ["p", "var"], type: "string", array: true, default: [] as string[], describe: "A param as key=value (repeatable; --var is the same); converted by the param's zod type; unknown names are refused" })
+      .option("param-env", {
+        type: "string",
+        array: true,
+        default: [] as string[],
+        describe: "A param read from an environment variable, as name=VARIABLE (repeatable), e.g. --param-env password=SHOP_PASSWORD: keeps secrets off the command line (ps, shell history); adds to paramsFromEnv in wf.config.ts; --param beats it",
+      })
       .option("params-file", { alias: "vars-file", type: "string", describe: "A JSON object of params (--vars-file is the same, as on `wf trigger`); --param overrides its fields" })
       .option("base-url", { type: "string", describe: "The wf service to use (else WF_BASE_URL, wf.config.ts, or an embedded server)" })
       .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
@@ -58,6 +64,7 @@ export const runCommand = defineCommand({
       .example("$0 run flows/ --watch", "Re-run what each save affects; the browser stays up")
       .example("$0 run flows/checkout.ts --headed --slow-mo 500", "Watch the browser do it, half a second per operation")
       .example("$0 run flows/ --repeat-each 10 --workers 4", "Hunt a flaky workflow: each runs 10 times")
+      .example("SHOP_PASSWORD=… $0 run flow.ts --param-env password=SHOP_PASSWORD", "A secret param from the environment, not the command line")
       .example("$0 run flow.ts --params-file params.json --reporter json --out run.json", "Params from a file; print and save the run record")
       .example("WF_BASE_URL=http://127.0.0.1:8787 WF_API_KEY=… $0 run flow.ts", "Run on a service started with `wf serve`")
       .example("OPENAI_API_KEY=sk-… $0 run flow.ts --model gpt-4.1-mini", "Free-form steps through a model")
@@ -108,8 +115,9 @@ export const runCommand = defineCommand({
     const { parseShard, shardOf } = await import("../shard.js");
     const shard = args.shard !== undefined ? parseShard(String(args.shard)) : undefined;
     const files = (args.files ?? []).map(String);
-    const { parseParamFlags } = await import("../params.js");
-    const params = parseParamFlags(args.param.map(String));
+    const { parseParamFlags, paramsFromEnv } = await import("../params.js");
+    const fromEnv = paramsFromEnv({ ...config.paramsFromEnv, ...parseParamFlags(args["param-env"].map(String), "--param-env") }, config.env);
+    const params = { ...fromEnv, ...parseParamFlags(args.param.map(String)) };
     // What selects and feeds the workflows, the same in watch mode and in one run.
     const suite = {
       patterns: files,

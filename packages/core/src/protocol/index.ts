@@ -193,7 +193,13 @@ export const RecordedElement = z.object({
     .string()
     .max(4000)
     .optional()
-    .describe("The Playwright locator recorded for it (as locator.normalize() writes it), e.g. getByTestId('submit'); used only by `refind`."),
+    .describe(
+      "The Playwright locator recorded for it (as locator.normalize() writes it), e.g. getByTestId('submit'); a replay uses it when the instruction names several elements or another one.",
+    ),
+  primary: z
+    .literal("locator")
+    .optional()
+    .describe("`locator` when no grammar instruction named the element alone where it was recorded: a replay finds it by `locator` first, then by the instruction."),
 });
 export type RecordedElement = z.infer<typeof RecordedElement>;
 
@@ -274,7 +280,7 @@ export const RunStepRequest = z
       .max(20)
       .optional()
       .describe(
-        "ACT only: replay a recorded resolution (an action lock) instead of interpreting `step`. Each instruction runs through the grammar, no model is called, and the element it finds must be exactly the recorded one (same role and accessible name) or the step fails WF_REPLAY_MISMATCH without acting.",
+        "ACT only: replay a recorded resolution (an action lock) instead of interpreting `step`; no model is called. Each action's element is found by its instruction through the grammar, then (when that finds several or another) by its recorded locator, first by the locator when `primary` is `locator`; only exactly one element with the recorded role and accessible name is acted on, else the step fails WF_REPLAY_MISMATCH without acting.",
       ),
     refind: z
       .boolean()

@@ -148,6 +148,15 @@ export const DESCRIBE_SOURCE = String.raw`
     Array.prototype.forEach.call(item.querySelectorAll("button,[role=button],a[href],select"), function (b) { var bt = wfText(b); if (bt) t = t.replace(bt, " "); });
     return t.replace(/\s+/g, " ").trim();
   }
+  // The first words an item or cell shows (its first text outside buttons, links and fields): "Pay rent" of "Pay rent Fri ×".
+  function wfLead(a) {
+    var walker = document.createTreeWalker(a, NodeFilter.SHOW_TEXT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+      var t = (n.textContent || "").replace(/\s+/g, " ").trim();
+      if (t && !(n.parentElement && n.parentElement.closest("button,a[href],select,option,script,style,[role=button]"))) return t;
+    }
+    return "";
+  }
   // The text of the heading row (one cell spanning the table) above el's row, or null.
   function wfRowSection(el) {
     for (var tr = el.closest("tr"); tr; tr = tr.parentElement ? tr.parentElement.closest("tr") : null) {
@@ -276,13 +285,13 @@ export const inScopes = new Function(
       if (kind === "row") {
         for (a = wfClosest(el, "tr,[role=row]"); a; a = wfParent(a) ? wfClosest(wfParent(a), "tr,[role=row]") : null) {
           var cells = a.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader],[role=columnheader]");
-          for (var i = 0; i < cells.length; i++) if (named(wfText(cells[i]), want)) return true;
+          for (var i = 0; i < cells.length; i++) if (named(wfText(cells[i]), want) || named(wfLead(cells[i]), want)) return true;
         }
         return false;
       }
       if (kind === "card") {
         for (a = wfClosest(el, "li,[role=listitem],article,[class*=card]"); a; a = wfParent(a) ? wfClosest(wfParent(a), "li,[role=listitem],article,[class*=card]") : null) {
-          if (named(wfItemText(a), want) || containerNamed(a, want)) return true;
+          if (named(wfItemText(a), want) || named(wfLead(a), want) || containerNamed(a, want)) return true;
         }
         return false;
       }

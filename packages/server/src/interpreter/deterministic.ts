@@ -7,6 +7,7 @@ import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { z } from "zod";
+import { redactText } from "@wf/core";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions, type ParsedAction, type TargetSpec } from "./grammar.js";
 import { childRoots, framePhrase } from "./frames.js";
@@ -144,7 +145,7 @@ async function readFrames(page: Page, data: PageData): Promise<PageData> {
 function scrubSecrets(error: unknown, secrets: readonly string[]): unknown {
   if (!(error instanceof InterpreterError) || !secrets.some((s) => s.length > 0)) return error;
   const forms = secrets.filter((s) => s.length > 0).flatMap((s) => [s, words(s).join(" ")]).filter((f) => f.length > 0);
-  const scrub = (text: string) => forms.reduce((t, f) => t.split(f).join("[secret]"), text);
+  const scrub = (text: string) => redactText(text, forms);
   const details = { ...error.details, ...(error.details.part !== undefined ? { part: scrub(error.details.part) } : {}) };
   return new InterpreterError(error.code, scrub(error.message), details, { cause: error.cause });
 }

@@ -3,7 +3,7 @@
  * report as `resolved` and record in the action lock, e.g. `click the "Sign in" button`. Every text
  * written here parses back through `parseInstructions` to the same action.
  */
-import type { ParsedAction, TargetSpec } from "./grammar.js";
+import type { ParsedAction, ScopeSpec, TargetSpec } from "./grammar.js";
 import { recordedFrames } from "./recorded-locator.js";
 import type { ElementIdentity, TabSelector } from "./types.js";
 
@@ -37,9 +37,9 @@ export function grammarText(action: ParsedAction, identity?: ElementIdentity): s
   const target = (t: TargetSpec) => {
     const ordinal = t.ordinal === undefined ? "" : `${t.ordinal === -1 ? "last" : (["", "first", "second", "third", "fourth", "fifth"][t.ordinal] ?? `${t.ordinal}th`)} `;
     const word = t.roleWord ?? (identity ? ROLE_WORDS[identity.role] : undefined);
-    const frames = frameScope(t, identity);
-    if (!t.text) return `the ${ordinal}${word ?? "element"}${frames}`;
-    return `the ${ordinal}${quote(t.text)}${word ? ` ${word}` : ""}${frames}`;
+    const where = scopeText((t.scopes ?? []).filter((sc) => sc.kind !== "frame")) + frameScope(t, identity);
+    if (!t.text) return `the ${ordinal}${word ?? "element"}${where}`;
+    return `the ${ordinal}${quote(t.text)}${word ? ` ${word}` : ""}${where}`;
   };
   switch (action.verb) {
     case "goto":
@@ -79,6 +79,24 @@ export function grammarText(action: ParsedAction, identity?: ElementIdentity): s
     default:
       return action.verb;
   }
+}
+
+/** The grammar's word for a place (a `card` scope is written `item`, which the grammar reads as one). */
+const SCOPE_WORDS: Record<ScopeSpec["kind"], string> = {
+  section: "section",
+  dialog: "dialog",
+  row: "row",
+  list: "list",
+  table: "table",
+  form: "form",
+  card: "item",
+  region: "region",
+  frame: "frame",
+};
+
+/** ` in the "Pay rent" item in the "Tasks" section` (with a space before): places innermost first, as the grammar reads them. */
+export function scopeText(scopes: readonly ScopeSpec[]): string {
+  return scopes.map((sc) => ` in the ${sc.text ? `${quote(sc.text)} ` : ""}${SCOPE_WORDS[sc.kind]}`).join("");
 }
 
 /** ` in the "Promo" frame of the "Checkout" frame` (innermost first), or "" for an element of the main frame. */

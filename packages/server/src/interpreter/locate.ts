@@ -34,6 +34,8 @@ export interface FoundElement {
    * document order was used. Optional: a `locate` that returns none is fine.
    */
   note?: string;
+  /** How many identical matches (twins) there were when the first was used; absent for a single match or an ordinal. */
+  matches?: number;
   /**
    * For an element inside an iframe: its locator as `locator.normalize()` writes it, naming the
    * frame (`locator('iframe[title="Payment"]').contentFrame().getByRole('button', { name: 'Pay' })`);
@@ -337,7 +339,7 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     return JSON.stringify(o.context) === JSON.stringify(first.context);
   });
   if (twins) {
-    return found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`, root);
+    return { ...found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`, root), matches: kept.length };
   }
   const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
   const list = kept

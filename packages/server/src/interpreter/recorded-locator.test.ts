@@ -30,6 +30,16 @@ describe("recordedLocator", { timeout: 60_000 }, () => {
     expect(await recordedLocator(page, "locator('button').last()")!.getAttribute("data-testid")).toBeNull();
   });
 
+  it("reads text filters (a nameless control identified by its list item)", async () => {
+    await page.setContent(`<ul><li><input type="checkbox" value="a"> Buy milk</li><li><input type="checkbox" value="b"> Pay rent</li></ul>`);
+    const written = (await page.locator("li >> nth=1 >> input").normalize()).toString();
+    expect(written).toContain(".filter(");
+    expect(await recordedLocator(page, written)!.getAttribute("value")).toBe("b");
+    expect(await recordedLocator(page, "getByRole('listitem').filter({ hasNotText: 'milk' }).getByRole('checkbox')")!.getAttribute("value")).toBe("b");
+    expect(recordedLocator(page, "getByRole('listitem').filter({ has: getByText('x') })")).toBeUndefined();
+    expect(recordedLocator(page, "filter({ hasText: 'x' })")).toBeUndefined();
+  });
+
   it("reads back the frame forms normalize() writes for an element inside an iframe, nested ones too", async () => {
     const framed = await browser.newPage();
     await framed.setContent(`<button>Pay</button><iframe title="Payment" srcdoc="<button>Pay</button><iframe name='promo' srcdoc='<label>Code <input></label>'></iframe>"></iframe>`);

@@ -23,7 +23,8 @@ type Role = Parameters<Page["getByRole"]>[0];
  *   (also the older `frameLocator('iframe').getByRole(…)`).
  * @returns the Locator, or `undefined` when the text is not a chain of the calls Playwright's
  *   `locator.normalize()` writes (getByRole/TestId/Text/Label/Placeholder/AltText/Title, locator,
- *   nth, first, last, contentFrame, frameLocator) with literal arguments, ending on an element.
+ *   filter with hasText/hasNotText, nth, first, last, contentFrame, frameLocator) with literal
+ *   arguments, ending on an element.
  */
 export function recordedLocator(page: Page, text: string): Locator | undefined {
   const calls = parseChain(text);
@@ -75,6 +76,14 @@ export function recordedLocator(page: Page, text: string): Locator | undefined {
         if (args.length > 0) return undefined;
         current = (current as Locator)[method]();
       }
+      continue;
+    }
+    if (method === "filter") {
+      // `filter({ hasText: 'Pay rent' })`: only text filters with literal strings (a `has:` locator is not read).
+      const [first] = args;
+      const texts = isOptions(first) && args.length === 1 ? Object.entries(first) : undefined;
+      if (current === page || !texts || texts.some(([k, v]) => !["hasText", "hasNotText"].includes(k) || typeof v !== "string")) return undefined;
+      current = (current as Locator).filter(first as { hasText?: string; hasNotText?: string });
       continue;
     }
     const next = elementCall(current, method, args);

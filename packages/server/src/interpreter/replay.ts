@@ -1,22 +1,32 @@
 /**
- * Replay of a recorded ACT (an entry of a workflow's action lock): each recorded grammar
- * instruction runs through the grammar, and before it acts, the element the grammar finds must be
- * exactly the one recorded (one element, same ARIA role, same accessible name). Anything else fails
- * the step with `WF_REPLAY_MISMATCH` and nothing is done to the element found. No model is called.
+ * Replay of a recorded ACT (an entry of a workflow's action lock). No model is called. Each
+ * action's element is looked for in this order:
  *
- * With `refind` (the runtime's `--lock heal`), an instruction that no longer finds its element, or
- * finds another one, gets one deterministic second look before the step fails: the recorded element
- * itself, by its role and exact accessible name, then by its recorded Playwright locator. Only exactly
- * one element of the recorded role is acted on; the action is then reported as the instruction that
- * names it now (`refound: true`), which the runtime writes back into the lock.
+ * 1. the recorded grammar instruction (which, recorded by the model interpreter, named exactly
+ *    that element on the page it was recorded on: see `record-instruction.ts`);
+ * 2. when that finds several elements (twins included) or another one, the recorded Playwright
+ *    locator, used only when it finds exactly one visible element of the recorded role and
+ *    accessible name;
+ * 3. only then the step fails `WF_REPLAY_MISMATCH` (nothing is done to any element), with a
+ *    message that says what differs: role, name, count, place.
+ *
+ * An element recorded with `primary: "locator"` (no instruction named it alone) goes to its
+ * locator first. With `refind` (the runtime's `--lock heal`), step 3 is first a deterministic
+ * second look: the recorded element by its role and exact accessible name, then by its recorded
+ * locator whatever its name; only exactly one element of the recorded role is acted on, and the
+ * action is reported as the instruction that names it now (`refound: true`), which the runtime
+ * writes back into the lock.
  */
+import type { Locator, Page } from "playwright-core";
 import type { ReplayAction } from "@wf/core/protocol";
 import { StepClock } from "./_clock.js";
 import { performAction, type ActionDone, type PerformOptions } from "./deterministic.js";
 import { InterpreterError } from "./errors.js";
-import { parseInstructions, type ParsedAction } from "./grammar.js";
-import { grammarText, ROLE_WORDS } from "./grammar-text.js";
-import { locateTarget, type FoundElement } from "./locate.js";
+import { parseInstructions, type ParsedAction, type TargetSpec } from "./grammar.js";
+import { grammarText, ROLE_WORDS, scopeText } from "./grammar-text.js";
+import { describeElements, type ElementInfo } from "./_page-scripts.js";
+import { locateTarget, type FoundElement, type TargetPurpose } from "./locate.js";
+import { sameName } from "./record-instruction.js";
 import { identifyViewElement } from "./model/_page-view-script.js";
 import { recordedLocator } from "./recorded-locator.js";
 import type { ActContext, ActResult, ElementIdentity } from "./types.js";
@@ -45,18 +55,25 @@ export async function replayActions(context: ActContext, actions: readonly Repla
     const done: ActionDone[] = [];
     for (const [index, action] of parsed.entries()) {
       const recorded = actions[index]!.element;
+      let looked = false;
       const locate = async (...[target, purpose, waitMs]: Parameters<NonNullable<PerformOptions["locate"]>>): Promise<FoundElement> => {
-        let failure: InterpreterError;
-        try {
-          const found = await locateTarget(context.page, target, purpose, waitMs, clock.signal);
-          const count = await found.locator.count();
-          const same = recorded && found.role === recorded.role && sameName(found.name, recorded.name);
-          if (recorded && same && count === 1) return found;
-          failure = mismatch(index, actions[index]!.instruction, recorded, { role: found.role, name: found.name }, count !== 1 ? `${count} elements match it` : undefined);
-        } catch (error) {
-          if (!(error instanceof InterpreterError) || !["WF_ELEMENT_NOT_FOUND", "WF_ELEMENT_AMBIGUOUS"].includes(error.code)) throw error;
-          failure = mismatch(index, actions[index]!.instruction, recorded, null, error.message);
+        // Only an action's own target is the recorded element (a custom dropdown's option is found as the grammar finds it).
+        if (looked) return locateTarget(context.page, target, purpose, waitMs, clock.signal);
+        looked = true;
+        const instruction = actions[index]!.instruction;
+        const seen: Seen = {};
+        if (recorded?.primary === "locator") {
+          const hit = await byRecordedLocator(context.page, recorded, clock, seen);
+          if (hit) return hit;
         }
+        const hit = await byInstruction(context.page, target, purpose, waitMs, clock, recorded, seen);
+        if (hit) return hit;
+        if (recorded?.locator) {
+          // Once more after the instruction waited for the page to settle (or for the first time).
+          const again = await byRecordedLocator(context.page, recorded, clock, seen);
+          if (again) return again;
+        }
+        const failure = mismatch(index, instruction, recorded, await withPlaces(seen));
         if (!options.refind || !recorded) throw failure;
         const again = await refind(context.page, recorded, clock);
         if (!again) {
@@ -139,20 +156,142 @@ function parseOne(instruction: string, index: number): ParsedAction {
   return parsed[0]!;
 }
 
-function mismatch(index: number, instruction: string, recorded: ReplayAction["element"], found: { role: string; name: string } | null, why?: string): InterpreterError {
-  const said = (e: { role: string; name: string }) => `${e.role} ${JSON.stringify(e.name)}`;
-  const expected = recorded ? said(recorded) : "no element (the lock recorded none for this action)";
-  const got = found ? said(found) : "nothing";
-  return new InterpreterError(
-    "WF_REPLAY_MISMATCH",
-    `Replaying ${JSON.stringify(instruction)}: the lock recorded ${expected}, the page has ${got}${why ? ` (${why.replace(/\.$/, "")})` : ""}. Nothing was done to it. ` +
-      `The page changed since the step was recorded: record it again (wf run <file> --lock write), or let a model heal it (--lock heal).`,
-    { actionIndex: index, ...(recorded ? { recorded: { role: recorded.role, name: recorded.name } } : {}), found, ...(recorded ? { target: recorded.name } : {}) },
-  );
+/** What the recorded instruction and the recorded locator found, for the message of a mismatch. */
+interface Seen {
+  /** The instruction: the element it found (the first of several), how many match, or why it found none. */
+  instruction?: { found?: { role: string; name: string; place: string }; matches?: number; why?: string };
+  /** The recorded locator: how many visible elements it finds, and the one it found. */
+  locator?: { matches: number; found?: { role: string; name: string; place: string } };
+  /** The elements found, whose places {@link withPlaces} fills in (only for a failure's message: it costs a page call). */
+  instructionLocator?: Locator;
+  locatorLocator?: Locator;
 }
 
-/** Names compare with whitespace collapsed: the page view and the locator compute them slightly apart. */
-function sameName(a: string, b: string): boolean {
-  const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-  return norm(a) === norm(b);
+/** Fills in where the elements found are now (`in the "Pay rent" item`), for the message. */
+async function withPlaces(seen: Seen): Promise<Seen> {
+  if (seen.instruction?.found && seen.instructionLocator) seen.instruction.found.place = await placeOf(seen.instructionLocator);
+  if (seen.locator?.found && seen.locatorLocator) seen.locator.found.place = await placeOf(seen.locatorLocator);
+  return seen;
 }
+
+/**
+ * Step 1 of a replay: the recorded instruction through the grammar. Returns the element only when
+ * it is one (not the first of twins) with the recorded role and accessible name; else notes in
+ * `seen` what it found.
+ */
+async function byInstruction(
+  page: Page,
+  target: TargetSpec,
+  purpose: TargetPurpose,
+  waitMs: number,
+  clock: StepClock,
+  recorded: ReplayAction["element"],
+  seen: Seen,
+): Promise<FoundElement | undefined> {
+  let found: FoundElement;
+  try {
+    found = await locateTarget(page, target, purpose, waitMs, clock.signal);
+  } catch (error) {
+    if (!(error instanceof InterpreterError) || !["WF_ELEMENT_NOT_FOUND", "WF_ELEMENT_AMBIGUOUS"].includes(error.code)) throw error;
+    const ambiguous = error.code === "WF_ELEMENT_AMBIGUOUS";
+    seen.instruction = { why: error.message, ...(ambiguous ? { matches: ((error.details.candidates as unknown[] | undefined) ?? []).length } : {}) };
+    return undefined;
+  }
+  seen.instruction = { found: { role: found.role, name: found.name, place: "" }, ...(found.matches ? { matches: found.matches } : {}) };
+  seen.instructionLocator = found.locator;
+  if (!recorded || found.matches !== undefined) return undefined;
+  return found.role === recorded.role && sameName(found.name, recorded.name) ? found : undefined;
+}
+
+/**
+ * Step 2 (step 1 for an element recorded with `primary: "locator"`): the recorded locator, when it
+ * finds exactly one visible element of the recorded role and accessible name.
+ */
+async function byRecordedLocator(page: Page, recorded: NonNullable<ReplayAction["element"]>, clock: StepClock, seen: Seen): Promise<FoundElement | undefined> {
+  const locator = recorded.locator ? recordedLocator(page, recorded.locator) : undefined;
+  if (!locator) return undefined;
+  const visible = locator.filter({ visible: true });
+  const matches = await visible.count().catch(() => 0);
+  if (matches !== 1) {
+    seen.locator = { matches };
+    return undefined;
+  }
+  const now = await visible.evaluate(identifyViewElement, undefined, { timeout: clock.left() }).catch(() => undefined);
+  if (!now) return undefined;
+  seen.locator = { matches, found: { ...now, place: "" } };
+  seen.locatorLocator = visible;
+  if (now.role !== recorded.role || !sameName(now.name, recorded.name)) return undefined;
+  const href = await visible.evaluate((node) => (node instanceof HTMLAnchorElement ? node.href : ""), undefined, { timeout: clock.left() }).catch(() => "");
+  return { locator: visible, description: `${now.role} ${JSON.stringify(now.name)}`, href, role: now.role, name: now.name, note: "found by its recorded locator" };
+}
+
+/** Where an element is, for messages: `in the "Pay rent" item`, `in the "Share settings" dialog`; `""` when nowhere in particular. */
+async function placeOf(locator: Locator): Promise<string> {
+  const infos = (await locator.evaluateAll(describeElements, undefined).catch(() => [])) as ElementInfo[];
+  const context = infos[0]?.context;
+  if (!context) return "";
+  const clip = (t: string) => JSON.stringify(t.length > 40 ? t.slice(0, 39) + "…" : t);
+  const parts = [
+    context.item ? `in the ${clip(context.item)} item` : "",
+    context.row ? `in the ${clip(context.row)} row` : "",
+    context.dialog ? `in the ${context.dialog === "dialog" ? "" : `${clip(context.dialog)} `}dialog` : "",
+    !context.item && !context.row && !context.dialog && context.section ? `under ${clip(context.section)}` : "",
+  ].filter(Boolean);
+  return parts.join(" ");
+}
+
+/**
+ * The replay's failure: what differs between the recorded element and what the instruction and the
+ * recorded locator find now (role, name, count, place). "The page changed" only when an element
+ * found has another role or name than recorded, or neither way finds any element.
+ */
+function mismatch(index: number, instruction: string, recorded: ReplayAction["element"], seen: Seen): InterpreterError {
+  const said = (e: { role: string; name: string; place?: string }) => `${e.role} ${JSON.stringify(e.name)}${e.place ? ` (${e.place})` : ""}`;
+  const recordedPlace = recordedScopes(instruction);
+  const expected = recorded ? `${said(recorded)}${recordedPlace ? ` ${recordedPlace}` : ""}` : "no element (the lock recorded none for this action)";
+  const byText = seen.instruction;
+  const differs = (e: { role: string; name: string }) => Boolean(recorded) && (e.role !== recorded!.role || !sameName(e.name, recorded!.name));
+  const parts: string[] = [];
+  if (byText?.matches && byText.matches > 1) {
+    parts.push(`${byText.matches} elements match \`${instruction}\`, where the lock recorded one, ${expected}${byText.why ? ` (${trimDot(byText.why)})` : byText.found ? `; the first is ${said(byText.found)}` : ""}`);
+  } else if (byText?.found) {
+    parts.push(`the lock recorded ${expected}, the page has ${said(byText.found)}`);
+  } else {
+    parts.push(`the lock recorded ${expected}, the page has nothing${byText?.why ? ` (${trimDot(byText.why)})` : ""}`);
+  }
+  if (recorded?.locator) {
+    const byLocator = seen.locator;
+    const what = !byLocator ? "cannot be read back" : byLocator.found ? `finds ${said(byLocator.found)}` : byLocator.matches === 0 ? "finds nothing" : `finds ${byLocator.matches} elements`;
+    parts.push(`its recorded locator \`${recorded.locator}\` ${what}`);
+  }
+  const found = [byText?.found, seen.locator?.found].filter((e): e is NonNullable<typeof e> => Boolean(e));
+  const changed = Boolean(recorded) && (found.some(differs) || (!byText?.found && !byText?.matches && !seen.locator?.matches));
+  const advice = changed
+    ? "The page changed since the step was recorded: record it again (wf run <file> --lock write), or let a model heal it (--lock heal)."
+    : "The recorded entry does not name one element on this page: record it again (wf run <file> --lock write), or let a model heal it (--lock heal).";
+  const first = byText?.found ?? seen.locator?.found;
+  return new InterpreterError("WF_REPLAY_MISMATCH", `Replaying \`${instruction}\`: ${parts.join("; ")}. Nothing was done to it. ${advice}`, {
+    actionIndex: index,
+    ...(recorded ? { recorded: { role: recorded.role, name: recorded.name } } : {}),
+    found: first ? { role: first.role, name: first.name } : null,
+    ...(byText?.matches ? { matches: byText.matches } : {}),
+    ...(recorded ? { target: recorded.name } : {}),
+  });
+}
+
+/** The places a recorded instruction names (`in the "Pay rent" item`), or `""`. */
+function recordedScopes(instruction: string): string {
+  try {
+    const [action] = parseInstructions(instruction);
+    const scopes = action && "target" in action ? action.target?.scopes : undefined;
+    return scopes?.length ? scopeText(scopes).trim() : "";
+  } catch {
+    return "";
+  }
+}
+
+function trimDot(text: string): string {
+  return text.replace(/\.\s*$/, "");
+}
+
+

@@ -136,6 +136,12 @@ export interface ElementIdentity {
   name: string;
   /** A Playwright locator for it, e.g. `getByRole('button', { name: 'Sign in' })`. */
   locator?: string;
+  /**
+   * `"locator"` when no grammar instruction names this element alone on the page it was recorded
+   * on: a replay looks for it by `locator` first, and by the instruction only after. Absent: the
+   * instruction first.
+   */
+  primary?: "locator";
 }
 
 /** What an ACT did: the step's `result` on the wire. */

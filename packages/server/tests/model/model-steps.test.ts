@@ -6,76 +6,50 @@
  * each kind of answer.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toResponseFormat } from "@wf/core";
-import { ROUTES, StepStatus, routePath, type StepStatus as StepStatusType } from "@wf/core/protocol";
+import { ROUTES, StepStatus, routePath } from "@wf/core/protocol";
 import { checkStrictResponseFormat } from "../../../core/src/schema/strict-checker.test-helper.js";
-import { ACT_RESPONSE_SCHEMA, estimateTokens, parseInstructions, startServer, type RunningServer } from "../../src/index.js";
+import { ACT_RESPONSE_SCHEMA, estimateTokens, parseInstructions, type RunningServer } from "../../src/index.js";
 import { createModelInterpreter, createModelProvider, normalizeStepSchemaForTests } from "./_direct.js";
-import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { pageOf, refFor, startModelDouble, type ModelDouble } from "../helpers/model-double.js";
+import type { StaticServer } from "../helpers/static-server.js";
+import { pageOf, refFor, type ModelDouble } from "../helpers/model-double.js";
+import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
 const API_KEY = "sk-test-Wf9aQ2dL7pZx4";
 const BUDGET = 2_500;
 const ERRCODES = "/usr/share/doc/postgresql-doc-15/html/errcodes-appendix.html";
 
+let fixture: ModelServer;
 let model: ModelDouble;
 let pages: StaticServer;
 let server: RunningServer;
-let dataDir: string;
-let sessionId: string;
+const session = sessionSteps(() => fixture.server);
+const { act, ask } = session;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
-  dataDir = await mkdtemp(join(tmpdir(), "wf-model-"));
-  server = await startServer({
-    port: 0,
-    apiKeys: ["k"],
-    dataDir,
-    journalSync: false,
+  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)), {
     allowFileUrls: true,
-    model: "test-model",
-    modelBaseUrl: model.baseUrl,
     modelApiKey: API_KEY,
     modelMaxPromptTokens: BUDGET,
-    stepTimeoutMs: 20_000,
     workflowsDir: fileURLToPath(new URL("../fixtures/model/workflows/", import.meta.url)),
   });
+  ({ model, pages, server } = fixture);
 });
 
-afterAll(async () => {
-  await server?.close();
-  await pages?.close();
-  await model?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => fixture?.close());
 
 beforeEach(async () => {
   model.requests.length = 0;
   model.script = () => ({ status: 500, message: "unexpected call" });
-  sessionId = (await server.context.sessions.createSession({ kind: "STEP" })).sessionId;
+  await session.open();
   await act(`go to "${pages.url}/app.html"`);
   expect(model.requests).toHaveLength(0); // the grammar opened the page: no model call
 });
 
-afterEach(async () => {
-  await server.context.sessions.finishSession(sessionId, { status: "SUCCEEDED" });
-});
-
-function act(step: string, extra: { redact?: string[]; timeoutMs?: number } = {}): Promise<StepStatusType> {
-  return server.context.sessions.runStep(sessionId, { type: "ACT", step, ...extra });
-}
-
-function ask(step: string, schema?: z.ZodType, extra: { redact?: string[]; timeoutMs?: number; currentDom?: string } = {}): Promise<StepStatusType> {
-  const format = schema ? (toResponseFormat(schema, "answer") as unknown as Record<string, unknown>) : undefined;
-  return server.context.sessions.runStep(sessionId, { type: "ASK", step, ...(format ? { schema: format } : {}), ...extra });
-}
+afterEach(() => session.close());
 
 const Product = z.object({ product: z.string(), price: z.string(), stock: z.number() });
 
@@ -315,7 +289,7 @@ describe("the json_object fallback mode", () => {
   it("asks for a JSON object with the schema in the prompt, validates the answer, and feeds the errors back", async () => {
     const interpreter = createModelInterpreter({
       provider: createModelProvider({ model: "local-model", baseUrl: model.baseUrl, responseFormat: "json_object" }),
-      perform: { uploadRoot: dataDir, findTimeoutMs: 1_000, allowFileUrls: false },
+      perform: { uploadRoot: process.cwd(), findTimeoutMs: 1_000, allowFileUrls: false },
     });
     const context = await server.context.browser.newContext();
     try {

@@ -4,59 +4,35 @@
  * secret path) and on what the service does with its answer (the step follows the popup and says
  * so; the file is uploaded; a path the instruction does not name is refused with a retry).
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { StepStatus } from "@wf/core/protocol";
-import { parseInstructions, startServer, type RunningServer } from "../../src/index.js";
-import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { pageOf, refFor, startModelDouble, type ModelDouble } from "../helpers/model-double.js";
+import { parseInstructions } from "../../src/index.js";
+import type { StaticServer } from "../helpers/static-server.js";
+import { pageOf, refFor, type ModelDouble } from "../helpers/model-double.js";
+import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
+let fixture: ModelServer;
 let model: ModelDouble;
 let pages: StaticServer;
-let server: RunningServer;
-let dataDir: string;
-let sessionId: string;
+const session = sessionSteps(() => fixture.server);
+const { act } = session;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/tabs/", import.meta.url)));
-  dataDir = await mkdtemp(join(tmpdir(), "wf-model-tabs-"));
-  server = await startServer({
-    port: 0,
-    apiKeys: ["k"],
-    dataDir,
-    journalSync: false,
-    model: "test-model",
-    modelBaseUrl: model.baseUrl,
-    modelApiKey: "sk-test",
+  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/tabs/", import.meta.url)), {
     uploadRoot: fileURLToPath(new URL("../fixtures/tabs/files/", import.meta.url)),
-    stepTimeoutMs: 20_000,
   });
+  ({ model, pages } = fixture);
 });
 
-afterAll(async () => {
-  await server?.close();
-  await pages?.close();
-  await model?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => fixture?.close());
 
 beforeEach(async () => {
   model.requests.length = 0;
   model.script = () => ({ status: 500, message: "unexpected call" });
-  sessionId = (await server.context.sessions.createSession({ kind: "STEP" })).sessionId;
+  await session.open();
 });
 
-afterEach(async () => {
-  await server.context.sessions.finishSession(sessionId, { status: "SUCCEEDED" });
-});
-
-function act(step: string, extra: { redact?: string[] } = {}): Promise<StepStatus> {
-  return server.context.sessions.runStep(sessionId, { type: "ACT", step, ...extra });
-}
+afterEach(() => session.close());
 
 describe("popups through the model", () => {
   it("clicks the link the model picks, follows the tab it opens, says so, and tells the model the open tabs from then on", async () => {

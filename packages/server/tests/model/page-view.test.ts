@@ -6,73 +6,41 @@
  * it answers an ASK only when the prompt holds the answer, and acts only on an element the prompt
  * shows, so a step succeeds exactly when the view carried what it needs.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toResponseFormat } from "@wf/core";
-import type { StepStatus } from "@wf/core/protocol";
-import { startServer, type RunningServer } from "../../src/index.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { pageOf, startModelDouble, type ModelDouble, type RecordedRequest } from "../helpers/model-double.js";
+import { pageOf, type RecordedRequest } from "../helpers/model-double.js";
+import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/model/", import.meta.url));
 
-let model: ModelDouble;
-let pages: StaticServer;
+let fixture: ModelServer;
 /** Another origin (another port) for the cross-origin frame. */
 let otherOrigin: StaticServer;
-let server: RunningServer;
-let dataDir: string;
-let sessionId: string;
+const session = sessionSteps(() => fixture.server);
+const { act, ask } = session;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  pages = await startStaticServer(FIXTURES);
+  fixture = await startModelServer(FIXTURES);
   otherOrigin = await startStaticServer(FIXTURES);
-  dataDir = await mkdtemp(join(tmpdir(), "wf-view-"));
-  server = await startServer({
-    port: 0,
-    apiKeys: ["k"],
-    dataDir,
-    journalSync: false,
-    model: "test-model",
-    modelBaseUrl: model.baseUrl,
-    modelApiKey: "sk-test",
-    stepTimeoutMs: 20_000,
-  });
 });
 
 afterAll(async () => {
-  await server?.close();
-  await pages?.close();
+  await fixture?.close();
   await otherOrigin?.close();
-  await model?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 beforeEach(async () => {
-  model.requests.length = 0;
-  model.script = () => ({ status: 500, message: "unexpected call" });
-  sessionId = (await server.context.sessions.createSession({ kind: "STEP" })).sessionId;
+  fixture.model.requests.length = 0;
+  fixture.model.script = () => ({ status: 500, message: "unexpected call" });
+  await session.open();
 });
 
-afterEach(async () => {
-  await server.context.sessions.finishSession(sessionId, { status: "SUCCEEDED" });
-});
-
-function act(step: string): Promise<StepStatus> {
-  return server.context.sessions.runStep(sessionId, { type: "ACT", step });
-}
-
-function ask(step: string, schema: z.ZodType): Promise<StepStatus> {
-  return server.context.sessions.runStep(sessionId, { type: "ASK", step, schema: toResponseFormat(schema, "answer") as unknown as Record<string, unknown> });
-}
+afterEach(() => session.close());
 
 async function open(path: string): Promise<void> {
-  expect(await act(`go to "${pages.url}/${path}"`)).toMatchObject({ status: "SUCCEEDED", interpreter: "grammar" });
+  expect(await act(`go to "${fixture.pages.url}/${path}"`)).toMatchObject({ status: "SUCCEEDED", interpreter: "grammar" });
 }
 
 /** Every element line of the page sent: ref, role, name. */
@@ -102,10 +70,10 @@ const Text = z.object({ value: z.string().nullable() });
 describe("structure, not inline runs", () => {
   it("keeps a long highlighted JSON response of a nested div/span app whole, line by line, and the elements after it", async () => {
     await open("view-api-explorer.html");
-    model.script = answerIfShown('"name": "Clementine-the-last"', "Clementine-the-last");
+    fixture.model.script = answerIfShown('"name": "Clementine-the-last"', "Clementine-the-last");
     const last = await ask("the name of the last pet in the response body", Text);
     expect(last).toMatchObject({ status: "SUCCEEDED", result: { value: "Clementine-the-last" } });
-    const page = pageOf(model.requests[0]!);
+    const page = pageOf(fixture.model.requests[0]!);
     // The body is over 5,000 characters, far under the budget: nothing cut, one JSON line a line.
     expect(page).not.toContain("omitted");
     expect(last.pageReduced).toBeUndefined();
@@ -113,19 +81,19 @@ describe("structure, not inline runs", () => {
     expect(page).toMatch(/^\s+"name": "Clementine-the-last",$/m);
     expect(page).toContain("x-request-id: req-7f3a9c2e-petstore");
 
-    model.script = actOn("click", "Download", "button");
+    fixture.model.script = actOn("click", "Download", "button");
     expect(await act("download the response body")).toMatchObject({ status: "SUCCEEDED", interpreter: "model", resolved: 'click the "Download" button' });
-    model.script = answerIfShown('button "Downloaded"', "Downloaded");
+    fixture.model.script = answerIfShown('button "Downloaded"', "Downloaded");
     expect(await ask("what the download control says now", Text)).toMatchObject({ result: { value: "Downloaded" } });
   });
 
   it("keeps every term of a dl table of contents, with or without a definition, and its link", async () => {
     await open("view-toc.html");
-    model.script = actOn("click", "1. Installation from Binaries", "link");
+    fixture.model.script = actOn("click", "1. Installation from Binaries", "link");
     const opened = await act("open the chapter on installing from binaries");
     expect(opened).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
-    expect(opened.result).toMatchObject({ url: `${pages.url}/view-toc.html#installation` });
-    const page = pageOf(model.requests[0]!);
+    expect(opened.result).toMatchObject({ url: `${fixture.pages.url}/view-toc.html#installation` });
+    const page = pageOf(fixture.model.requests[0]!);
     for (const entry of ["I. Tutorial", "3. Server Setup and Operation", "A. Release Notes", "B. Acronyms", "Bibliography", "2.1. Upgrading Data via pg_dumpall"]) {
       expect(page).toMatch(new RegExp(`\\[e\\d+\\] link "${entry.replace(/[.]/g, "\\.")}"`));
     }
@@ -141,28 +109,28 @@ describe("frames", () => {
   it("shows a same-origin and a cross-origin iframe (and one nested in it) where they sit, and acts in them", async () => {
     await open(`view-frames.html?pay=${encodeURIComponent(`${otherOrigin.url}/view-frame-pay.html`)}`);
 
-    model.script = actOn("fill", "Card number", "textbox", "4242 4242 4242 4242");
+    fixture.model.script = actOn("fill", "Card number", "textbox", "4242 4242 4242 4242");
     const filled = await act("enter the test card 4242 4242 4242 4242");
     expect(filled).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
     expect((filled.result as { element: { locator: string } }).element.locator).toMatch(/contentFrame\(\)\.getBy\w+\(.*Card number/);
-    const page = pageOf(model.requests[0]!);
+    const page = pageOf(fixture.model.requests[0]!);
     expect(page).toMatch(/iframe "Delivery address":\n\s+Street \[f\d+e\d+\] textbox "Street" = "1 Main St"/);
     expect(page).toMatch(/iframe "Secure card payment":/);
     expect(page).toMatch(/iframe "3-D Secure":\n\s+Verified by PayCo: ready/);
 
-    model.script = actOn("click", "Pay €42.00", "button");
+    fixture.model.script = actOn("click", "Pay €42.00", "button");
     expect(await act("pay")).toMatchObject({ status: "SUCCEEDED" });
-    model.script = answerIfShown("Payment authorised for card ending 4242", "authorised");
+    fixture.model.script = answerIfShown("Payment authorised for card ending 4242", "authorised");
     expect(await ask("did the payment go through?", Text)).toMatchObject({ result: { value: "authorised" } });
 
     // Two "Save" buttons: the page's and the address frame's. The model names the one in the frame.
-    model.script = actOn("fill", "City", "textbox", "Lisbon", true);
+    fixture.model.script = actOn("fill", "City", "textbox", "Lisbon", true);
     expect(await act("set the delivery city to Lisbon")).toMatchObject({ status: "SUCCEEDED" });
-    model.script = actOn("click", "Save", "button", null, true);
+    fixture.model.script = actOn("click", "Save", "button", null, true);
     const saved = await act("save the delivery address");
     expect(saved).toMatchObject({ status: "SUCCEEDED" });
     expect((saved.result as { element: { locator: string } }).element.locator).toMatch(/^locator\('iframe\[title="Delivery address"\]'\)\.contentFrame\(\)/);
-    model.script = answerIfShown("Address saved: Lisbon", "Lisbon");
+    fixture.model.script = answerIfShown("Address saved: Lisbon", "Lisbon");
     expect(await ask("the saved city", Text)).toMatchObject({ result: { value: "Lisbon" } });
   });
 });
@@ -170,19 +138,19 @@ describe("frames", () => {
 describe("shadow roots", () => {
   it("reads open shadow roots (slots included) and acts in them; a closed root stays unseen", async () => {
     await open("view-shadow.html");
-    model.script = actOn("fill", "Display name", "textbox", "Ada");
+    fixture.model.script = actOn("fill", "Display name", "textbox", "Ada");
     expect(await act("set my display name to Ada")).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
-    const page = pageOf(model.requests[0]!);
+    const page = pageOf(fixture.model.requests[0]!);
     expect(page).toMatch(/^\s*# Account settings$/m);
     expect(page).toContain("Member since: March 2019");
     expect(page).toMatch(/navigation "Sections": \[e\d+\] link "Profile" \[e\d+\] link "Billing"/);
     expect(page).not.toContain("Closed root text");
 
-    model.script = actOn("fill", "Team", "textbox", "Core");
+    fixture.model.script = actOn("fill", "Team", "textbox", "Core");
     expect(await act("put Core as the team")).toMatchObject({ status: "SUCCEEDED" });
-    model.script = actOn("click", "Save profile", "button");
+    fixture.model.script = actOn("click", "Save profile", "button");
     expect(await act("save the profile")).toMatchObject({ status: "SUCCEEDED" });
-    model.script = answerIfShown("Saved Ada of Core", "Saved Ada of Core");
+    fixture.model.script = answerIfShown("Saved Ada of Core", "Saved Ada of Core");
     expect(await ask("the profile's status message", Text)).toMatchObject({ result: { value: "Saved Ada of Core" } });
   });
 });

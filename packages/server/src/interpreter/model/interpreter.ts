@@ -8,12 +8,14 @@
  * instruction that ran and each element's identity.
  */
 import type { FrameLocator, Page } from "playwright-core";
+import { redactText } from "@wf/core";
 import { InterpreterError } from "../errors.js";
 import { StepClock } from "../_clock.js";
 import { answerErrors } from "../_answer-check.js";
 import { performAction, type ActionDone, type PerformOptions } from "../deterministic.js";
 import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar.js";
-import { grammarText, ROLE_WORDS } from "../grammar-text.js";
+import { ROLE_WORDS } from "../grammar-text.js";
+import { recordInstruction } from "../record-instruction.js";
 import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport, TabSelector } from "../types.js";
 import { modelCheck } from "./check.js";
@@ -176,7 +178,9 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
         for (const action of plan.actions) {
           const target = action.ref ? await resolveRef(context.page, view.elements, action.ref) : undefined;
           const parsed = toParsedAction(action, target?.spec, placeholders);
-          ran.push({ instruction: grammarText(parsed, target?.identity), ...(target ? { element: target.identity } : {}) });
+          // Recorded as an instruction the grammar resolves to this very element (checked before acting).
+          const recorded = await recordInstruction(context.page, parsed, target, clock);
+          ran.push({ instruction: recorded.instruction, ...(recorded.element ? { element: recorded.element } : {}) });
           context.report.resolved = ran.map((a) => a.instruction).join("; ");
           done.push(
             await performAction(context.page, parsed, clock, {
@@ -186,7 +190,7 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
               ...(context.uploads ? { uploads: context.uploads } : {}),
             }),
           );
-          if (target) element = target.identity;
+          if (recorded.element) element = recorded.element;
         }
         const last = done[done.length - 1]!;
         return {
@@ -412,7 +416,7 @@ function toParsedAction(action: ModelAction, target: TargetSpec | undefined, pla
 
 /** Replaces each secret in a text by `[secret]`. */
 function maskSecrets(text: string, secrets: readonly string[]): string {
-  return [...secrets].sort((a, b) => b.length - a.length).reduce((t, s) => (s ? t.split(s).join("[secret]") : t), text);
+  return redactText(text, secrets);
 }
 
 /** Replaces each secret in an instruction by a placeholder `{{secretN}}`, remembering which is which. */

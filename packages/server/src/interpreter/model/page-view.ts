@@ -5,7 +5,7 @@
  * model sees").
  */
 import type { Frame, Page } from "playwright-core";
-import { REDACTED } from "@wf/core";
+import { redactText } from "@wf/core";
 import { selectorOfElement, snapshotPageView, type RawFrameView, type ViewElement, type ViewLine } from "./_page-view-script.js";
 
 export type { ViewElement } from "./_page-view-script.js";
@@ -231,8 +231,8 @@ function topicWords(text: string): string[] {
  * the table's header line.
  */
 export function renderPageView(raw: RawPageView, options: Pick<PageViewOptions, "purpose" | "query" | "budgetTokens" | "secrets">): PageView {
-  const secrets = [...options.secrets].filter(Boolean).sort((a, b) => b.length - a.length);
-  const mask = (text: string) => secrets.reduce((t, s) => t.split(s).join(REDACTED), text);
+  // Every encoding: a GET form puts a secret URL-encoded into the page's URL and links.
+  const mask = (text: string) => redactText(text, options.secrets);
   let lines = raw.lines.map((l) => ({ ...l, t: mask(l.t) }));
   const head = [`Page: ${mask(raw.title)}`, `URL: ${mask(raw.url)}`];
   const render = (l: ViewLine) => "  ".repeat(Math.min(l.d, 6)) + l.t;
