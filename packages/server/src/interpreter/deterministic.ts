@@ -17,6 +17,7 @@ import { extractPage, listSelectOptions, scrollPage, type PageData } from "./_pa
 import { words } from "./_text.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, TabsController } from "./types.js";
 import { StepClock } from "./_clock.js";
+import { grammarCheck } from "./check.js";
 
 /** Options of {@link createDeterministicInterpreter}; all optional. */
 export interface DeterministicInterpreterOptions {
@@ -109,6 +110,8 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         }
       });
     },
+
+    check: grammarCheck,
   };
 }
 
