@@ -13,6 +13,7 @@ import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { showReportCommand } from "./commands/show-report.js";
+import { mergeReportsCommand } from "./commands/merge-reports.js";
 import { triggerCommand } from "./commands/trigger.js";
 import { workflowsCommand } from "./commands/workflows.js";
 import type { CliContext, WfCommand } from "./commands/_types.js";
@@ -23,6 +24,7 @@ import { EXIT, exitCodeOf } from "./errors.js";
 export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   runCommand,
   showReportCommand,
+  mergeReportsCommand,
   serveCommand,
   triggerCommand,
   workflowsCommand,

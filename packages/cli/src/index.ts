@@ -9,6 +9,10 @@ export type { WfConfig, ReporterName, TraceMode, CliFlags, ResolveCliConfigOptio
 export { runWorkflowFile } from "./run.js";
 export type { RunWorkflowFileOptions, RunWorkflowFileResult } from "./run.js";
 export { showReport } from "./report/show.js";
+export { mergeReports } from "./report/merge.js";
+export type { MergeReportsOptions, MergedReport } from "./report/merge.js";
+export { parseShard, shardOf } from "./shard.js";
+export type { Shard } from "./shard.js";
 export type { ShowReportOptions, ShownReport } from "./report/show.js";
 export { serve } from "./serve.js";
 export type { ServeOptions, ServeHandle } from "./serve.js";

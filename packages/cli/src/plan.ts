@@ -7,13 +7,17 @@ import { access } from "node:fs/promises";
 import { dirname, extname, join, relative, resolve } from "node:path";
 import type { CallExpression, Node as MorphNode, Project, SourceFile } from "ts-morph";
 import { parseInstructions } from "@wf/server/grammar";
+import { parseCheck } from "@wf/server/check-grammar";
 import { CliUsageError } from "./errors.js";
 
-/** One `act`/`ask` call found in a file. */
+/** One `act`/`ask`/`check` call found in a file. */
 export interface PlannedStep {
   /** Position in source order, from 1. */
   index: number;
-  type: "ACT" | "ASK";
+  /** `CHECK`: a `check()` or `check.soft()` call. */
+  type: "ACT" | "ASK" | "CHECK";
+  /** CHECK: true for `check.soft()`. */
+  soft?: boolean;
   /** The instruction as written; template parts are shown as `${…}`, a non-literal argument as `${…}` too. */
   instruction: string;
   /** False when the instruction is not a literal or template (it is only known at run time). */
@@ -24,9 +28,10 @@ export interface PlannedStep {
   line: number;
   column: number;
   /**
-   * For a literal ACT: who will carry it out — `grammar` when the deterministic grammar
-   * understands it (template parts read as placeholders), else `model` (which needs a model
-   * configured; without one the step is a finding). Absent for ASK and non-literal instructions.
+   * For a literal ACT or CHECK: who will carry it out — `grammar` when the deterministic grammar
+   * (the check grammar, for a CHECK) understands it (template parts read as placeholders), else
+   * `model` (which needs a model configured; without one the step is a finding). Absent for ASK and
+   * non-literal instructions.
    */
   interpreter?: "grammar" | "model";
   /**
@@ -362,7 +367,7 @@ export function formatPlan(result: PlanResult, cwd: string = process.cwd()): str
   const count = (n: number) => `${n} step${n === 1 ? "" : "s"}`;
   const stepLines = (steps: ReadonlyArray<PlannedStep>, file: string) =>
     steps.map((step) => {
-      const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : step.interpreter ? `  (${step.interpreter})` : "";
+      const extra = step.type === "ASK" ? (step.hasSchema ? "  (schema)" : "  (text)") : step.interpreter ? `  (${step.soft ? "soft, " : ""}${step.interpreter})` : step.soft ? "  (soft)" : "";
       const head = `  ${String(step.index).padStart(2)}. ${step.type} ${JSON.stringify(step.instruction)}${extra}  ${show(file)}:${step.line}:${step.column}`;
       const lock = step.locked ? step.locked.map((l) => `\n      ↳ locked: ${l}`).join("") : step.needsModel ? "\n      ↳ needs the model (no lock entry)" : "";
       return head + lock;
@@ -454,7 +459,7 @@ async function lintSourceFile(sourceFile: SourceFile, options: LintOptions = {})
   };
 
   // Which local names are act/ask (imports may rename them) and which are zod.
-  const stepNames = new Map<string, "ACT" | "ASK">();
+  const stepNames = new Map<string, "ACT" | "ASK" | "CHECK">();
   const namespaces = new Set<string>();
   const zodNames = new Set<string>();
   for (const decl of sourceFile.getImportDeclarations()) {
@@ -467,7 +472,7 @@ async function lintSourceFile(sourceFile: SourceFile, options: LintOptions = {})
     }
     for (const named of decl.getNamedImports()) {
       const name = named.getName();
-      if (name === "act" || name === "ask") stepNames.set(named.getAliasNode()?.getText() ?? name, name === "act" ? "ACT" : "ASK");
+      if (name === "act" || name === "ask" || name === "check") stepNames.set(named.getAliasNode()?.getText() ?? name, STEP_TYPES[name]);
     }
     if (/(^|\/)wf\/core$|^@wf\/core/.test(from)) {
       const ns = decl.getNamespaceImport();
@@ -478,27 +483,35 @@ async function lintSourceFile(sourceFile: SourceFile, options: LintOptions = {})
   if (stepNames.size === 0 && namespaces.size === 0) {
     stepNames.set("act", "ACT");
     stepNames.set("ask", "ASK");
+    stepNames.set("check", "CHECK");
   }
   if (zodNames.size === 0) zodNames.add("z");
 
-  const stepTypeOf = (call: CallExpression): "ACT" | "ASK" | undefined => {
-    const callee = call.getExpression();
+  /** The step a callee names: `act`, `ask`, `check`, `wf.act`…; `check.soft` (and `wf.check.soft`) is a soft CHECK. */
+  const calleeType = (callee: MorphNode): "ACT" | "ASK" | "CHECK" | undefined => {
     if (Node.isIdentifier(callee)) return stepNames.get(callee.getText());
     if (Node.isPropertyAccessExpression(callee) && namespaces.has(callee.getExpression().getText())) {
       const name = callee.getName();
-      return name === "act" ? "ACT" : name === "ask" ? "ASK" : undefined;
+      return name === "act" || name === "ask" || name === "check" ? STEP_TYPES[name] : undefined;
     }
     return undefined;
+  };
+  const stepTypeOf = (call: CallExpression): { type: "ACT" | "ASK" | "CHECK"; soft: boolean } | undefined => {
+    const callee = call.getExpression();
+    if (Node.isPropertyAccessExpression(callee) && callee.getName() === "soft" && calleeType(callee.getExpression()) === "CHECK") return { type: "CHECK", soft: true };
+    const type = calleeType(callee);
+    return type ? { type, soft: false } : undefined;
   };
 
   const calls = sourceFile
     .getDescendantsOfKind(SyntaxKind.CallExpression)
-    .map((call) => ({ call, type: stepTypeOf(call) }))
-    .filter((c): c is { call: CallExpression; type: "ACT" | "ASK" } => c.type !== undefined)
+    .map((call) => ({ call, kind: stepTypeOf(call) }))
+    .filter((c): c is { call: CallExpression; kind: { type: "ACT" | "ASK" | "CHECK"; soft: boolean } } => c.kind !== undefined)
     .sort((a, b) => a.call.getStart() - b.call.getStart());
 
   const steps: PlannedStep[] = [];
-  for (const { call, type } of calls) {
+  for (const { call, kind } of calls) {
+    const { type } = kind;
     const [first, second] = call.getArguments();
     let instruction = "";
     let literal = true;
@@ -514,8 +527,20 @@ async function lintSourceFile(sourceFile: SourceFile, options: LintOptions = {})
     }
     const hasSchema = type === "ASK" && second !== undefined && !Node.isObjectLiteralExpression(second);
     const pos = at(call);
-    const step: PlannedStep = { index: steps.length + 1, type, instruction, literal, hasSchema, line: pos.line, column: pos.column };
+    const step: PlannedStep = { index: steps.length + 1, type, ...(kind.soft ? { soft: true } : {}), instruction, literal, hasSchema, line: pos.line, column: pos.column };
     steps.push(step);
+    if (type === "CHECK" && literal && instruction.trim() !== "" && first) {
+      // A template part reads as a quoted value: `the page shows "${…}"`.
+      const understood = parseCheck(instruction.replace(/\$\{…\}/g, "x")) !== undefined;
+      step.interpreter = understood ? "grammar" : "model";
+      const p = at(first);
+      const call = `check${kind.soft ? ".soft" : ""}(${JSON.stringify(truncate(instruction, 60))})`;
+      if (!understood && options.modelConfigured) {
+        notes.push({ code: "WF_NOTE_NEEDS_MODEL", message: `${call}: this check will need the model (it is in none of the check grammar's forms).`, file, line: p.line, column: p.column });
+      } else if (!understood) {
+        finding(first, "WF_LINT_CHECK_NOT_UNDERSTOOD", `${call} is in none of the check grammar's forms and no model is configured (WF_MODEL). Write it like \`the page shows "…"\`, \`"…" is visible\`, \`the URL contains "…"\` (see the README, "Checks").`);
+      }
+    }
     if (type === "ACT" && literal && instruction.trim() !== "" && first) {
       const problem = grammarProblem(instruction, parseInstructions);
       step.interpreter = problem ? "model" : "grammar";
@@ -527,10 +552,10 @@ async function lintSourceFile(sourceFile: SourceFile, options: LintOptions = {})
       }
     }
 
-    const fn = type === "ACT" ? "act" : "ask";
+    const fn = type === "ACT" ? "act" : type === "ASK" ? "ask" : "check";
     // A template of placeholders only (`${x}`) is dynamic, not empty.
     if (literal && instruction.trim() === "") {
-      finding(first ?? call, "WF_LINT_EMPTY_INSTRUCTION", `${fn}() has an empty instruction; the step would fail at run time. Write what to do, like ${type === "ACT" ? '`click "Sign in"`' : '"the title of the page"'}.`);
+      finding(first ?? call, "WF_LINT_EMPTY_INSTRUCTION", `${fn}() has an empty instruction; the step would fail at run time. Write what to do, like ${type === "ACT" ? '`click "Sign in"`' : type === "CHECK" ? '`the page shows "Saved"`' : '"the title of the page"'}.`);
     }
     if (type === "ASK" && !hasSchema) {
       const use = objectUseOf(call, Node, SyntaxKind);
@@ -550,6 +575,9 @@ async function lintSourceFile(sourceFile: SourceFile, options: LintOptions = {})
   }
   return { file, steps, modules: [], findings, notes };
 }
+
+/** The step type each DSL function makes. */
+const STEP_TYPES = { act: "ACT", ask: "ASK", check: "CHECK" } as const;
 
 /** A template part as `plan` shows it. */
 const PLACEHOLDER = "${…}";

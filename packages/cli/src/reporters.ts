@@ -93,7 +93,7 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
   };
   // Steps whose failure (with its message) has been shown under the step.
   const failedShown = new Set<number>();
-  const stepLabel = (index: number, type: string, instruction: string) => `${c.dim(`${index}.`)} ${c.bold(type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${instruction}`;
+  const stepLabel = (index: number, type: string, instruction: string) => `${c.dim(`${index}.`)} ${c.bold(typeLabel(type, c))} ${instruction}`;
 
   return {
     onEvent(event) {
@@ -170,13 +170,28 @@ function formatStepLive(step: StepRecord, c: Colors, width: number): string {
   const duration = formatMs(step.durationMs) + (step.usage ? ` · ${formatTokens(step.usage.totalTokens)}` : "");
   // The instruction gives way first, so the status and duration always show.
   const room = Math.max(10, width - `✔ ${step.index}. ACT  ${duration}`.length - 1);
-  const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(step.type === "ASK" ? c.cyan("ASK") : c.blue("ACT"))} ${cut(oneLine(step.instruction), room)} ${c.dim(duration)}`;
+  const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(typeLabel(step.type, c))} ${cut(oneLine(step.instruction), room)} ${c.dim(duration)}`;
   const lines = [head];
+  if (step.check) lines.push(`   ${checkLine(step.check, c, Math.max(20, width - 24))}${step.status === "failed" && step.error ? c.dim(` [${step.error.code}]`) : ""}`);
   if (step.interpreter === "model" && step.resolved) lines.push(`   ${c.dim(`↳ ${step.healed ? "healed by the model" : step.lockEntryMissing ? "model, no lock entry" : "model"}: ${cut(oneLine(step.resolved), Math.max(20, width - 24))}`)}`);
   if (step.replayed && step.resolved) lines.push(`   ${c.dim(`↳ ${step.healed ? "lock, healed (element found again)" : "lock"}: ${cut(oneLine(step.resolved), Math.max(20, width - (step.healed ? 40 : 13)))}`)}`);
   if (step.status === "succeeded" && step.type === "ASK" && "answer" in step) lines.push(`   ${c.dim("→")} ${compact(step.answer, Math.max(20, width - 6))}`);
-  if (step.status === "failed" && step.error) lines.push(`   ${c.red(step.error.message)}${step.error.code && !step.error.message.includes(`[${step.error.code}]`) ? c.dim(` [${step.error.code}]`) : ""}`);
+  if (step.status === "failed" && step.error && !step.check) lines.push(`   ${c.red(step.error.message)}${step.error.code && !step.error.message.includes(`[${step.error.code}]`) ? c.dim(` [${step.error.code}]`) : ""}`);
   return lines.join("\n");
+}
+
+/** The step type as the pretty reporter writes it: ACT blue, ASK cyan, CHECK magenta. */
+function typeLabel(type: string, c: Colors): string {
+  return type === "ASK" ? c.cyan("ASK") : type === "CHECK" ? c.magenta("CHECK") : c.blue("ACT");
+}
+
+/**
+ * A check's outcome under its step: `✓ reason · seen: evidence`, or `✗ …` in red (`soft` when it
+ * was a `check.soft`, whose failure the run reports at its end), with the service's code.
+ */
+function checkLine(check: NonNullable<StepRecord["check"]>, c: Colors, width: number): string {
+  const text = cut(`${check.holds ? "✓" : "✗"}${check.soft && !check.holds ? " soft" : ""} ${oneLine(check.reason)}${check.evidence ? ` · seen: ${oneLine(check.evidence)}` : ""}`, width);
+  return check.holds ? c.green(text) : c.red(text);
 }
 
 /** `file:line:col` with the file relative to `cwd` (kept absolute when it lies outside). */
@@ -200,6 +215,7 @@ function formatStepPlain(step: StepRecord): string {
   if (step.healed) out += " healed";
   if (step.lockEntryMissing) out += " no-lock-entry";
   if (step.usage) out += ` tokens=${step.usage.totalTokens}`;
+  if (step.check) out += ` check=${step.check.holds ? "✓" : "✗"}${step.check.soft ? " soft" : ""}`;
   if (step.status === "failed" && step.error) out += ` error=${step.error.code}: ${oneLine(step.error.message)}`;
   return out;
 }

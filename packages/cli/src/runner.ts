@@ -18,6 +18,7 @@ import { openService, runWorkflowFile, type OpenService } from "./run.js";
 import type { OutputStream } from "./reporters.js";
 import { createRunReport, reportSummary } from "./report/report.js";
 import { createSuiteReporters, type SuiteReporter } from "./suite-reporters.js";
+import { shardOf, type Shard } from "./shard.js";
 
 /** A workflow found by {@link findWorkflows}. */
 export interface WorkflowEntry {
@@ -86,6 +87,8 @@ export interface RunWorkflowsOptions {
   maxFailures?: number;
   /** Runs of each workflow, each reported on its own. @default 1 */
   repeatEach?: number;
+  /** Run only this part of the selected workflows (`--shard i/n`, see `shard.ts`). @default all */
+  shard?: Shard;
   /** Aborting it interrupts the run: running workflows are cancelled, exit code 130. */
   signal?: AbortSignal;
   stdout?: OutputStream;
@@ -123,12 +126,18 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   const config = options.config ?? (await suiteConfig(options, cwd));
-  const entries = options.entries ?? repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: options.fresh ?? false }), options.grep, options.grepInvert), config.repeatEach);
+  const selected = options.entries ?? repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: options.fresh ?? false }), options.grep, options.grepInvert), config.repeatEach);
+  const entries = options.shard && !options.entries ? shardOf(selected, options.shard) : selected;
 
   if (options.list) {
     for (const entry of entries) stdout.write(`  ${entry.relFile} › ${entry.title}\n`);
     const files = new Set(entries.map((e) => e.file)).size;
-    stdout.write(`Total: ${entries.length} workflow${entries.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}\n`);
+    stdout.write(`Total: ${entries.length} workflow${entries.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}${shardNote(options.shard, selected.length)}\n`);
+    return { exitCode: EXIT.ok };
+  }
+  // A CI matrix with more machines than workflows leaves some shards empty: nothing to run is no failure.
+  if (entries.length === 0 && options.shard && selected.length > 0) {
+    stdout.write(`No workflow to run in this shard${shardNote(options.shard, selected.length)}.\n`);
     return { exitCode: EXIT.ok };
   }
   if (entries.length === 0) throw new CliUsageError("WF_CLI_USAGE", `No workflow matches${options.grep ? ` --grep ${options.grep}` : ""}${options.grepInvert ? ` --grep-invert ${options.grepInvert}` : ""}. Run with --list to see the workflows found.`);
@@ -242,7 +251,8 @@ function failedRecord(entry: WorkflowEntry, error: unknown): RunRecord {
 /** Extensions of workflow files found in folders and by globs. */
 const WORKFLOW_GLOB = "**/*.{ts,mts}";
 /** Never workflows: dependencies, type declarations, and `_`-prefixed helper files. */
-const IGNORED = ["**/node_modules/**", "**/*.d.ts", "**/*.d.mts", "**/_*", "**/_*/**"];
+// `*.test.ts`: the test files beside workflows (Vitest's, as in examples/) are not workflows, and loading one outside its runner throws.
+const IGNORED = ["**/node_modules/**", "**/*.d.ts", "**/*.d.mts", "**/*.test.ts", "**/*.test.mts", "**/_*", "**/_*/**"];
 
 /**
  * Finds the workflows of `patterns` (files, folders, globs relative to `cwd`), or of `testDir`
@@ -319,6 +329,11 @@ export function selectWorkflows(entries: WorkflowEntry[], grep?: string, grepInv
   const keep = grep ? compile(grep, "--grep") : undefined;
   const drop = grepInvert ? compile(grepInvert, "--grep-invert") : undefined;
   return entries.filter((e) => (!keep || keep.test(e.name)) && (!drop || !drop.test(e.name)));
+}
+
+/** ` (shard 1/2 of 7 workflows)`, or "" without a shard. */
+function shardNote(shard: Shard | undefined, of: number): string {
+  return shard ? ` (shard ${shard.current}/${shard.total} of ${of} workflow${of === 1 ? "" : "s"})` : "";
 }
 
 export type { SuiteReporter, OpenService };

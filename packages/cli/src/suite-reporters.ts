@@ -237,7 +237,10 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
       }
       const out = r.attempts.flatMap((a, i) => [
         ...(r.attempts.length > 1 ? [`attempt ${i + 1}: ${a.status}${a.error ? ` [${a.error.code}] ${a.error.message}` : ""}`] : []),
-        ...a.steps.map((s) => `step ${s.index} ${s.type} ${JSON.stringify(s.instruction)} ${s.status} ${s.durationMs}ms${s.replayed ? " replayed" : ""}${s.healed ? " healed" : ""}${s.error ? ` [${s.error.code}] ${s.error.message}` : ""}`),
+        ...a.steps.flatMap((s) => [
+          `step ${s.index} ${s.type} ${JSON.stringify(s.instruction)} ${s.status} ${s.durationMs}ms${s.replayed ? " replayed" : ""}${s.healed ? " healed" : ""}${s.error ? ` [${s.error.code}] ${s.error.message}` : ""}`,
+          ...(s.check ? [`  ${s.check.holds ? "✓" : "✗"}${s.check.soft ? " soft" : ""} ${s.check.reason}${s.check.evidence ? ` · seen: ${s.check.evidence}` : ""}`] : []),
+        ]),
       ]);
       if (out.length) testcase["system-out"] = out.join("\n");
       return testcase;

@@ -20,6 +20,34 @@ describe("planWorkflowFile", () => {
     expect(formatPlan(plan, FIXTURES)).toContain('2. ASK "the table of prices"  (schema)  clean.ts:7:22');
   });
 
+  it("lists check and check.soft calls with who evaluates them, and flags one in no grammar form when no model is configured", async () => {
+    const file = join(dir, "checks.ts");
+    await writeFile(
+      file,
+      [
+        'import { act, check, workflow } from "@wf/core";',
+        'export default workflow({ name: "checks" }, async () => {',
+        '  await act("go to https://example.com");',
+        '  await check(\'the page shows "Example Domain"\');',
+        '  await check.soft(`the URL contains "${"/x"}"`);',
+        '  await check("the page looks friendly");',
+        "});",
+      ].join("\n"),
+    );
+    const plan = await planWorkflowFile(file);
+    expect(plan.steps.map((s) => [s.index, s.type, s.instruction, s.interpreter, s.soft ?? false])).toEqual([
+      [1, "ACT", "go to https://example.com", "grammar", false],
+      [2, "CHECK", 'the page shows "Example Domain"', "grammar", false],
+      [3, "CHECK", 'the URL contains "${…}"', "grammar", true],
+      [4, "CHECK", "the page looks friendly", "model", false],
+    ]);
+    expect(plan.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["6 WF_LINT_CHECK_NOT_UNDERSTOOD"]);
+    expect(formatPlan(plan, dir)).toContain('3. CHECK "the URL contains \\"${…}\\""  (soft, grammar)  checks.ts:5:9');
+    const withModel = await planWorkflowFile(file, { modelConfigured: true });
+    expect(withModel.findings).toEqual([]);
+    expect(withModel.notes?.map((n) => n.code)).toEqual(["WF_NOTE_NEEDS_MODEL"]);
+  });
+
   it("flags an empty instruction, an ask used as an object without a schema, and schemas strict mode refuses", async () => {
     const file = await brokenFixture(dir, "lint");
     const plan = await planWorkflowFile(file);
@@ -235,6 +263,12 @@ describe("act wording read with the grammar", () => {
     expect(plan.notes).toEqual([]);
     expect(formatPlan(plan, FIXTURES)).toContain('4. ACT "make the page pop"  (model)');
     expect(formatPlan(plan, FIXTURES)).toContain('1. ACT "go to ${…}"  (grammar)');
+  });
+
+  it("reads the forms of issue 24 as grammar, with no finding", async () => {
+    const plan = await planWorkflowFile(join(FIXTURES, "wording-shapes.ts"));
+    expect(plan.steps.map((s) => s.interpreter)).toEqual(["grammar", "grammar", "grammar", "grammar"]);
+    expect(plan.findings).toEqual([]);
   });
 
   it("notes instead that the step will need the model when one is configured", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { act, ask, runWithExecutor } from "./dsl.js";
-import { StepFailedError, WorkflowContextError } from "./errors.js";
+import { act, ask, check, runWithExecutor } from "./dsl.js";
+import { SoftChecksFailedError, StepFailedError, WorkflowContextError } from "./errors.js";
 import type { Executor, StepRequest } from "./executor.js";
 import { executeWorkflow, workflow } from "./workflow.js";
 
@@ -88,5 +88,56 @@ describe("executeWorkflow", () => {
 
   it("refuses a name that is not kebab-case", () => {
     expect(() => workflow({ name: "Not Kebab" }, async () => {})).toThrow(/kebab-case/);
+  });
+});
+
+describe("check / check.soft", () => {
+  const failed = (index: number, code: string) =>
+    new StepFailedError({ index, type: "CHECK", instruction: "s", serviceCode: code, serviceMessage: `did not hold (${code})`, callSite: "flow.ts:3:9" });
+
+  it("hands a CHECK with its retry window (default 5_000 ms) and a step timeout beyond it, from the caller's line", async () => {
+    const executor = recordingExecutor([{ holds: true }, { holds: true }]);
+    await runWithExecutor({ executor, signal: new AbortController().signal }, async () => {
+      await check('the page shows "Saved"');
+      await check.soft('the URL contains "/done"', { timeoutMs: 0 });
+    });
+    expect(executor.steps.map((s) => [s.type, s.index, s.instruction, s.check, s.timeoutMs])).toEqual([
+      ["CHECK", 1, 'the page shows "Saved"', { timeoutMs: 5_000, soft: false }, 35_000],
+      ["CHECK", 2, 'the URL contains "/done"', { timeoutMs: 0, soft: true }, 30_000],
+    ]);
+    expect(executor.steps[0]!.callSite).toMatch(/dsl\.test\.ts:\d+:\d+$/);
+    expect(executor.steps[1]!.callSite).toMatch(/dsl\.test\.ts:\d+:\d+$/);
+  });
+
+  it("check throws at once; check.soft goes on and the run fails at its end listing every failed soft check", async () => {
+    const hard = recordingExecutor([failed(1, "WF_CHECK_FAILED")]);
+    await expect(runWithExecutor({ executor: hard, signal: new AbortController().signal }, () => check('the page shows "X"'))).rejects.toBeInstanceOf(StepFailedError);
+
+    const soft = recordingExecutor([failed(1, "WF_CHECK_FAILED"), failed(2, "WF_ANSWER_UNCERTAIN"), "after"]);
+    let reached = false;
+    const error = await runWithExecutor({ executor: soft, signal: new AbortController().signal }, async () => {
+      await check.soft('the page shows "X"');
+      await check.soft("the cart looks right");
+      await act('click "Next"');
+      reached = true;
+    }).catch((e: unknown) => e);
+    expect(reached).toBe(true);
+    expect(error).toBeInstanceOf(SoftChecksFailedError);
+    expect((error as SoftChecksFailedError).code).toBe("WF_CHECK_FAILED");
+    expect((error as Error).message).toMatch(/^2 soft checks failed/);
+    expect((error as Error).message).toContain("step 2");
+  });
+
+  it("check.soft does not swallow what is not a verdict (a statement not understood, a timeout)", async () => {
+    const executor = recordingExecutor([failed(1, "WF_INSTRUCTION_NOT_UNDERSTOOD")]);
+    const run = runWithExecutor({ executor, signal: new AbortController().signal }, () => check.soft("the cart looks right"));
+    await expect(run).rejects.toMatchObject({ serviceCode: "WF_INSTRUCTION_NOT_UNDERSTOOD" });
+  });
+
+  it("refuses a timeout that is not a whole number of ms from 0 to 570,000, and works only in a run", async () => {
+    await expect(check('the page shows "X"')).rejects.toBeInstanceOf(WorkflowContextError);
+    const executor = recordingExecutor([]);
+    await expect(runWithExecutor({ executor, signal: new AbortController().signal }, () => check('the page shows "X"', { timeoutMs: -1 }))).rejects.toThrow(/timeoutMs must be/);
+    expect(executor.steps).toHaveLength(0);
   });
 });

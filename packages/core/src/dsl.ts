@@ -4,8 +4,8 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { findSourceMap, type SourceMap } from "node:module";
-import { AnswerValidationError, RunAbortedError, StepFailedError, WorkflowContextError, isWfError } from "./errors.js";
-import type { Executor, Logger, StepOptions, StepRequest } from "./executor.js";
+import { AnswerValidationError, RunAbortedError, SoftChecksFailedError, StepFailedError, WorkflowContextError, isWfError } from "./errors.js";
+import type { CheckOptions, Executor, Logger, StepOptions, StepRequest } from "./executor.js";
 import { decodeAnswer, toResponseFormat } from "./schema/translate.js";
 import type { AnySchema, InferSchema } from "./schema/types.js";
 
@@ -16,6 +16,8 @@ export interface RunContext {
   log: Logger;
   /** Steps taken so far; the next step's index is `stepCount + 1`. */
   stepCount: number;
+  /** Failed soft checks (`check.soft`) so far; the run fails at its end when there is any. */
+  softFailures: StepFailedError[];
 }
 
 // A user's workflow file may load its own copy of @wf/core; one storage per process keeps
@@ -25,16 +27,20 @@ const storage: AsyncLocalStorage<RunContext> = ((globalThis as Record<symbol, un
   new AsyncLocalStorage<RunContext>()) as AsyncLocalStorage<RunContext>;
 
 /**
- * Runs `fn` with `act`/`ask` bound to `executor`. Used by the runtime and by the server's stored
- * runs; most users never call it.
+ * Runs `fn` with `act`/`ask`/`check` bound to `executor`. Used by the runtime and by the server's
+ * stored runs; most users never call it.
  *
  * @returns what `fn` returns.
+ * @throws {@link SoftChecksFailedError} (`WF_CHECK_FAILED`) when `fn` finished but a `check.soft` failed.
  */
-export function runWithExecutor<T>(
+export async function runWithExecutor<T>(
   context: { executor: Executor; signal: AbortSignal; log?: Logger },
   fn: () => Promise<T>,
 ): Promise<T> {
-  return storage.run({ executor: context.executor, signal: context.signal, log: context.log ?? (() => {}), stepCount: 0 }, fn);
+  const run: RunContext = { executor: context.executor, signal: context.signal, log: context.log ?? (() => {}), stepCount: 0, softFailures: [] };
+  const value = await storage.run(run, fn);
+  if (run.softFailures.length > 0) throw new SoftChecksFailedError(run.softFailures);
+  return value;
 }
 
 /** The run in progress, or `undefined` outside a run. */
@@ -110,6 +116,84 @@ export async function ask(question: string, schemaOrOptions?: AnySchema | StepOp
     (raw) => (schema ? decodeAnswer(schema, raw) : typeof raw === "string" ? raw : JSON.stringify(raw)),
   );
   return outcome.value;
+}
+
+/** Service codes a soft check records and goes on after: the statement did not hold, or could not be shown to. */
+const SOFT_CODES = new Set(["WF_CHECK_FAILED", "WF_ANSWER_UNCERTAIN"]);
+
+/**
+ * Time a check's step may take beyond its retry window, in ms: a last evaluation (a model call)
+ * started just before the window closed still finishes.
+ */
+const CHECK_STEP_GRACE_MS = 30_000;
+
+async function runCheck(statement: string, options: CheckOptions, soft: boolean, caller: DslFunction): Promise<void> {
+  const what = soft ? "check.soft" : "check";
+  const context = requireRun(what);
+  checkInstruction(what, statement);
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > 570_000) {
+    throw new TypeError(`${what}() timeoutMs must be a whole number of ms from 0 to 570,000, got ${JSON.stringify(options.timeoutMs)}.`);
+  }
+  const callSite = captureCallSite(caller);
+  try {
+    await runWithRetries(context, {}, (attempt, index) => ({
+      type: "CHECK",
+      instruction: statement,
+      index,
+      attempt,
+      timeoutMs: timeoutMs + CHECK_STEP_GRACE_MS,
+      check: { timeoutMs, soft },
+      ...(callSite ? { callSite } : {}),
+    }));
+  } catch (error) {
+    if (soft && error instanceof StepFailedError && SOFT_CODES.has(error.serviceCode) && !context.signal.aborted) {
+      context.softFailures.push(error);
+      return;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Asserts a statement about the current page, retrying until it holds (like Playwright's `expect`).
+ *
+ * Statements in the grammar's forms are checked with no model: `the page shows "Saved"`,
+ * `"Delete" is visible` / `is not visible`, `the URL contains "/orders"`, `the title is "Orders"`,
+ * `the "Terms" checkbox is checked`, `the "Email" field is "ada@example.com"` / `is empty`,
+ * `"Pay" is enabled` / `is disabled`, `there are 3 "Pending" rows` (items, links, buttons), each
+ * optionally `in the "…" dialog` / `in the "…" row`. Any other statement goes to the service's
+ * model, which must quote the page as its evidence.
+ *
+ * @param statement - what must be true, e.g. `the page shows "Order placed"`; 1 to 4,000 characters.
+ * @param options.timeoutMs - how long to retry until it holds, in ms; 0 checks once. @default 5_000
+ * @returns nothing; it resolves once the statement holds.
+ * @throws {@link StepFailedError} with service code `WF_CHECK_FAILED` (the reason and what was seen
+ *   are in its message) when it does not hold in time, `WF_ANSWER_UNCERTAIN` when the model could
+ *   not quote the page, `WF_INSTRUCTION_NOT_UNDERSTOOD` for a statement in no grammar form on a
+ *   service without a model.
+ * @throws {@link WorkflowContextError} if called outside a workflow run.
+ * @example await check('the page shows "Order placed"')
+ */
+export const check: CheckFunction = Object.assign(
+  function check(statement: string, options: CheckOptions = {}): Promise<void> {
+    return runCheck(statement, options, false, check);
+  },
+  {
+    /**
+     * {@link check}, but a failure is recorded and the workflow goes on; the run fails at its end
+     * (`WF_CHECK_FAILED`, listing every failed soft check). Like Playwright's `expect.soft`.
+     */
+    soft: function soft(statement: string, options: CheckOptions = {}): Promise<void> {
+      return runCheck(statement, options, true, soft);
+    },
+  },
+);
+
+/** The type of {@link check}: the call, and `check.soft`. */
+export interface CheckFunction {
+  (statement: string, options?: CheckOptions): Promise<void>;
+  soft(statement: string, options?: CheckOptions): Promise<void>;
 }
 
 async function runWithRetries(

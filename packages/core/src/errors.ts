@@ -104,7 +104,7 @@ export class OutputValidationError extends WfError {
 export interface StepFailure {
   /** Position of the step in the run, from 1 (as shown to people). */
   index: number;
-  type: "ACT" | "ASK";
+  type: "ACT" | "ASK" | "CHECK";
   instruction: string;
   /** The service's step id, when it got one. */
   stepId?: string;
@@ -120,7 +120,7 @@ export interface StepFailure {
 export class StepFailedError extends WfError {
   override name = "StepFailedError";
   readonly index: number;
-  readonly type: "ACT" | "ASK";
+  readonly type: "ACT" | "ASK" | "CHECK";
   readonly instruction: string;
   readonly stepId: string | undefined;
   readonly serviceCode: string;
@@ -141,6 +141,26 @@ export class StepFailedError extends WfError {
     this.serviceCode = failure.serviceCode;
     this.serviceMessage = failure.serviceMessage;
     this.callSite = failure.callSite;
+  }
+}
+
+/**
+ * Soft checks (`check.soft`) failed during a run that otherwise finished: thrown when the handler
+ * returns, so the run fails at its end. Code `WF_CHECK_FAILED`; `failures` lists each one.
+ */
+export class SoftChecksFailedError extends WfError {
+  override name = "SoftChecksFailedError";
+  readonly failures: ReadonlyArray<StepFailedError>;
+
+  constructor(failures: ReadonlyArray<StepFailedError>) {
+    const list = failures.map(
+      (f) => `  - step ${f.index} ${JSON.stringify(f.instruction)}: ${f.serviceMessage} [${f.serviceCode}]${f.callSite ? `\n      at ${f.callSite}` : ""}`,
+    );
+    super(
+      "WF_CHECK_FAILED",
+      `${failures.length} soft check${failures.length === 1 ? "" : "s"} failed (check.soft lets the workflow go on, then fails the run):\n${list.join("\n")}`,
+    );
+    this.failures = failures;
   }
 }
 

@@ -17,10 +17,20 @@ export interface StepOptions {
   retries?: number;
 }
 
+/** Options of `check` and `check.soft`. */
+export interface CheckOptions {
+  /**
+   * How long the statement is retried until it holds, in ms (like Playwright's `expect`); 0
+   * evaluates it once. @default 5_000
+   */
+  timeoutMs?: number;
+}
+
 /** One step as the DSL hands it to the executor. */
 export interface StepRequest {
-  type: "ACT" | "ASK";
-  /** The instruction (ACT) or question (ASK), as the user wrote it. */
+  /** `CHECK`: an assertion (`check()`), sent to the service as an ASK with `check` (docs/protocol.md). */
+  type: "ACT" | "ASK" | "CHECK";
+  /** The instruction (ACT), question (ASK) or statement (CHECK), as the user wrote it. */
   instruction: string;
   /** For an ASK with a schema: the strict structured-output form of it (see `toResponseFormat`). */
   responseFormat?: ResponseFormat;
@@ -32,6 +42,8 @@ export interface StepRequest {
   attempt: number;
   /** Where the step was called in the workflow file: `path:line:column`, when known. */
   callSite?: string;
+  /** CHECK only: how long the service retries the statement (ms), and whether a failure is soft (`check.soft`). */
+  check?: { timeoutMs: number; soft: boolean };
 }
 
 /** What the executor returns for a step that succeeded. */

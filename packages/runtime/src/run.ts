@@ -19,7 +19,7 @@ import {
   type StepRequest,
   type Workflow,
 } from "@wf/core";
-import { MAX_LONG_POLL_MS, type ReplayAction, type ScreenshotMode, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
+import { CheckAnswer, MAX_LONG_POLL_MS, type ReplayAction, type ScreenshotMode, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
 import { resolve as resolvePath } from "node:path";
 import { sleep } from "./_retry.js";
 import { stepFiles } from "./step-files.js";
@@ -306,6 +306,7 @@ class ServiceExecutor implements Executor {
     delete open.record.healed;
     delete open.record.lockEntryMissing;
     delete open.record.pageUrl;
+    delete open.record.check;
     delete open.details;
     this.init.emit({ type: "step-started", index: step.index, stepType: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}), attempt: step.attempt });
 
@@ -315,7 +316,9 @@ class ServiceExecutor implements Executor {
       const files = step.type === "ACT" && this.init.uploadDir !== undefined ? await stepFiles(step.instruction, this.init.uploadDir) : undefined;
       const request: RunStepRequest = {
         step: step.instruction,
-        type: step.type,
+        // A check travels as an ASK with `check` (docs/protocol.md).
+        type: step.type === "CHECK" ? "ASK" : step.type,
+        ...(step.check ? { check: { timeoutMs: step.check.timeoutMs } } : {}),
         ...(files ? { files } : {}),
         ...(step.responseFormat ? { schema: step.responseFormat } : {}),
         timeoutMs,
@@ -351,6 +354,8 @@ class ServiceExecutor implements Executor {
       // This step's own calls (a retry after an invalid answer) went over the budget: it fails too.
       if (status.status === "SUCCEEDED" && budget.overspent && !overBefore) status = { ...status, status: "FAILED", error: budget.exceeded(undefined) };
       if (status.pageUrl !== undefined) this.pageUrl = status.pageUrl;
+      if (status.status === "SUCCEEDED" && step.check) status = checkedAnswer(status);
+      if (step.check) noteCheck(open.record, step.check.soft, status, redact);
       if (status.status === "FAILED") {
         const wire = status.error ?? { code: "WF_STEP_FAILED", message: "The service reported the step as failed without an error." };
         if (wire.details !== undefined) open.details = redact(wire.details);
@@ -365,7 +370,7 @@ class ServiceExecutor implements Executor {
         });
       }
       open.record.result = redact(status.result);
-      if (step.type === "ACT") this.finish(step, "succeeded");
+      if (step.type !== "ASK") this.finish(step, "succeeded");
       // An ASK is finished by onStepDecoded, once the DSL has decoded the answer.
       return { result: status.result, stepId };
     } catch (error) {
@@ -448,6 +453,32 @@ class ServiceExecutor implements Executor {
       }
     }
   }
+}
+
+/**
+ * A check's succeeded status as this runtime trusts it: its result must be a {@link CheckAnswer}
+ * (`holds: true`). A service that does not know `check` answers the statement as a plain ASK; that
+ * is no evidence, so the step fails `WF_CHECK_UNSUPPORTED` rather than pass.
+ */
+function checkedAnswer(status: FinishedStatus): FinishedStatus {
+  if (CheckAnswer.safeParse(status.result).success) return status;
+  return {
+    ...status,
+    status: "FAILED",
+    error: {
+      code: "WF_CHECK_UNSUPPORTED",
+      message: "The service answered the check as a plain question (no { holds: true, reason, evidence }): it does not support checks. Run it on a wf service (docs/protocol.md, \"Checks\").",
+    },
+  };
+}
+
+/** Copies a check's outcome (holds, reason, evidence) onto its step record, from its answer or its failure's details. */
+function noteCheck(record: StepRecord, soft: boolean, status: FinishedStatus, redact: <T>(value: T) => T): void {
+  const source = (status.status === "SUCCEEDED" ? status.result : status.error?.details) as { reason?: unknown; evidence?: unknown } | undefined;
+  const text = (value: unknown) => (typeof value === "string" ? redact(value) : undefined);
+  const reason = text(source?.reason) ?? (status.status === "FAILED" ? redact(status.error?.message ?? "") : "");
+  const evidence = text(source?.evidence) ?? "";
+  record.check = { holds: status.status === "SUCCEEDED", reason, evidence, ...(soft ? { soft: true } : {}) };
 }
 
 /** Each change with the index of the step of this run whose lock key it has. */

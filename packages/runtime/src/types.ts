@@ -12,8 +12,9 @@ export type RunStatus = "succeeded" | "failed" | "cancelled";
 export interface StepRecord {
   /** Position in the run, from 1. */
   index: number;
-  type: "ACT" | "ASK";
-  /** The instruction or question (secrets redacted). */
+  /** `CHECK`: an assertion (`check()` / `check.soft()`). */
+  type: "ACT" | "ASK" | "CHECK";
+  /** The instruction, question or statement (secrets redacted). */
   instruction: string;
   /** Where the workflow file called it: `path:line:column`. */
   callSite?: string;
@@ -56,6 +57,12 @@ export interface StepRecord {
    * (nothing is recorded in `read`; `--lock frozen` fails such a step with `WF_LOCK_MISSING`).
    */
   lockEntryMissing?: boolean;
+  /**
+   * CHECK: whether the statement held (✓/✗), why, and what was seen on the page (quoted text,
+   * the element and its state, the URL or title). `soft`: a `check.soft`, whose failure let the
+   * workflow go on and failed the run at its end.
+   */
+  check?: { holds: boolean; reason: string; evidence: string; soft?: true };
 }
 
 /** Model usage of a whole run: sums over its steps. */
@@ -112,7 +119,7 @@ export interface RunRecord {
 /** Events `runWorkflow()` emits through `onEvent`, in this order per run. */
 export type RunEvent =
   | { type: "run-started"; workflow: string; sessionId: string; debuggerUrl: string; params: Record<string, unknown> }
-  | { type: "step-started"; index: number; stepType: "ACT" | "ASK"; instruction: string; callSite?: string; attempt: number }
+  | { type: "step-started"; index: number; stepType: "ACT" | "ASK" | "CHECK"; instruction: string; callSite?: string; attempt: number }
   | { type: "step-finished"; step: StepRecord }
   | { type: "log"; message: string; data?: Record<string, unknown> }
   | { type: "run-finished"; record: RunRecord };

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
-import { normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
+import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
 import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "./browser.js";
 import { HttpProblem, StepExecutionError } from "./errors.js";
 import { blockPrivateNetworkRequests } from "./network-guard.js";
@@ -61,6 +61,8 @@ export interface BrowserStepInput {
   allowModel?: boolean;
   /** ACT: files the step brought (a remote client's upload bytes). */
   files?: StepFile[];
+  /** ASK: the step is a check of the statement `step` (see `interpreter/check.ts`). */
+  check?: { timeoutMs?: number };
 }
 
 /** The browser context and page of one session. Open with {@link SessionBrowser.open}. */
@@ -184,6 +186,10 @@ export class SessionBrowser {
       }
     }
     this.tabs.takeChanges();
+    if (input.check) {
+      if (!interpreter.check) throw new StepExecutionError("WF_CHECK_UNSUPPORTED", "This server's interpreter does not take checks.");
+      return interpreter.check({ page: this.page, statement: input.step, checkTimeoutMs: input.check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, ...base });
+    }
     const schema = normalizeStepSchema(input.schema);
     let answer: unknown;
     if (input.currentDom !== undefined) {

@@ -87,6 +87,8 @@ export interface StepInput {
   allowModel?: boolean;
   /** ACT: files the step brought (a remote client's upload bytes); never recorded (see `session-uploads.ts`). */
   files?: StepFile[];
+  /** ASK: the step is a check (an assertion) of the statement `step`; see `interpreter/check.ts`. */
+  check?: { timeoutMs?: number };
 }
 
 /** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */
@@ -351,6 +353,11 @@ export class SessionManager {
     if (input.type === "ACT" && normalizeStepSchema(input.schema) !== undefined) {
       throw new HttpProblem("WF_VALIDATION_FAILED", "An ACT step takes no schema; send an empty or no schema, or make the step an ASK.", {
         errors: [{ path: "/schema", message: "must be empty or absent for an ACT step" }],
+      });
+    }
+    if (input.check && (input.type !== "ASK" || normalizeStepSchema(input.schema) !== undefined || input.currentDom !== undefined)) {
+      throw new HttpProblem("WF_VALIDATION_FAILED", "A check is an ASK on the live page with no schema: send type ASK, and no schema or currentDom, with `check`.", {
+        errors: [{ path: "/check", message: "needs type ASK, and no schema or currentDom" }],
       });
     }
     if (input.type === "ASK" && input.replay) {

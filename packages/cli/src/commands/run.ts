@@ -46,6 +46,7 @@ export const runCommand = defineCommand({
       .option("slow-mo", { type: "number", describe: "Slow each browser operation of the embedded server down by this many ms [default: 0]" })
       .option("watch", { alias: "w", type: "boolean", describe: "Run, then run again the workflows a saved file affects (the workflow, or a helper it imports), on the same browser, until Ctrl-C" })
       .option("list", { type: "boolean", describe: "List the workflows that would run, without running them" })
+      .option("shard", { type: "string", describe: "Run part i of n of the selected workflows (i/n, e.g. 1/3): a deterministic split by file, for a CI matrix; merge the parts' reports with wf merge-reports" })
       .option("lock", {
         choices: ["frozen", "read", "write", "heal", "off"] as const,
         describe:
@@ -59,6 +60,7 @@ export const runCommand = defineCommand({
       .example("$0 run", "Run every workflow of testDir (workflows/), half the cores at a time")
       .example("$0 run flows/ 'nightly/**/*.ts' --workers 2 --retries 1 --reporter list,junit", "Many workflows; JUnit XML in wf-report/junit.xml")
       .example("$0 run --grep checkout --list", "What would run")
+      .example("$0 run flows/ --shard 2/3 --report-dir wf-report-2", "The second of three CI machines; then wf merge-reports wf-report-*")
       .example("$0 run flows/ --watch", "Re-run what each save affects; the browser stays up")
       .example("$0 run flows/checkout.ts --headed --slow-mo 500", "Watch the browser do it, half a second per operation")
       .example("$0 run flows/ --repeat-each 10 --workers 4", "Hunt a flaky workflow: each runs 10 times")
@@ -110,6 +112,8 @@ export const runCommand = defineCommand({
         reportDir: args["report-dir"],
       },
     });
+    const { parseShard, shardOf } = await import("../shard.js");
+    const shard = args.shard !== undefined ? parseShard(String(args.shard)) : undefined;
     const files = (args.files ?? []).map(String);
     const { parseParamFlags, paramsFromEnv } = await import("../params.js");
     const fromEnv = paramsFromEnv({ ...config.paramsFromEnv, ...parseParamFlags(args["param-env"].map(String), "--param-env") }, config.env);
@@ -129,6 +133,7 @@ export const runCommand = defineCommand({
       ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
     };
     if (args.watch) {
+      if (shard) throw new CliUsageError("WF_CLI_USAGE", "--watch reruns the workflows you edit and --shard splits a CI run: pass one of them.");
       if (args.list) throw new CliUsageError("WF_CLI_USAGE", "--watch runs workflows and --list runs none: pass one of them.");
       if (args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", "--out saves one run's record; in --watch mode use a reporter with an outputFile (reporter: [[\"json\", { outputFile: \"run.json\" }]]).");
       const { watchWorkflows } = await import("../watch.js");
@@ -136,7 +141,8 @@ export const runCommand = defineCommand({
       return watched.exitCode;
     }
     const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
-    const entries = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
+    const selected = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
+    const entries = shard && config.repeatEach === 1 ? shardOf(selected, shard) : selected;
     const specs = reporterSpecs(config, entries.length);
     // One workflow with a single-run reporter and no retries: today's `wf run <file>`, output unchanged.
     const single = !args.list && entries.length === 1 && config.retries === 0 && config.repeatEach === 1 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
@@ -160,7 +166,7 @@ export const runCommand = defineCommand({
       }));
       return result.exitCode;
     }
-    const result = await runWorkflows({ ...suite, list: args.list === true });
+    const result = await runWorkflows({ ...suite, list: args.list === true, ...(shard ? { shard } : {}) });
     return result.exitCode;
   },
 });

@@ -113,6 +113,10 @@ export const REPORT_SCRIPT = `"use strict";
       h("td", null, shot && step.status !== "failed" ? h("a", { href: shot, target: "_blank" }, h("img", { class: "thumb", src: shot, alt: "after step " + step.index })) : null));
     var extra = [];
     if (step.answer !== undefined) extra.push(h("div", null, h("span", { class: "dim", text: "Answer" }), json(step.answer)));
+    if (step.check) extra.push(h("div", { class: "check " + (step.check.holds ? "succeeded" : "failed"), "data-testid": "check" },
+      h("strong", { text: (step.check.holds ? "✓ holds" : "✗ does not hold") + (step.check.soft ? " (soft)" : "") }), " ",
+      h("span", { class: "reason", text: step.check.reason }),
+      step.check.evidence ? h("div", null, h("span", { class: "dim", text: "Seen: " }), h("q", { class: "evidence", text: step.check.evidence })) : null));
     if (step.status === "failed" && step.error) extra.push(stepError(step));
     if (step.status === "failed" && shot) extra.push(h("a", { href: shot, target: "_blank" }, h("img", { class: "shot failed-shot", src: shot, alt: "the page when step " + step.index + " failed" })));
     if (!extra.length) return [row];

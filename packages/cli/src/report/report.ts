@@ -134,9 +134,7 @@ export async function createRunReport(options: {
       try {
         await mkdir(dir, { recursive: true });
         // A classic script (not JSON fetched, not a module), so the page works from file:// too.
-        await writeFile(join(dir, "report-data.js"), `window.wfReport = ${JSON.stringify(data)};\n`);
-        await writeFile(join(dir, "report.js"), REPORT_SCRIPT);
-        await writeFile(join(dir, "index.html"), REPORT_PAGE);
+        await writeReportFiles(dir, data);
       } catch (error) {
         // The run's outcome stands without its report (a full disk, another run emptying the folder).
         options.warn(`Could not write the HTML report to ${dir}: ${(error as Error).message}`);
@@ -153,6 +151,21 @@ export async function createRunReport(options: {
   };
 }
 
+/**
+ * Writes the report page and its data into `dir`: `report-data.js` (what the page reads, a classic
+ * script so it opens from file:// too), `report.json` (the same data, for `wf merge-reports` and
+ * other tools), `report.js` and `index.html`.
+ */
+export async function writeReportFiles(dir: string, data: ReportData): Promise<void> {
+  await writeFile(join(dir, "report-data.js"), `window.wfReport = ${JSON.stringify(data)};\n`);
+  await writeFile(join(dir, REPORT_JSON), `${JSON.stringify(data, null, 2)}\n`);
+  await writeFile(join(dir, "report.js"), REPORT_SCRIPT);
+  await writeFile(join(dir, "index.html"), REPORT_PAGE);
+}
+
+/** The machine-readable report of a run in its report folder (the page's data as JSON). */
+export const REPORT_JSON = "report.json";
+
 /** The data the page renders (`window.wfReport`): the suite, and each attempt's record with its files. */
 export interface ReportData {
   version: 1;
@@ -165,6 +178,8 @@ export interface ReportData {
   workflows: Array<{
     file: string;
     name: string;
+    /** Which `--repeat-each` run, from 0. */
+    repeatEachIndex?: number;
     outcome: string;
     durationMs: number;
     attempts: Array<{ record: RunRecord; artifacts?: AttemptArtifacts }>;
@@ -181,6 +196,7 @@ function reportData(result: SuiteResult, artifactsOf: (entry: WorkflowEntry, att
     workflows: result.results.map((r) => ({
       file: r.entry.relFile,
       name: r.entry.name,
+      repeatEachIndex: r.entry.repeatEachIndex,
       outcome: r.outcome,
       durationMs: r.durationMs,
       attempts: r.attempts.map((record, attempt) => {
@@ -264,7 +280,7 @@ export function reportSummary(report: RunReport, indexPath: string, result: Suit
 }
 
 /** `path` relative to `cwd` when inside it, else absolute. */
-function shownPath(path: string, cwd: string): string {
+export function shownPath(path: string, cwd: string): string {
   const rel = relative(cwd, path);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel.split(sep).join("/") : path;
 }

@@ -234,6 +234,30 @@ export const StepFile = z.object({
 });
 export type StepFile = z.infer<typeof StepFile>;
 
+/** How long a check retries when its request gives no `check.timeoutMs`, in ms (Playwright's `expect` default). */
+export const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
+
+/**
+ * `check` of a step run (ours): the ASK is an assertion. `step` is a statement about the page
+ * (`the page shows "Saved"`); the service evaluates it again and again until it holds or
+ * `timeoutMs` has passed, and answers with a {@link CheckAnswer} or fails `WF_CHECK_FAILED`.
+ */
+export const StepCheck = z
+  .object({
+    timeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(570_000)
+      .optional()
+      .describe("How long the statement is retried until it holds, in ms; 0 evaluates it once. Default 5000. Keep the step's own timeoutMs above it."),
+  })
+  .describe(
+    "ASK only: the step is a check (an assertion). `step` is a statement about the page; the answer is { holds: true, reason, evidence, interpreter, attempts }, or the step fails WF_CHECK_FAILED with details { reason, evidence, attempts } (WF_ANSWER_UNCERTAIN when the model could not quote the page). Send no schema.",
+  );
+export type StepCheck = z.infer<typeof StepCheck>;
+
+
 /** Body of `POST /workflow/step/run/{id}` (spec §4.3 and the public samples). */
 export const RunStepRequest = z
   .object({
@@ -277,6 +301,7 @@ export const RunStepRequest = z
       .describe(
         "ACT only: files the instruction uploads, sent by a client that does not share the service's disk (`wf run --base-url`). Up to MAX_STEP_UPLOAD_BYTES (10 MiB) together, decoded; more is a 413 WF_UPLOAD_TOO_LARGE. Kept in a folder of the session until it ends; never recorded.",
       ),
+    check: StepCheck.optional(),
   })
   .describe("Run one step in a session.");
 export type RunStepRequest = z.infer<typeof RunStepRequest>;
@@ -320,6 +345,16 @@ export type StepUsage = z.infer<typeof StepUsage>;
 /** Which interpreter carried out a step: the deterministic grammar, or the model. */
 export const StepInterpreterKind = z.enum(["grammar", "model"]);
 export type StepInterpreterKind = z.infer<typeof StepInterpreterKind>;
+
+/** The answer of a check that held (the `result` of its succeeded step). */
+export const CheckAnswer = z.object({
+  holds: z.literal(true),
+  reason: z.string().describe("Why it holds, in one sentence."),
+  evidence: z.string().describe("What was seen on the page: text quoted from it, the element and its state, the URL or the title."),
+  interpreter: StepInterpreterKind.describe("Who evaluated it: a grammar form (no model) or the model."),
+  attempts: z.number().int().positive().describe("Evaluations made before it held."),
+});
+export type CheckAnswer = z.infer<typeof CheckAnswer>;
 
 /** Body of `GET /workflow/step/status/{stepId}`. */
 export const StepStatus = z.object({

@@ -173,18 +173,85 @@ export const DESCRIBE_SOURCE = String.raw`
     }
     return null;
   }
+  // A modal built from divs: a shown element with a fixed position that covers the viewport (a
+  // backdrop holding the box), or a fixed box beside such a backdrop, holding something to press.
+  function wfCovers(a) {
+    if (a.nodeType !== 1 || a === document.body || a === document.documentElement || getComputedStyle(a).position !== "fixed") return false;
+    var r = a.getBoundingClientRect();
+    return r.width >= innerWidth * 0.9 && r.height >= innerHeight * 0.9 && r.left <= innerWidth * 0.05 && r.top <= innerHeight * 0.05;
+  }
+  function wfOverlay(a) {
+    if (a.nodeType !== 1 || a === document.body || a === document.documentElement) return false;
+    var fixed = getComputedStyle(a).position === "fixed";
+    if (!fixed) return false;
+    var r = a.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || !a.querySelector("button,[role=button],a[href],input,select")) return false;
+    return wfCovers(a) || Boolean(a.previousElementSibling && wfCovers(a.previousElementSibling)) || Boolean(a.nextElementSibling && wfCovers(a.nextElementSibling));
+  }
+  // The innermost dialog around el: <dialog>, role dialog/alertdialog, aria-modal, or a modal built from divs.
+  function wfDialog(el) {
+    for (var n = el; n; n = wfParent(n)) {
+      if (n.nodeType !== 1) continue;
+      if (n.matches("dialog,[role=dialog],[role=alertdialog],[aria-modal=true]")) return n;
+      if (wfOverlay(n)) return n;
+    }
+    return null;
+  }
+  // A dialog's name: its label, else its first heading, else its first element styled as its title.
+  function wfDialogName(a) {
+    var own = wfLabelOf(a);
+    if (own) return own;
+    var h = a.querySelector(WF_HEADINGS) || a.querySelector("[class*=title],[class*=Title],[class*=header],[class*=Header]");
+    return h ? wfText(h) : "";
+  }
+  // Disclosure buttons (aria-expanded) name what they show: a schema browser's model, an accordion's panel.
+  var wfDisclosureList = null;
+  function wfDisclosures() {
+    if (!wfDisclosureList) wfDisclosureList = wfAll("button[aria-expanded],[role=button][aria-expanded]");
+    return wfDisclosureList;
+  }
+  function wfDisclosureName(b) {
+    var aria = b.getAttribute("aria-label");
+    if (aria && aria.trim()) return aria.trim();
+    var walker = document.createTreeWalker(b, NodeFilter.SHOW_TEXT);
+    for (var n = walker.nextNode(); n; n = walker.nextNode()) { var t = (n.textContent || "").replace(/\s+/g, " ").trim(); if (t) return t; }
+    return "";
+  }
+  // True when disclosure button b owns el: the element it controls (aria-controls) holds el, or el
+  // follows b in the block b heads (the nearest ancestor with something after b), with no other
+  // disclosure button of b's kind (tag and classes) between them.
+  function wfDisclosureOwns(b, el) {
+    var ctl = b.getAttribute("aria-controls");
+    if (ctl) { var t = wfById(b, ctl.split(/\s+/)[0]); if (t) return t.contains(el); }
+    if (b.contains(el) || !(wfPos(b, el) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+    var branch = b, p = b.parentElement;
+    for (var d = 0; p && d < 4 && p !== document.body && !branch.nextElementSibling; d++) { branch = p; p = p.parentElement; }
+    if (!p || p === document.body || !branch.nextElementSibling || !p.contains(el)) return false;
+    var peers = p.querySelectorAll(b.tagName + (b.className && typeof b.className === "string" ? "." + b.className.trim().split(/\s+/).map(function (c) { return CSS.escape(c); }).join(".") : "") + "[aria-expanded]");
+    for (var i = 0; i < peers.length; i++) {
+      if (peers[i] === b || peers[i].contains(el)) continue;
+      if ((wfPos(b, peers[i]) & Node.DOCUMENT_POSITION_FOLLOWING) && (wfPos(peers[i], el) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+    }
+    return true;
+  }
+  // The name of the innermost disclosure button that owns el, or "".
+  function wfDisclosureOf(el) {
+    var list = wfDisclosures();
+    for (var i = list.length - 1; i >= 0; i--) if (wfDisclosureOwns(list[i], el)) return wfDisclosureName(list[i]);
+    return "";
+  }
   // What tells an element apart from a twin: its section heading, table row, table and dialog.
   function wfContext(el, all) {
     var h = wfOwnHeading(el, all);
     var row = wfClosest(el, "tr,[role=row]");
     var cell = row ? row.querySelector("td,th,[role=cell],[role=gridcell],[role=rowheader]") : null;
     var table = wfClosest(el, "table,[role=table],[role=grid]");
-    var dialog = wfClosest(el, "dialog,[role=dialog],[role=alertdialog]");
+    var dialog = wfDialog(el);
     var form = wfClosest(el, "form");
     var item = wfClosest(el, "li,[role=listitem],article");
     return {
       item: item ? wfItemText(item) : "",
-      section: wfRowSection(el) || (h ? wfText(h) : ""),
+      section: wfRowSection(el) || wfDisclosureOf(el) || (h ? wfText(h) : ""),
       row: cell && !cell.contains(el) ? wfText(cell) : "",
       table: table ? (wfLabelOf(table) || "") : "",
       dialog: dialog ? (wfLabelOf(dialog) || "dialog") : "",
@@ -276,9 +343,8 @@ export const inScopes = new Function(
       var kind = scope.kind;
       var a;
       if (kind === "dialog") {
-        for (a = wfClosest(el, "dialog,[role=dialog],[role=alertdialog]"); a; a = wfParent(a) ? wfClosest(wfParent(a), "dialog,[role=dialog],[role=alertdialog]") : null) {
-          var dn = wfLabelOf(a) || ((a.querySelector(WF_HEADINGS) || {}).innerText || "");
-          if (want === "" || named(dn, want)) return true;
+        for (a = wfDialog(el); a; a = wfParent(a) ? wfDialog(wfParent(a)) : null) {
+          if (want === "" || named(wfDialogName(a), want)) return true;
         }
         return false;
       }
@@ -314,6 +380,11 @@ export const inScopes = new Function(
       // A long table cut into sections by heading rows (one cell spanning the table): the rows up to the next one.
       var rowSection = wfRowSection(el);
       if (rowSection !== null && named(rowSection, want)) return true;
+      // A section a disclosure button names (a schema browser's model): what the button shows.
+      if (want !== "") {
+        var disclosures = wfDisclosures();
+        for (var dq = 0; dq < disclosures.length; dq++) if (named(wfDisclosureName(disclosures[dq]), want) && wfDisclosureOwns(disclosures[dq], el)) return true;
+      }
       for (var k = 0; k < headings.length; k++) {
         if (want !== "" && named(wfText(headings[k]), want) && wfInSection(el, headings[k], headings)) return true;
       }
@@ -340,7 +411,8 @@ export const nearLabelMatches = new Function(
       var row = wfClosest(c, "tr,[role=row]");
       if (row) {
         var cells = row.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader]");
-        for (var i = 0; i < cells.length; i++) { if (cells[i].contains(c)) break; if (same(wfText(cells[i]))) return true; }
+        // The cell's whole text, or its first words (a cell holding the name, its type and a description).
+        for (var i = 0; i < cells.length; i++) { if (cells[i].contains(c)) break; if (same(wfText(cells[i])) || same(wfLead(cells[i]))) return true; }
       }
       var dd = wfClosest(c, "dd");
       if (dd) { var dt = dd.previousElementSibling; while (dt && dt.tagName !== "DT") dt = dt.previousElementSibling; if (dt && same(wfText(dt))) return true; }
@@ -370,8 +442,15 @@ export interface PageData {
   headings: Array<{ level: number; text: string }>;
   /** Labelled values: label + field, `dt`/`dd`, `th`/`td` rows, `Key: value` lines, `aria-label`. */
   pairs: Array<{ key: string; value: string; checked?: boolean; source: string }>;
-  /** Tables with their header texts (colspans expanded) and body rows. */
-  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][]; section?: string[] }>;
+  /**
+   * Tables with their header texts (colspans expanded) and body rows. `rowSections`, beside `rows`:
+   * the text of the section row (one cell spanning the table) each row lies under, `""` before the first.
+   */
+  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][]; section?: string[]; rowSections?: string[] }>;
+  /** Counters: a number written with what it counts (`2 items left`, `Completed (3)`), outside buttons and links. */
+  counters?: Array<{ label: string; value: string }>;
+  /** Lists whose every item holds one checkbox (a to-do list): each item's own words and whether its box is checked. */
+  checklists?: Array<{ context: string; items: Array<{ text: string; checked: boolean }> }>;
   /** Repeated sibling items (list items, cards), each as keyed fields. */
   groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: Array<{ keys: string[]; value: string; weight: number }> }>; section?: string[] }>;
   /* `section`: the headings the table or list lies under, outermost first (an h1, then the h2 under it…). */
@@ -510,14 +589,15 @@ export const extractPage = new Function(
       var first = cellsOf(rows[0]);
       if (first.length > 1 && first.every(function (c) { return c.th; })) { headers = first.map(function (c) { return c.text; }); bodyRows = rows.slice(1); }
     }
-    var matrix = [];
+    var matrix = [], rowSections = [], current = "";
     bodyRows.forEach(function (r) {
       var cells = cellsOf(r);
       if (!cells.length) return;
       var raw = Array.prototype.filter.call(r.children, function (c) { return /^(TD|TH)$/.test(c.tagName) || c.hasAttribute("role"); }).length;
-      if (raw === 1 && headers.length > 1) return; // a section row spanning the table
+      // A section row spanning the table: the rows after it, up to the next one, lie under it.
+      if (raw === 1 && (headers.length > 1 || cells.length > 1)) { current = cells[0].text; return; }
       if (cells.length === 2 && (cells[0].th || !headers.length)) data.pairs.push({ key: cells[0].text.replace(/[:：]\s*$/, ""), value: cells[1].text, source: "table" });
-      if (matrix.length < MAX_ITEMS) matrix.push(cells.map(function (c) { return c.text; }));
+      if (matrix.length < MAX_ITEMS) { matrix.push(cells.map(function (c) { return c.text; })); rowSections.push(current); }
     });
     var caption = "";
     if (table.tagName === "TABLE" && table.caption) caption = text(table.caption);
@@ -525,7 +605,7 @@ export const extractPage = new Function(
     if (!caption && table.getAttribute("aria-labelledby")) { var lb = wfById(table, table.getAttribute("aria-labelledby")); if (lb) caption = text(lb); }
     if (!caption && table.closest("figure")) { var fc = table.closest("figure").querySelector("figcaption"); if (fc) caption = text(fc); }
     if (!caption) caption = precedingContext(table);
-    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table) });
+    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table), rowSections: rowSections });
   });
 
   // "Key: value" lines in leaf blocks.
@@ -598,6 +678,11 @@ export const extractPage = new Function(
     if (kids.length < 2) return;
     var bySig = {};
     kids.forEach(function (k) { var s = signature(k); (bySig[s] = bySig[s] || []).push(k); });
+    // Siblings alone in their signature that share their first class (a block and its modifier:
+    // "opblock opblock-get", "opblock opblock-post") are one group too.
+    var byBlock = {};
+    kids.forEach(function (k) { if (bySig[signature(k)].length === 1 && k.classList.length) { var b = k.tagName + "." + k.classList[0] + "~"; (byBlock[b] = byBlock[b] || []).push(k); } });
+    Object.keys(byBlock).forEach(function (b) { if (byBlock[b].length > 1) bySig[b] = byBlock[b]; });
     Object.keys(bySig).forEach(function (s) {
       var members = bySig[s].filter(shown);
       if (members.length < 2) return;
@@ -607,6 +692,38 @@ export const extractPage = new Function(
       var context = clean(parent.getAttribute("aria-label") || "") || precedingContext(parent) || nearestHeading(parent);
       data.groups.push({ context: context, tag: members[0].tagName.toLowerCase(), items: items, section: headingPath(members[0]) });
     });
+  });
+
+  // Counters: "2 items left", "Completed (3)": a number and what it counts, in one small element.
+  data.counters = [];
+  (document.body ? wfAll("span,div,p,strong,b,small,li,output,label,footer,td,h1,h2,h3,h4,h5,h6") : []).forEach(function (el) {
+    if (data.counters.length >= 50 || el.childElementCount > 3 || el.querySelector("p,li,div,table,ul,ol,button,a,input,select") || el.closest("button,a,[role=button],select,option") || !shown(el)) return;
+    var t = text(el);
+    if (t.length > 60) return;
+    var m = t.match(/^(\d[\d,.]*)\s+([A-Za-z][A-Za-z' -]{0,40})$/) || null;
+    var label = m ? m[2] : "", value = m ? m[1] : "";
+    if (!m) { var m2 = t.match(/^([A-Za-z][A-Za-z' -]{0,40}?)\s*\(\s*(\d[\d,.]*)\s*\)$/); if (m2) { label = m2[1]; value = m2[2]; } }
+    if (!label) return;
+    label = clean(label);
+    for (var i = 0; i < data.counters.length; i++) if (data.counters[i].label === label && data.counters[i].value === value) return;
+    data.counters.push({ label: label, value: value });
+  });
+  // Checklists: a list whose every item holds exactly one checkbox.
+  data.checklists = [];
+  function boxOf(item) {
+    var boxes = item.querySelectorAll("input[type=checkbox],[role=checkbox]");
+    return boxes.length === 1 ? boxes[0] : null;
+  }
+  everything.forEach(function (parent) {
+    if (data.checklists.length >= 20 || /^(SELECT|TABLE|THEAD|TBODY|TR)$/.test(parent.tagName)) return;
+    var kids = Array.prototype.filter.call(parent.children, function (c) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(c.tagName) && shown(c); });
+    if (kids.length < 2 || !kids.every(boxOf)) return;
+    var items = kids.slice(0, MAX_ITEMS).map(function (k) {
+      var box = boxOf(k);
+      var checked = box.tagName === "INPUT" ? box.checked : box.getAttribute("aria-checked") === "true";
+      return { text: wfItemText(k), checked: checked };
+    });
+    data.checklists.push({ context: clean(parent.getAttribute("aria-label") || "") || precedingContext(parent) || nearestHeading(parent), items: items });
   });
 
   var main = document.querySelector("main,[role=main],article") || document.body;

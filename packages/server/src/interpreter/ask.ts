@@ -17,6 +17,8 @@ const MATCH = 0.5;
 interface Scope {
   /** Candidate (key, value) entries, with a weight in (0, 1] for how much the key is to be trusted. */
   entries: Array<{ key: string; value: string; weight: number; checked?: boolean; header?: string }>;
+  /** For the page scope: counters (`2 items left` → "items left" = 2), looked at for number fields only. */
+  counters?: Array<{ key: string; value: string; weight: number; counter: true }>;
   /** Fallbacks by field name, for the page scope: title, url, heading. */
   special?: (name: string) => string | string[] | undefined;
   /**
@@ -46,7 +48,16 @@ function normalizePage(data: PageData): PageData {
     url: data.url,
     headings: data.headings.map((h) => ({ level: h.level, text: n(h.text) })),
     pairs: data.pairs.map((p) => ({ ...p, key: n(p.key), value: n(p.value) })),
-    tables: data.tables.map((t) => ({ caption: n(t.caption), context: n(t.context), headers: t.headers.map(n), rows: t.rows.map((r) => r.map(n)), section: (t.section ?? []).map(n) })),
+    tables: data.tables.map((t) => ({
+      caption: n(t.caption),
+      context: n(t.context),
+      headers: t.headers.map(n),
+      rows: t.rows.map((r) => r.map(n)),
+      section: (t.section ?? []).map(n),
+      rowSections: (t.rowSections ?? t.rows.map(() => "")).map(n),
+    })),
+    counters: (data.counters ?? []).map((c) => ({ label: n(c.label), value: n(c.value) })),
+    checklists: (data.checklists ?? []).map((c) => ({ context: n(c.context), items: c.items.map((it) => ({ text: n(it.text), checked: it.checked })) })),
     groups: data.groups.map((g) => ({
       context: n(g.context),
       tag: g.tag,
@@ -107,9 +118,10 @@ class Missing {
  */
 export function answerFromPage(data: PageData, question: string, schema: JsonSchema): unknown {
   const page = normalizePage(data);
-  const section = checkQuestion(page, question);
-  const ctx = new Ctx(schema, page, question, section);
+  const restrictions = checkQuestion(page, question);
+  const ctx = new Ctx(schema, page, question, restrictions);
   const value = ctx.fill(schema, "", ctx.pageScope(), undefined, true);
+  ctx.checkApplied();
   if (value instanceof Missing) {
     const fields = [...new Set(value.paths)];
     throw new InterpreterError(
@@ -129,9 +141,17 @@ export function answerFromPage(data: PageData, question: string, schema: JsonSch
  */
 export function answerTextFromPage(raw: PageData, question: string): string {
   const data = normalizePage(raw);
-  if (checkQuestion(data, question)) throw uncertain(question, "section", sectionOf(question) ?? "", "labelled values are not read per section");
+  const restrictions = checkQuestion(data, question);
+  if (restrictions.section) throw uncertain(question, "section", restrictions.section, "labelled values are not read per section");
+  if (restrictions.state) throw uncertain(question, "filter", restrictions.state.part, "a list of checked items is read only for a schema that asks for a list");
   const q = words(question);
   const has = (w: string) => q.includes(w);
+  if (restrictions.count) {
+    // "How many items are left?": the counter the page shows, or nothing.
+    const counter = entryNamedByQuestion(counterEntries(data), question);
+    if (!counter) throw uncertain(question, "count", restrictions.count);
+    return counter.value;
+  }
   // A label the page shows, named whole in the question, comes first ("the shipping address").
   const pair = bestPairForQuestion(data, question);
   if (pair) {
@@ -206,9 +226,30 @@ class Ctx {
     readonly root: JsonSchema,
     readonly data: PageData,
     readonly question: string,
-    /** A section the question names (`in the "Billing" section`): only sources under it qualify. */
-    readonly section?: string,
+    /** What the question restricts the answer to; each must be applied, or the answer is refused. */
+    readonly restrictions: Restrictions = {},
   ) {}
+
+  /** A section the question names (`in the "Billing" section`, `under Class 08`): only sources under it qualify. */
+  get section(): string | undefined {
+    return this.restrictions.section;
+  }
+  /** Set once a value was read off a counter (the count the question asks for). */
+  countRead = false;
+  /** Set once the checked state the question names was applied to a checklist. */
+  stateApplied = false;
+
+  /**
+   * Refuses an answer that left out a restriction the question made: a count no counter answered,
+   * a checked state no checklist was filtered by.
+   * @throws {@link InterpreterError} `WF_ANSWER_UNCERTAIN`
+   */
+  checkApplied(): void {
+    if (this.restrictions.count && !this.countRead) throw uncertain(this.question, "count", this.restrictions.count);
+    if (this.restrictions.state && !this.stateApplied) {
+      throw uncertain(this.question, "filter", this.restrictions.state.part, "the grammar's reader applies a checked state only to a list of items that each hold one checkbox");
+    }
+  }
 
   resolve(schema: JsonSchema, depth = 0): JsonSchema {
     const ref = schema.$ref;
@@ -232,6 +273,7 @@ class Ctx {
     }));
     return {
       entries,
+      counters: counterEntries(d),
       rows: (name) => tableRowEntries(d, name, this.question),
       special: (name) => {
         const w = words(name).join(" ");
@@ -280,10 +322,12 @@ class Ctx {
     }
 
     if (!name) return missing();
-    if (this.section && scope.special) throw uncertain(this.question, "section", sectionOf(this.question) ?? this.section, "labelled values are not read per section");
-    const found = lookup(scope, name, name === this.question);
+    if (this.section && scope.special) throw uncertain(this.question, "section", this.section, "labelled values are not read per section");
+    const numeric = type === "number" || type === "integer";
+    const found = lookup(scope, name, name === this.question, numeric);
     if (found === undefined) return missing();
     const value = coerce(schema, found);
+    if (value !== undefined && "counter" in found) this.countRead = true;
     return value === undefined ? missing() : value;
   }
 
@@ -309,11 +353,27 @@ class Ctx {
       section: string[];
       /** Its items' words, to tell a source that only repeats another's items. */
       itemKeys: string[];
+      /** True for a table cut to the rows under the section row the question names. */
+      underRow?: boolean;
     };
     const sources: Source[] = [];
 
     for (const table of this.data.tables) {
       if (!table.headers.length || !table.rows.length) continue;
+      // `under Class 08 — Connection Exception`: the rows under that section row, exactly.
+      let rows = table.rows;
+      let underRow = false;
+      if (this.section) {
+        const sections = table.rowSections ?? [];
+        const hits = [...new Set(sections.filter((rs) => rs && rowSectionNamed(rs, this.section!)))];
+        if (hits.length > 1) {
+          throw uncertain(this.question, "section", this.section, `several section rows of a table start so (${hits.slice(0, 4).map((h) => JSON.stringify(h)).join(", ")})`);
+        }
+        if (hits.length === 1) {
+          rows = table.rows.filter((_, i) => sections[i] === hits[0]);
+          underRow = true;
+        }
+      }
       const assign = assignColumns(fields, table.headers);
       const lost = required.filter((f) => assign[f] === undefined);
       const matched = fields.filter((f) => assign[f] !== undefined);
@@ -325,13 +385,14 @@ class Ctx {
         caption: table.caption,
         context: table.context,
         section: table.section ?? [],
-        itemKeys: table.rows.map((r) => normalizeWords(r.join(" "))),
+        itemKeys: rows.map((r) => normalizeWords(r.join(" "))),
+        underRow,
         complete: lost.length === 0 && matched.length > 0,
         lost,
         build: () => {
           const out: unknown[] = [];
           const lostHere: string[] = [];
-          table.rows.forEach((row) => {
+          rows.forEach((row) => {
             if (row.every((c, j) => c === table.headers[j])) return;
             const scope: Scope = {
               entries: fields.filter((f) => assign[f]).map((f) => ({ key: f, value: row[assign[f]!.column] ?? "", weight: 1 })),
@@ -386,8 +447,10 @@ class Ctx {
     if (this.section) {
       const wanted = topicWords(this.section);
       const under = (s: Source) => [s.caption, ...s.section].some((h) => wanted.length > 0 && wanted.every((w) => topicWords(h).includes(w)));
-      complete = complete.filter(under);
-      if (!complete.length) throw uncertain(this.question, "section", sectionOf(this.question) ?? this.section, "no table or list under a heading of that name fits the fields");
+      // A table's own section row is more exact than a heading above the table.
+      const byRow = complete.filter((s) => s.underRow);
+      complete = byRow.length ? byRow : complete.filter(under);
+      if (!complete.length) throw uncertain(this.question, "section", this.section, "no table or list under a heading or section row of that name fits the fields");
     }
     // Several sources fit as well and the question's words pick none, or the best one's heading
     // also holds another that fits (a list cut in two by a sub-heading): which one (or all) is a guess.
@@ -418,8 +481,35 @@ class Ctx {
     return new Missing((lost.length ? lost : fields).map((f) => `${path || "value"}[].${f}`));
   }
 
+  /**
+   * The items of the page's one checklist (a list whose every item holds one checkbox) whose box is
+   * checked (`completed`, `done`) or not (`active`, `remaining`), as their own words.
+   * @throws {@link InterpreterError} `WF_ANSWER_UNCERTAIN` when the page has no checklist, or several.
+   */
+  checked(items: JsonSchema, path: string, state: { checked: boolean; part: string }): unknown[] | Missing {
+    const lists = this.data.checklists ?? [];
+    if (lists.length !== 1) {
+      throw uncertain(
+        this.question,
+        lists.length ? "several-sources" : "filter",
+        state.part,
+        lists.length ? `${lists.length} lists of checkboxes fit and the question does not say which one` : "the page shows no list whose items each hold one checkbox",
+      );
+    }
+    this.stateApplied = true;
+    const out: unknown[] = [];
+    for (const item of lists[0]!.items.filter((it) => it.checked === state.checked)) {
+      const c = coerce(items, { value: item.text, weight: 1 });
+      if (c === undefined) return new Missing([`${path || "value"}[${out.length}]`]);
+      out.push(c);
+    }
+    return out;
+  }
+
   /** An array of scalars: the page's headings, or a list / table column whose label matches `name`. */
   list(items: JsonSchema, path: string, scope: Scope, name: string): unknown[] | Missing {
+    const state = fieldState(name) ?? this.restrictions.state;
+    if (state) return this.checked(items, path, state);
     const w = words(name).join(" ");
     if (w === "heading" || w === "all heading" || w === "heading list" || w === "page heading") {
       return this.data.headings.map((h) => coerce(items, { value: h.text, weight: 1 })).filter((v) => v !== undefined);
@@ -492,12 +582,38 @@ function assignColumns(fields: string[], headers: string[]): Record<string, { co
 }
 
 function itemLookup(fields: Array<{ keys: string[]; value: string; weight: number }>, name: string): string | undefined {
-  let best: { score: number; value: string } | undefined;
-  for (const f of fields) for (const k of f.keys) {
-    const score = keyScore(name, k) * f.weight;
-    if (score >= MATCH * 0.7 && keyScore(name, k) >= MATCH && (!best || score > best.score)) best = { score, value: f.value };
+  const entries = fields.flatMap((f) => f.keys.map((key) => ({ key, value: f.value, weight: f.weight })));
+  const best = bestKeyed(name, entries);
+  return best === AMBIGUOUS || !best || best.score < MATCH * 0.7 ? undefined : best.entry.value;
+}
+
+const AMBIGUOUS = Symbol("ambiguous");
+
+/**
+ * The entry whose key best matches field `name` ({@link keyScore} at least {@link MATCH}, times the
+ * entry's weight). When differently keyed entries with different values tie, the words their keys
+ * share are set aside and the rest compared (`opblock-summary-method`, `-path`, `-description`:
+ * the field `summary` is the description's); still tied, the field cannot be sourced: {@link AMBIGUOUS}.
+ */
+function bestKeyed<E extends { key: string; value: string; weight: number }>(name: string, entries: E[]): { score: number; entry: E } | typeof AMBIGUOUS | undefined {
+  let top: Array<{ score: number; entry: E }> = [];
+  for (const e of entries) {
+    const raw = keyScore(name, e.key);
+    if (raw < MATCH) continue;
+    const score = raw * e.weight;
+    if (!top.length || score > top[0]!.score + 1e-9) top = [{ score, entry: e }];
+    else if (Math.abs(score - top[0]!.score) <= 1e-9) top.push({ score, entry: e });
   }
-  return best?.value;
+  const first = top[0];
+  if (!first) return undefined;
+  const rivals = top.filter((t) => t.entry.value !== first.entry.value && t.entry.key !== first.entry.key);
+  if (!rivals.length) return first;
+  const tied = top.filter((t) => t === first || rivals.includes(t));
+  const shared = tied.map((t) => new Set(words(t.entry.key))).reduce((a, b) => new Set([...a].filter((w) => b.has(w))));
+  const rest = tied.map((t) => ({ t, score: keyScore(name, words(t.entry.key).filter((w) => !shared.has(w)).join(" ")) }));
+  const best = Math.max(...rest.map((r) => r.score));
+  const winners = rest.filter((r) => r.score === best);
+  return best > 0 && winners.length === 1 ? winners[0]!.t : AMBIGUOUS;
 }
 
 type Found = { value: string; weight: number; checked?: boolean } | { value: string[]; weight: number };
@@ -506,18 +622,14 @@ type Found = { value: string; weight: number; checked?: boolean } | { value: str
  * Finds the value for field `name` in a scope. For the root wrapper (`byQuestion`), `name` is the
  * question: a key whose words all appear in the question matches.
  */
-function lookup(scope: Scope, name: string, byQuestion: boolean): Found | undefined {
-  const entries = scope.rows ? [...scope.entries, ...scope.rows(name)] : scope.entries;
+function lookup(scope: Scope, name: string, byQuestion: boolean, numeric = false): (Found & { counter?: true }) | undefined {
+  const counters = numeric ? (scope.counters ?? []) : [];
+  const entries: Array<Scope["entries"][number] & { counter?: true }> = [...scope.entries, ...counters, ...(scope.rows ? scope.rows(name) : [])];
   if (!byQuestion) {
     const special = scope.special?.(name);
-    let best: { score: number; entry: Scope["entries"][number] } | undefined;
-    for (const e of entries) {
-      const raw = keyScore(name, e.key);
-      if (raw < MATCH) continue;
-      const score = raw * e.weight;
-      if (!best || score > best.score) best = { score, entry: e };
-    }
+    const best = bestKeyed(name, entries);
     // An exact label on the page beats a page-level fallback (a "Title:" row beats document.title).
+    if (best === AMBIGUOUS) return special !== undefined ? ({ value: special as string, weight: 1 } as Found) : undefined;
     if (best && (best.score >= 0.9 || special === undefined)) return best.entry;
     if (special !== undefined) return { value: special as string, weight: 1 } as Found;
     return best?.entry;
@@ -564,11 +676,68 @@ const CONDITIONS: ReadonlyArray<[UncertainKind, RegExp]> = [
 
 /** A section the question names: `in the "Billing" section`, `under the Constants heading`. */
 const SECTION = /\b(?:in|under|within|inside|from)\s+(?:the\s+)?(?:"([^"]+)"|“([^”]+)”|'([^']+)'|([\w' .-]+?))\s+(?:section|part|chapter|heading|tab|panel|dialog|sidebar|card|region|area)\b/i;
+/**
+ * A place the question names with `under` and no kind word: `under Class 08 — Connection Exception
+ * in this table`, `under "Class 01"` (a heading, or a table's section row). Not `under $50` (a filter).
+ */
+const UNDER = /\bunder\s+(?:the\s+)?(?:"([^"]+)"|“([^”]+)”|'([^']+)'|(?![$€£]?\s*\d)([^,;?"“]+?))(?=\s+(?:in|of|on|from)\s+(?:this|the)\s+(?:table|page|list|document|grid)\b|\s*[,;?.!]|\s*$)/i;
 
-/** The section a question names, as written, or undefined. */
-function sectionOf(question: string): string | undefined {
-  const m = SECTION.exec(question);
-  return m ? (m[1] ?? m[2] ?? m[3] ?? m[4])!.trim() : undefined;
+/** The section a question names, as written, and the phrase that names it; undefined when none. */
+function sectionOf(question: string): { name: string; phrase: RegExp } | undefined {
+  for (const phrase of [SECTION, UNDER]) {
+    const m = phrase.exec(question);
+    const name = m ? (m[1] ?? m[2] ?? m[3] ?? m[4])?.trim() : undefined;
+    if (name) return { name, phrase };
+  }
+  return undefined;
+}
+
+/** Text folded for comparing a section row: case, whitespace, which dash. */
+function foldRow(text: string): string {
+  return text.toLowerCase().replace(/[\u2010-\u2015\u2212]/g, "-").replace(/\s+/g, " ").trim();
+}
+
+/** True when a table's section row is the one `wanted` names: its whole text, or its start up to a separator (`Class 08` for "Class 08 — Connection Exception"). */
+function rowSectionNamed(row: string, wanted: string): boolean {
+  const r = foldRow(row);
+  const w = foldRow(wanted).replace(/[\s:.]+$/, "");
+  if (!w) return false;
+  return r === w || r.replace(/[\s:.]+$/, "") === w || (r.startsWith(w) && /^\s*[-:(,|·•/]/.test(r.slice(w.length)));
+}
+
+/** Counters as labelled values: "2 items left" → key "items left", value "2". */
+function counterEntries(data: PageData): Array<{ key: string; value: string; weight: number; counter: true }> {
+  return (data.counters ?? []).map((c) => ({ key: c.label, value: c.value, weight: 1, counter: true as const }));
+}
+
+/** What a question restricts its answer to, each of which the reader must apply or refuse. */
+interface Restrictions {
+  /** A section (heading or section row) the question names. */
+  section?: string;
+  /** A count the question asks for (the words, e.g. `how many`), allowed only when the page shows a counter the question names. */
+  count?: string;
+  /** A checked state (`which are marked as completed` → checked; `the active items` → not checked). */
+  state?: { checked: boolean; part: string };
+}
+
+/** State words and whether they mean a checked box. */
+const STATE_WORDS: Record<string, boolean> = {
+  completed: true, complete: true, done: true, checked: true, ticked: true, finished: true,
+  active: false, unchecked: false, unticked: false, incomplete: false, pending: false, remaining: false, open: false, unfinished: false,
+};
+const STATE = Object.keys(STATE_WORDS).join("|");
+/** `which are marked as completed`, `that are done`, `the completed items`, `active to-dos`. */
+const STATE_PHRASES = [
+  new RegExp(`\\b(?:which|that|who)\\b(?:\\s+[\\w-]+){0,4}?\\s+(?:are|is|were|was|have\\s+been|has\\s+been)\\s+(?:(?:marked|checked|set|ticked|flagged)\\s+(?:as\\s+)?)?(${STATE})\\b`, "i"),
+  new RegExp(`\\b(${STATE})\\s+(?:items?|tasks?|to-?dos?|rows?|ones|entries|things)\\b`, "i"),
+];
+
+/** The checked state a field's own name asks for (`completed`, `doneItems`, `active`), if any. */
+function fieldState(name: string): { checked: boolean; part: string } | undefined {
+  const w = words(name);
+  if (w.length > 2) return undefined;
+  const hit = w.find((x) => x in STATE_WORDS);
+  return hit && w.every((x) => x === hit || /^(?:item|task|todo|to|do|entry|row)$/.test(x)) ? { checked: STATE_WORDS[hit]!, part: name } : undefined;
 }
 
 /**
@@ -578,7 +747,7 @@ function sectionOf(question: string): string | undefined {
  * @returns the section the question names, when a heading on the page matches it.
  * @throws {@link InterpreterError} `WF_ANSWER_UNCERTAIN` naming the part it cannot apply.
  */
-function checkQuestion(data: PageData, question: string): string | undefined {
+function checkQuestion(data: PageData, question: string): Restrictions {
   const norm = (t: string) => ` ${normalizeWords(t)} `;
   const q = norm(question);
   const labels = [
@@ -589,8 +758,19 @@ function checkQuestion(data: PageData, question: string): string | undefined {
   ]
     .filter((l) => l && l.length <= 80)
     .map(norm);
-  const section = sectionOf(question);
-  const rest = section ? question.replace(SECTION, " ") : question;
+  const found = sectionOf(question);
+  const section = found?.name;
+  const out: Restrictions = {};
+  // The words that name the state are applied as a state, not read as a filter or a label.
+  let rest = found ? question.replace(found.phrase, " ") : question;
+  for (const re of STATE_PHRASES) {
+    const m = re.exec(rest);
+    if (!m) continue;
+    out.state = { checked: STATE_WORDS[m[1]!.toLowerCase()]!, part: m[0].trim() };
+    rest = rest.replace(m[0], " ");
+    break;
+  }
+  const qWords = new Set(words(question));
   for (const [kind, re] of CONDITIONS) {
     const m = new RegExp(re.source, "gi");
     for (const hit of rest.matchAll(m)) {
@@ -600,14 +780,22 @@ function checkQuestion(data: PageData, question: string): string | undefined {
       if (named.some((l) => l.includes(p))) continue;
       // "How many databases? (number of databases)": the page labels the count itself.
       if (kind === "count" && named.some((l) => / (?:number|count|total|maximum|max) /.test(l))) continue;
+      // "How many items are left?": a counter the page shows ("2 items left") answers it, if a field reads it.
+      if (kind === "count" && (data.counters ?? []).some((c) => contentWords(c.label).length > 0 && contentWords(c.label).every((w) => qWords.has(w)))) {
+        out.count ??= part;
+        continue;
+      }
       throw uncertain(question, kind, part);
     }
   }
-  if (!section) return undefined;
+  if (!section) return out;
   const wanted = topicWords(section);
-  const known = data.headings.some((h) => wanted.length > 0 && wanted.every((w) => topicWords(h.text).includes(w)));
-  if (!known) throw uncertain(question, "section", section, "no heading on the page has those words");
-  return section;
+  const known =
+    data.headings.some((h) => wanted.length > 0 && wanted.every((w) => topicWords(h.text).includes(w))) ||
+    data.tables.some((t) => (t.rowSections ?? []).some((rs) => rs && rowSectionNamed(rs, section)));
+  if (!known) throw uncertain(question, "section", section, "no heading or section row on the page has those words");
+  out.section = section;
+  return out;
 }
 
 /** Words of a question that say nothing about which value it wants. */

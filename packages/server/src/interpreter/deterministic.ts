@@ -17,6 +17,7 @@ import { extractPage, listSelectOptions, scrollPage, type PageData } from "./_pa
 import { words } from "./_text.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, TabsController } from "./types.js";
 import { StepClock } from "./_clock.js";
+import { grammarCheck } from "./check.js";
 
 /** Options of {@link createDeterministicInterpreter}; all optional. */
 export interface DeterministicInterpreterOptions {
@@ -109,6 +110,8 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         }
       });
     },
+
+    check: grammarCheck,
   };
 }
 
@@ -129,6 +132,8 @@ async function readFrames(page: Page, data: PageData): Promise<PageData> {
     data.pairs.push(...inner.pairs);
     data.tables.push(...inner.tables.map((t) => ({ ...t, context: t.context || where })));
     data.groups.push(...inner.groups.map((g) => ({ ...g, context: g.context || where })));
+    data.counters = [...(data.counters ?? []), ...(inner.counters ?? [])];
+    data.checklists = [...(data.checklists ?? []), ...(inner.checklists ?? []).map((c) => ({ ...c, context: c.context || where }))];
     if (inner.mainText) data.mainText = `${data.mainText}\n${inner.mainText}`.slice(0, 20_000);
   }
   return data;

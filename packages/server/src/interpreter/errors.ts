@@ -63,7 +63,9 @@ export type InterpreterErrorCode =
   /** `switch to` / `close` named a tab several open tabs match equally well. */
   | "WF_TAB_AMBIGUOUS"
   /** `close this tab` on the session's only tab: a session keeps one. */
-  | "WF_TAB_CLOSE_REFUSED";
+  | "WF_TAB_CLOSE_REFUSED"
+  /** A check's statement did not hold within its `check.timeoutMs`; `details` has the reason and the evidence. */
+  | "WF_CHECK_FAILED";
 
 /** An element considered for a target, as listed in not-found and ambiguity errors. */
 export interface ElementCandidate {
@@ -99,6 +101,12 @@ export interface InterpreterErrorDetails {
   found?: ElementCandidate | null;
   /** For `WF_MODEL_FORBIDDEN`: the code and message of the grammar's (or page reader's) own failure. */
   cause?: { code: string; message: string };
+  /** For `WF_CHECK_FAILED` (and a check's `WF_ANSWER_UNCERTAIN`): why the statement does not hold, as last evaluated. */
+  reason?: string;
+  /** For a check's failure: what was seen on the page (quoted text, the element and its state, the URL or title). */
+  evidence?: string;
+  /** For a check's failure: evaluations made. */
+  attempts?: number;
   /** For `WF_TAB_NOT_FOUND` / `WF_TAB_AMBIGUOUS`: the open tabs (1-based `index`, `title`, `url`). */
   tabs?: Array<{ index: number; title: string; url: string }>;
 }

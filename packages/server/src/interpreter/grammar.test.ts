@@ -135,3 +135,18 @@ describe("pieces", () => {
     expect(normalizeKey("Submit")).toBeUndefined();
   });
 });
+
+describe("the forms of issue 24 parse (and so `wf plan` / `wf check` read them as grammar)", () => {
+  it.each([
+    ['click "Archive done"', { verb: "click", target: { text: "Archive done", quoted: true } }],
+    ['click the "Save" button inside the dialog', { verb: "click", target: { text: "Save", quoted: true, roles: ["button"], roleWord: "button", scopes: [{ kind: "dialog", text: "" }] } }],
+    ['click "Cancel" in the "Display settings" dialog', { verb: "click", target: { text: "Cancel", quoted: true, scopes: [{ kind: "dialog", text: "Display settings" }] } }],
+    ['select "updated" from "sort"', { verb: "select", option: "updated", target: { text: "sort", quoted: true } }],
+    [
+      'click the "[...]" expander in the "status" row of the Order schema',
+      { verb: "click", target: { text: "[...]", quoted: true, roles: ["button"], roleWord: "expander", scopes: [{ kind: "row", text: "status" }, { kind: "section", text: "Order" }] } },
+    ],
+  ] as const)("%s", (instruction, expected) => {
+    expect(parseInstruction(instruction)).toEqual(expected);
+  });
+});

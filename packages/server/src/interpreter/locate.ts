@@ -64,12 +64,16 @@ const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
   key: INTERACTIVE,
 };
 
-/** `near`: a form control whose row, item or term beside it shows the text (below true accessible names). */
-type Strategy = "role" | "label" | "placeholder" | "text" | "alt" | "title" | "attribute" | "near";
+/**
+ * `near`: a form control whose row, item or term beside it shows the text (below true accessible
+ * names). `shown`: a clickable element whose visible text is the text while its accessible name
+ * says something else (`<button aria-label="Apply settings"><span>Save</span></button>`).
+ */
+type Strategy = "role" | "label" | "placeholder" | "text" | "shown" | "alt" | "title" | "attribute" | "near";
 const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
-  click: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
-  any: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
-  scroll: ["role", "label", "text", "alt", "title", "placeholder", "attribute"],
+  click: ["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute"],
+  any: ["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute"],
+  scroll: ["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute"],
   fill: ["role", "label", "placeholder", "title", "attribute", "near"],
   check: ["role", "label", "text", "title", "attribute", "near"],
   select: ["role", "label", "title", "attribute", "near"],
@@ -77,9 +81,15 @@ const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
   key: ["role", "label", "placeholder", "title", "attribute", "text", "near"],
 };
 
+/** Roles whose name a click may give by its start (the `prefix` tier): `"Archive done"` for "Archive done (3)". */
+const CLICKABLE = new Set<AriaRole>(["link", "button", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "treeitem"]);
+/** Roles whose visible text may differ from their accessible name and still name them (the `shown` strategy). */
+const SHOWN_ROLES = new Set<AriaRole>(["button", "link", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "treeitem", "switch"]);
+
 /**
  * Matching tiers, tried in order: exact text; whole text with case, whitespace, dashes and quotes
- * folded; the unique start of a link's name (click, hover); a folded substring (fields only).
+ * folded; the unique start of a clickable element's name up to a separator (click, hover, scroll);
+ * a folded substring (fields only).
  */
 type Tier = "exact" | "whole" | "prefix" | "substring";
 const TIERS: Tier[] = ["exact", "whole", "prefix", "substring"];
@@ -157,6 +167,14 @@ function strategyLocator(page: Page | FrameLocator, strategy: Strategy, text: st
     case "text":
       loc = page.getByText(value, { exact });
       break;
+    case "shown": {
+      // Its whole visible text, whatever its accessible name (an aria-label over a shorter text).
+      if (tier !== "exact" && tier !== "whole") return undefined;
+      const shownRoles = roles.filter((r) => SHOWN_ROLES.has(r));
+      if (!shownRoles.length) return undefined;
+      const whole = tier === "exact" ? new RegExp(`^\\s*${escapeRegExp(text.trim())}\\s*$`) : (value as RegExp);
+      return shownRoles.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b)).filter({ hasText: whole });
+    }
     case "alt":
       loc = page.getByAltText(value, { exact });
       break;
@@ -262,18 +280,23 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
   const clicky = purpose === "click" || purpose === "any" || purpose === "scroll";
   const tiers = TIERS.filter((t) => (clicky ? t !== "substring" : t !== "prefix"));
   for (const tier of tiers) {
-    let strategies = hinted ? (["role", "label", "text", "alt", "title", "placeholder", "attribute", "near"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
-    // A prefix names links only (`click "json"` for "json — JSON encoder and decoder").
-    const tierRoles = tier === "prefix" ? roles.filter((r) => r === "link") : roles;
+    let strategies = hinted ? (["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute", "near"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    // A prefix names clickable elements only (`click "json"` for "json — JSON encoder and decoder",
+    // `click "Archive done"` for "Archive done (3)"), never a field.
+    const tierRoles = tier === "prefix" ? roles.filter((r) => CLICKABLE.has(r)) : roles;
     if (tier === "prefix") {
       if (!tierRoles.length) continue;
       strategies = ["role"];
     }
     for (const root of roots) {
+      let textShown: boolean | undefined;
       for (const strategy of strategies) {
+        // A visible text that the page does not show anywhere names no button either: skip the look (a not-found stays fast).
+        if (strategy === "shown" && textShown === false) continue;
         const loc = strategyLocator(root.root, strategy, target.text, tier, tierRoles, hinted);
         if (!loc) continue;
         let infos = await describeAll(loc, target);
+        if (strategy === "text") textShown = hinted ? undefined : infos.length > 0;
         if (strategy === "near" && infos.length) {
           const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
           // An unnamed control stands for the text beside it.

@@ -177,9 +177,36 @@ export interface AskContext extends StepContextBase {
   schema?: NormalizedStepSchema;
 }
 
+/** What a check gets (an ASK sent with `check`). */
+export interface CheckContext extends StepContextBase {
+  /** The session's page. */
+  page: Page;
+  /** The statement, e.g. `the page shows "Saved"`. */
+  statement: string;
+  /** How long the statement is retried until it holds, in ms (within the step's `timeoutMs`); 0 evaluates it once. */
+  checkTimeoutMs: number;
+}
+
+/** What a check that held answers: the step's `result` (`CheckAnswer` of the protocol). */
+export interface CheckResult {
+  holds: true;
+  /** Why it holds, one sentence. */
+  reason: string;
+  /** What was seen: quoted page text, the element and its state, the URL or title. */
+  evidence: string;
+  interpreter: StepInterpreterKind;
+  /** Evaluations made until it held. */
+  attempts: number;
+}
+
 /** Interprets steps. Throws `InterpreterError` (see `../errors.ts`) when it cannot. */
 export interface StepInterpreter {
   act(context: ActContext): Promise<ActResult>;
   /** Returns the answer: JSON valid against `schema.schema`, or a string when there is no schema. */
   ask(context: AskContext): Promise<unknown>;
+  /**
+   * Evaluates a statement until it holds (see `../check.ts`). Throws `WF_CHECK_FAILED` when it did
+   * not hold within `checkTimeoutMs`. Optional: an interpreter without it does not take checks.
+   */
+  check?(context: CheckContext): Promise<CheckResult>;
 }

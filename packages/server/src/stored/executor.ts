@@ -11,7 +11,7 @@ import { runLockedAct, type LockState, type ModelBudget } from "@wf/runtime/lock
 /** Runs one step in a session and resolves with its finished status (the session manager's `runStep`). */
 export type RunSessionStep = (
   sessionId: string,
-  step: { type: "ACT" | "ASK"; step: string; schema?: Record<string, unknown>; timeoutMs?: number; redact?: string[]; replay?: ReplayAction[]; refind?: boolean; allowModel?: boolean },
+  step: { type: "ACT" | "ASK"; step: string; schema?: Record<string, unknown>; timeoutMs?: number; redact?: string[]; replay?: ReplayAction[]; refind?: boolean; allowModel?: boolean; check?: { timeoutMs?: number } },
   options: { signal?: AbortSignal },
 ) => Promise<StepStatus>;
 
@@ -44,7 +44,9 @@ export function createStoredRunExecutor(
       const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true): Promise<StepStatus> => {
         const budgetForbids = allowModel && budget !== undefined && !budget.allowsModel;
         const pending = runStep(sessionId, {
-          type: request.type,
+          // A check runs as an ASK with `check`, as over HTTP.
+          type: request.type === "CHECK" ? "ASK" : request.type,
+          ...(request.check ? { check: { timeoutMs: request.check.timeoutMs } } : {}),
           step: request.instruction,
           ...(request.responseFormat ? { schema: request.responseFormat as unknown as Record<string, unknown> } : {}),
           ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),

@@ -18,6 +18,8 @@ import { ROLE_WORDS } from "../grammar-text.js";
 import { recordInstruction } from "../record-instruction.js";
 import type { FoundElement } from "../locate.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport, TabSelector } from "../types.js";
+import { modelCheck } from "./check.js";
+import { routeCheck } from "../check.js";
 import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "./page-view.js";
 import { identifyViewElements } from "./_page-view-script.js";
 import { addUsage, ProviderCallError, schemaInstruction, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
@@ -123,6 +125,8 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
   }
 
   return {
+    check: (context) => modelCheck(context, { converse, pageBudget, schemaInPromptText }),
+
     async ask(context: AskContext): Promise<unknown> {
       context.report.interpreter = "model";
       const clock = new StepClock(context.timeoutMs, context.signal);
@@ -223,6 +227,7 @@ export interface GrammarThenModelOptions {
 export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter, options: GrammarThenModelOptions = {}): StepInterpreter {
   const grammarFindMs = options.grammarFindTimeoutMs ?? HAND_OVER_FIND_MS;
   return {
+    check: (context) => routeCheck(grammar, model, context),
     async act(context: ActContext): Promise<ActResult> {
       const started = Date.now();
       try {

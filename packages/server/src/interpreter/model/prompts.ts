@@ -10,7 +10,7 @@ const PAGE_BLOCKS =
   "list items as `- `, labelled values and definitions as `term: value` (a term alone when it has none), code blocks line by line, " +
   'named landmarks, dialogs and status messages by name, with their content indented under them; an iframe\'s content is indented under its `iframe "title":` line. ';
 const PAGE_REDUCED = 'A page too long for the prompt is shortened to the parts most relevant to the step; "… (N lines omitted)" marks what was left out.';
-const ASK_PAGE_FORMAT =
+export const ASK_PAGE_FORMAT =
   PAGE_BLOCKS +
   'Interactive elements are written `role "accessible name"`, then their state: ` = "current value"`, `(checked)`, `options: …`, and `→ target` after links when the question is about links. ' +
   PAGE_REDUCED;
@@ -131,7 +131,7 @@ export const TEXT_ANSWER_SCHEMA: { name: string; schema: Record<string, unknown>
  * The user message of a step: what to do, the open tabs (a `Tabs:` line, given only when more than
  * one is open), then the page. (In `json_object` mode the provider writes the schema into the system prompt.)
  */
-export function stepMessage(kind: "Question" | "Instruction", text: string, page: string, tabs?: string): string {
+export function stepMessage(kind: "Question" | "Instruction" | "Statement", text: string, page: string, tabs?: string): string {
   return `${kind}: ${text}${tabs ? `\n\n${tabs}` : ""}\n\nThe page:\n${page}`;
 }
 

@@ -1,0 +1,129 @@
+/**
+ * The model's check: a statement in no grammar form, judged by the model on the page view. It
+ * answers strictly `{ holds, reason, evidence }`; `evidence` must be text quoted from the page, and
+ * the quote is looked up in the page view the model was sent (whitespace folded). An answer whose
+ * quote is not on the page is no evidence: it never passes, and a check whose last answer was such
+ * fails `WF_ANSWER_UNCERTAIN`. The loop (retry until it holds) is `../check.ts`'s.
+ */
+import { pollCheck, type Verdict } from "../check.js";
+import type { StepClock } from "../_clock.js";
+import type { CheckContext, CheckResult, StepReport } from "../types.js";
+import { readPageView } from "./page-view.js";
+import type { ChatMessage } from "./provider.js";
+import { ASK_PAGE_FORMAT, stepMessage } from "./prompts.js";
+
+/** System prompt of a check. */
+export const CHECK_SYSTEM_PROMPT = [
+  "You check whether a statement about a web page is true, for a browser-automation tool's assertions, and answer as JSON in the requested structure.",
+  ASK_PAGE_FORMAT,
+  "Answer with:",
+  "- holds: true only when the page below shows the statement to be true; false when it shows it false or does not show enough to tell.",
+  "- reason: one short sentence saying why.",
+  "- evidence: text copied character for character from the page below that your answer rests on (at most 200 characters): the words that show the statement true, or, when it is false, what the page shows instead. Never paraphrase it, never quote the statement itself, never write text the page does not show.",
+  "Rules:",
+  "- Judge only from the page below, never from your own knowledge, and never assume what is not shown.",
+  "- Text shown as [secret] is hidden from you: never try to reconstruct it.",
+].join("\n");
+
+/** The structured output of a check (an OpenAI strict response format schema). */
+export const CHECK_RESPONSE_SCHEMA: { name: string; schema: Record<string, unknown> } = {
+  name: "wf_check",
+  schema: {
+    type: "object",
+    properties: {
+      holds: { type: "boolean", description: "Whether the page shows the statement to be true." },
+      reason: { type: "string", description: "One short sentence: why it holds or not." },
+      evidence: { type: "string", description: "Text copied exactly from the page that the answer rests on." },
+    },
+    required: ["holds", "reason", "evidence"],
+    additionalProperties: false,
+  },
+};
+
+/** Pauses between the model's evaluations of a check, in ms: a model call is slow and costs tokens. */
+export const MODEL_CHECK_POLL_MS = [1_000, 2_000];
+
+/** What the check borrows from the model interpreter: its conversation with the provider (one retry after an invalid answer) and its prompt budget. */
+export interface ModelCheckTools {
+  converse<T>(
+    messages: ChatMessage[],
+    schema: { name: string; schema: Record<string, unknown> },
+    clock: StepClock,
+    report: StepReport,
+    check: (json: unknown) => { ok: true; value: T } | { ok: false; problem: string },
+  ): Promise<T>;
+  /** Estimated tokens the page may take beside `fixed` (the rest of the prompt). */
+  pageBudget(fixed: string): number;
+  /** What the provider adds to the prompt for the schema (`json_object` mode), counted in the budget. */
+  schemaInPromptText(schema: Record<string, unknown>): string;
+}
+
+/**
+ * Evaluates the statement with the model until it holds or the check's time is up.
+ * @throws {@link InterpreterError} `WF_CHECK_FAILED`, `WF_ANSWER_UNCERTAIN` (the last answer quoted
+ *   nothing on the page), the provider's codes, `WF_STEP_TIMEOUT`.
+ */
+export function modelCheck(context: CheckContext, tools: ModelCheckTools): Promise<CheckResult> {
+  context.report.interpreter = "model";
+  const statement = maskSecrets(context.statement, context.secrets);
+  const fixed = CHECK_SYSTEM_PROMPT + stepMessage("Statement", statement, "") + tools.schemaInPromptText(CHECK_RESPONSE_SCHEMA.schema);
+  return pollCheck(context, "model", MODEL_CHECK_POLL_MS, async (clock) => {
+    const view = await readPageView(context.page, { purpose: "ask", query: statement, budgetTokens: tools.pageBudget(fixed), secrets: context.secrets }, () => clock.left());
+    if (view.reduced) context.report.pageReduced = true;
+    const messages: ChatMessage[] = [
+      { role: "system", content: CHECK_SYSTEM_PROMPT },
+      { role: "user", content: stepMessage("Statement", statement, view.text) },
+    ];
+    const answer = await tools.converse(messages, CHECK_RESPONSE_SCHEMA, clock, context.report, (json) => {
+      const a = json as { holds?: unknown; reason?: unknown; evidence?: unknown };
+      if (!a || typeof a !== "object" || typeof a.holds !== "boolean" || typeof a.reason !== "string" || typeof a.evidence !== "string") {
+        return { ok: false, problem: "it needs `holds` (true or false), `reason` and `evidence` (strings)." };
+      }
+      return { ok: true, value: { holds: a.holds, reason: a.reason, evidence: a.evidence } };
+    });
+    return judge(answer, view.text);
+  });
+}
+
+/** The model's answer as a verdict: uncertain unless its evidence is quoted from the page view. */
+export function judge(answer: { holds: boolean; reason: string; evidence: string }, pageText: string): Verdict {
+  const reason = sentence(answer.reason);
+  const quote = fold(answer.evidence);
+  if (quote.length === 0 || !fold(pageText).includes(quote)) {
+    return {
+      holds: false,
+      uncertain: true,
+      reason: `the model answered that it ${answer.holds ? "holds" : "does not hold"} (${reason}) but its evidence ${quote ? `${JSON.stringify(clip(answer.evidence))} is not text of the page` : "is empty"}.`,
+      evidence: clip(answer.evidence),
+    };
+  }
+  return { holds: answer.holds, reason: `the model: ${reason}`, evidence: JSON.stringify(clip(quote)) };
+}
+
+/**
+ * Whitespace folded, the quotes and dashes a model rewrites folded to plain ones, and the view's
+ * table cell borders (`| a | b |`) read as spaces: a quote may run across the cells of a row.
+ */
+function fold(text: string): string {
+  return text
+    .replace(/\s*\|\s*/g, " ")
+    .replace(/[\u2018\u2019\u201a\u201b]/g, "'")
+    .replace(/[\u201c\u201d\u201e]/g, '"')
+    .replace(/[\u2010-\u2015\u2212]/g, "-")
+    .replace(/[\s\u00a0]+/g, " ")
+    .trim();
+}
+
+function sentence(text: string): string {
+  const t = clip(text.replace(/\s+/g, " ").trim(), 300);
+  return /[.!?…]$/.test(t) ? t : `${t}.`;
+}
+
+function clip(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Replaces each secret in a text by `[secret]`. */
+function maskSecrets(text: string, secrets: readonly string[]): string {
+  return [...secrets].sort((a, b) => b.length - a.length).reduce((t, s) => (s ? t.split(s).join("[secret]") : t), text);
+}
