@@ -358,7 +358,7 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
   if (!(TRACE_MODES as readonly string[]).includes(trace)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown trace mode "${trace}". Use one of: ${TRACE_MODES.join(", ")}.`);
   }
-  const screenshot = nonEmpty(flags.screenshot) ?? nonEmpty(env.WF_SCREENSHOT) ?? file.screenshot ?? "on";
+  const screenshot = nonEmpty(flags.screenshot) ?? nonEmpty(env.WF_SCREENSHOT) ?? file.screenshot ?? "only-on-failure";
   if (!(SCREENSHOT_MODES as readonly string[]).includes(screenshot)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown screenshot mode "${screenshot}". Use one of: ${SCREENSHOT_MODES.join(", ")}.`);
   }

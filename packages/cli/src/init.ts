@@ -114,7 +114,7 @@ export default defineConfig({
   // reporter: [["list"], ["junit", { outputFile: "wf-report/junit.xml" }]], // default: pretty for one, list for several
   // workers: 2, retries: 1,
   // trace: "on-first-retry", // Playwright traces in wf-report/ (default: retain-on-failure)
-  // screenshot: "only-on-failure", // faster steps; the report keeps failed steps' pictures (default: on)
+  // screenshot: "on", // a picture after every step in the report (default: only-on-failure, as Playwright Test)
   // reportDir: "wf-report", // the HTML report every run writes; \`npx wf show-report\` opens it
   // timeoutMs: 120_000,
 });

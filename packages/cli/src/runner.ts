@@ -19,47 +19,9 @@ import type { OutputStream } from "./reporters.js";
 import { createRunReport, reportSummary } from "./report/report.js";
 import { createSuiteReporters, type SuiteReporter } from "./suite-reporters.js";
 import { shardOf, type Shard } from "./shard.js";
+import type { SuiteResult, WorkflowEntry, WorkflowOutcome, WorkflowResult } from "./suite-result.js";
 
-/** A workflow found by {@link findWorkflows}. */
-export interface WorkflowEntry {
-  /** Absolute path of its file. */
-  file: string;
-  /** The file relative to the working directory, as reports show it. */
-  relFile: string;
-  /** The workflow's `name`. */
-  name: string;
-  /** How reports name this run: the `name`, then ` (repeat #k)` for the k-th repeat of `--repeat-each`. */
-  title: string;
-  /** Which of the `repeatEach` runs of this workflow this is, from 0 (Playwright's `repeatEachIndex`). */
-  repeatEachIndex: number;
-  workflow: Workflow;
-}
-
-/**
- * How a workflow ended, in Playwright's words: `passed` on its first run, `flaky` when it failed
- * and then passed on a retry, `failed` when every attempt failed, `interrupted` when Ctrl-C
- * cancelled it, `skipped` when it never started (`maxFailures` reached, or interrupted before).
- */
-export type WorkflowOutcome = "passed" | "flaky" | "failed" | "interrupted" | "skipped";
-
-/** One workflow's result: every attempt's run record (secrets redacted), first to last. */
-export interface WorkflowResult {
-  entry: WorkflowEntry;
-  outcome: WorkflowOutcome;
-  attempts: RunRecord[];
-  /** Sum of the attempts' durations, in ms. */
-  durationMs: number;
-}
-
-/** The whole run, as reporters see it at the end. */
-export interface SuiteResult {
-  /** `passed` when no workflow failed (flaky ones pass), `failed`, or `interrupted`. */
-  status: "passed" | "failed" | "interrupted";
-  results: WorkflowResult[];
-  startedAt: string;
-  durationMs: number;
-  stats: { passed: number; flaky: number; failed: number; interrupted: number; skipped: number };
-}
+export type { SuiteResult, WorkflowEntry, WorkflowOutcome, WorkflowResult } from "./suite-result.js";
 
 /** Options of {@link runWorkflows}. Unset fields come from `wf.config.ts`, the environment, then defaults. */
 export interface RunWorkflowsOptions {

@@ -13,7 +13,7 @@ import type { RunRecord } from "@wf/runtime";
 import type { ReporterSpec } from "./config.js";
 import { CliUsageError } from "./errors.js";
 import { createReporter, formatMs, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
-import type { SuiteResult, WorkflowEntry, WorkflowResult } from "./runner.js";
+import type { SuiteResult, WorkflowEntry, WorkflowResult } from "./suite-result.js";
 
 /** Receives a many-workflow run. Every method is optional. */
 export interface SuiteReporter {

@@ -6,7 +6,9 @@
  * secret inside `user:secret` of a basic-auth header is found too). Every occurrence becomes
  * {@link REDACTED}. Reporters, records, report data, the lock, logs and traces all go through it.
  */
-import { REDACTED } from "./secret.js";
+
+/** What reporters print in place of a secret value. */
+export const REDACTED = "[secret]";
 
 /** Removes secret values from text and from JSON-like data. Make one with {@link createRedactor}. */
 export interface Redactor {

@@ -7,10 +7,10 @@
  */
 import type { z } from "zod";
 import type { Workflow } from "./workflow.js";
-import { createRedactor, type Redactor } from "./redact.js";
+import { createRedactor, REDACTED, type Redactor } from "./redact.js";
 
-/** What reporters print in place of a secret value. */
-export const REDACTED = "[secret]";
+export { REDACTED };
+
 
 const REGISTRY_KEY = Symbol.for("wf.core.secrets");
 const secrets: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[REGISTRY_KEY] ??= new WeakSet<object>()) as WeakSet<object>;

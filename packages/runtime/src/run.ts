@@ -82,7 +82,7 @@ export interface RunWorkflowOptions {
    * Which steps the service takes a screenshot after (`screenshot` on create; Playwright Test's
    * values): `on` every step, `only-on-failure` the failed ones, `off` none. Fewer pictures make
    * each step faster (the picture is taken before the next step may start); a debugger page
-   * open on the session still gets every step's. @default "on"
+   * open on the session still gets every step's. @default the service's: `only-on-failure` (wf's own server)
    */
   screenshot?: ScreenshotMode;
   /**
@@ -140,7 +140,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   const creating = client.createSession({
     browserMode: "REMOTE",
     ...(options.trace ? { trace: true } : {}),
-    ...(options.screenshot && options.screenshot !== "on" ? { screenshot: options.screenshot } : {}),
+    ...(options.screenshot ? { screenshot: options.screenshot } : {}),
   });
   let session: Awaited<typeof creating>;
   try {

@@ -30,7 +30,7 @@ import {
 } from "@wf/core/protocol";
 import type { ServerContext } from "./context.js";
 import { registerDebuggerRoutes } from "./debugger.js";
-import { registerTraceRoute } from "./tracing.js";
+import { registerTraceRoute } from "./http/trace.js";
 import { HttpProblem, isHttpProblem } from "./errors.js";
 import { checkUploadSize } from "./session-uploads.js";
 import { registerStoredWorkflowRoutes } from "./stored/routes.js";

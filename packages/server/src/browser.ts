@@ -5,7 +5,6 @@
  */
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import { BrowserNotFoundError, HttpProblem } from "./errors.js";
-import type { ResolvedServerOptions } from "./options.js";
 
 /** Flags for a headless Chromium in containers and CI. */
 export const CHROMIUM_ARGS: readonly string[] = [
@@ -34,13 +33,26 @@ export function playwrightChromiumPath(): string | undefined {
 /** Wait the client is told to leave before retrying when the browser is unavailable, in ms. */
 export const BROWSER_RETRY_AFTER_MS = 5_000;
 
+/** What {@link BrowserHost} needs of the server's options (`ResolvedServerOptions` has them all). */
+export interface BrowserHostOptions {
+  /** The Chromium to launch; undefined: the first of `chromiumCandidates` that exists. */
+  chromiumPath: string | undefined;
+  chromiumCandidates: string[];
+  /** A CDP endpoint to connect to instead of launching. */
+  browserEndpoint: string | undefined;
+  /** Show the window. @default false */
+  headed?: boolean;
+  /** Slow each browser operation down by this many ms. @default 0 */
+  slowMoMs?: number;
+}
+
 /** Owns the browser process (or CDP connection) and makes browser contexts from it. */
 export class BrowserHost {
   private browser: Browser | undefined;
   private starting: Promise<Browser> | undefined;
   private closed = false;
 
-  constructor(private readonly options: Pick<ResolvedServerOptions, "chromiumPath" | "chromiumCandidates" | "browserEndpoint"> & Partial<Pick<ResolvedServerOptions, "headed" | "slowMoMs">>) {}
+  constructor(private readonly options: BrowserHostOptions) {}
 
   /**
    * Launches or connects the browser.

@@ -57,7 +57,7 @@ export interface CreateSessionOptions {
   proxy?: string | NonNullable<BrowserContextOptions["proxy"]>;
   /** Record a Playwright trace of the session, saved when it ends (see `tracing.ts`). */
   trace?: boolean;
-  /** Which steps get a screenshot after them (Playwright Test's `screenshot` values). @default "on" */
+  /** Which steps get a screenshot after them (Playwright Test's `screenshot` values). @default "only-on-failure" */
   screenshot?: ScreenshotMode;
 }
 
@@ -310,7 +310,7 @@ export class SessionManager {
       this.reserved -= 1;
     }
     this.sessions.set(session.sessionId, session);
-    const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined, screenshot: options.screenshot ?? "on", secrets: new SessionSecrets() };
+    const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined, screenshot: options.screenshot ?? "only-on-failure", secrets: new SessionSecrets() };
     this.live.set(session.sessionId, live);
     // A context that closes on its own or a crashed page ends the session FAILED at once and frees
     // its slot, rather than stay RUNNING until the idle timeout.

@@ -3,21 +3,13 @@
  * with `context.tracing` (screenshots and DOM snapshots, as Playwright Test's `trace` option does);
  * the trace is saved to `<dataDir>/traces/<sessionId>.zip` when the session ends, before its
  * context closes, and served by `GET /workflow/view/{id}/trace` as long as the session's records
- * are kept. `npx playwright show-trace trace.zip` opens it. A session's secrets are scrubbed out
- * of the zip before it is written (`trace-scrub.ts`).
+ * are kept (the route: `http/trace.ts`). `npx playwright show-trace trace.zip` opens it. A
+ * session's secrets are scrubbed out of the zip before it is written (`trace-scrub.ts`).
  */
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { FastifyInstance } from "fastify";
 import type { BrowserContext } from "playwright-core";
-import { z } from "zod";
-import { ROUTES } from "@wf/core/protocol";
-import { requestApiKey } from "./auth.js";
-import type { ServerContext } from "./context.js";
-import { HttpProblem } from "./errors.js";
-import type { SessionRecord } from "./sessions.js";
 import { scrubTrace, type TraceScrubber } from "./trace-scrub.js";
 
 /** Contexts recording a trace. */
@@ -71,49 +63,4 @@ export async function saveTrace(context: BrowserContext, path: string, secrets?:
   } catch {
     // The route answers 404 WF_TRACE_NOT_FOUND, which says why a trace may be missing.
   }
-}
-
-/** Stands for a session that doesn't exist when checking a token: no token matches its random one. */
-const UNKNOWN_SESSION = { token: randomBytes(24).toString("base64url") } as SessionRecord;
-
-/** Registers `GET /workflow/view/{id}/trace` (the session token or the API key). */
-export function registerTraceRoute(app: FastifyInstance, context: ServerContext): void {
-  context.openapi.add({
-    method: "get",
-    path: ROUTES.sessionTrace,
-    summary: "Playwright trace of a session (zip)",
-    description: "For a session created with `trace: true`, once it ended. Open it with `npx playwright show-trace trace.zip`.",
-    pathParams: { id: "The session id." },
-    query: z.object({ token: z.string().optional() }),
-    response: { contentType: "application/zip", description: "The trace." },
-    errors: { 401: "Missing or wrong token or API key", 404: "Unknown session, or no trace (not traced, still running, or the browser closed first)" },
-    auth: "sessionToken",
-    tags: ["sessions"],
-  });
-  app.get<{ Params: { id: string } }>(ROUTES.sessionTrace.replace(/\{(\w+)\}/g, ":$1"), async (request, reply) => {
-    const session = await context.sessions.getSession(request.params.id);
-    // The token (or key) is checked before saying whether the session exists, as on the debugger page.
-    if (!session) {
-      if (!context.auth.isValidApiKey(requestApiKey(request))) context.auth.checkSessionToken(request, UNKNOWN_SESSION);
-      throw new HttpProblem("WF_SESSION_NOT_FOUND", `No session has the id ${request.params.id}.`);
-    }
-    context.auth.checkSessionToken(request, session);
-    if (session.status === "RUNNING") {
-      throw new HttpProblem("WF_TRACE_NOT_FOUND", `Session ${session.sessionId} is still running: its trace is saved when it ends (close it first).`);
-    }
-    const path = tracePath(context.options.dataDir, session.sessionId);
-    const info = await stat(path).catch(() => undefined);
-    if (!info) {
-      throw new HttpProblem(
-        "WF_TRACE_NOT_FOUND",
-        `Session ${session.sessionId} has no trace: it was created without \`trace: true\`, or its browser closed before the trace was saved.`,
-      );
-    }
-    return reply
-      .type("application/zip")
-      .header("content-disposition", 'attachment; filename="trace.zip"')
-      .header("cache-control", "private, max-age=3600")
-      .header("content-length", info.size)
-      .send(createReadStream(path));
-  });
 }

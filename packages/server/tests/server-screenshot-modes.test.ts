@@ -73,12 +73,20 @@ describe("screenshot modes", () => {
     expect([await shot(session, passed), await shot(session, failed), await shot(session, after)]).toEqual([404, 200, 404]);
   });
 
-  it("on by default: every step has a picture", async () => {
-    const session = await create();
+  it("on: every step has a picture", async () => {
+    const session = await create("on");
     const first = await step(session.workflowId, `go to "${pages.url}/form.html"`, true);
     const second = await step(session.workflowId, 'type "Ada" into "Item name"', true);
     await close(session);
     expect([await shot(session, first), await shot(session, second)]).toEqual([200, 200]);
+  });
+
+  it("only-on-failure by default, as Playwright Test: a step that succeeded has no picture, a failed one has", async () => {
+    const session = await create();
+    const passed = await step(session.workflowId, `go to "${pages.url}/form.html"`, true);
+    const failed = await step(session.workflowId, 'click "No such button anywhere"', false);
+    await close(session);
+    expect([await shot(session, passed), await shot(session, failed)]).toEqual([404, 200]);
   });
 
   it("off, but a debugger page watching gets every step's picture while it is open", async () => {

@@ -38,7 +38,7 @@ export const runCommand = defineCommand({
       })
       .option("screenshot", {
         choices: SCREENSHOT_MODES,
-        describe: "Which steps get a screenshot (in the report and the debugger page): on (every step), only-on-failure (faster: steps do not wait for a picture), off [default: on, or WF_SCREENSHOT, or screenshot in wf.config.ts]",
+        describe: "Which steps get a screenshot (in the report and the debugger page): on (every step: slower, each step waits for its picture), only-on-failure (the failed steps), off [default: only-on-failure, as Playwright Test; or WF_SCREENSHOT, or screenshot in wf.config.ts]",
       })
       .option("report-dir", { type: "string", describe: "Folder of the HTML report every run writes (emptied first; screenshots and traces beside it) [default: wf-report, or WF_REPORT_DIR, or reportDir in wf.config.ts]" })
       .option("repeat-each", { type: "number", describe: "Run each workflow this many times, each run reported on its own [default: 1]" })

@@ -18,7 +18,7 @@ import type { RunRecord, ServiceClient } from "@wf/runtime";
 import type { ResolvedCliConfig, TraceMode } from "../config.js";
 import type { OutputStream } from "../reporters.js";
 import { CliUsageError } from "../errors.js";
-import type { SuiteResult, WorkflowEntry } from "../runner.js";
+import type { SuiteResult, WorkflowEntry } from "../suite-result.js";
 import { REPORT_PAGE, REPORT_SCRIPT } from "./html.js";
 
 /** What one attempt left in the report folder; paths are relative to the folder, with `/`. */

@@ -104,7 +104,7 @@ export const CreateSessionRequest = z
         "Record a Playwright trace of the session (screenshots and DOM snapshots), saved when the session ends and served by GET /workflow/view/{id}/trace. Default false.",
       ),
     screenshot: ScreenshotMode.optional().describe(
-      "Which steps get a screenshot after them, in Playwright Test's words: on (every step, the default), only-on-failure (the failed steps), off (none). While the session's debugger page is open, every step gets one.",
+      "Which steps get a screenshot after them, in Playwright Test's words: on (every step), only-on-failure (the failed steps; the default, as Playwright Test), off (none). While the session's debugger page is open, every step gets one.",
     ),
   })
   .describe("Create a step-mode session.");

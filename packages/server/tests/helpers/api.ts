@@ -41,8 +41,9 @@ export function apiClient(baseUrl: string, apiKey: string) {
   };
   return {
     call,
-    async create(): Promise<CreateSessionResponse> {
-      const res = await call("POST", ROUTES.stepCreate, {});
+    /** Creates a step session; `body` is the create request (`{ screenshot: "on" }` for a picture after every step). */
+    async create(body: Record<string, unknown> = {}): Promise<CreateSessionResponse> {
+      const res = await call("POST", ROUTES.stepCreate, body);
       if (res.status !== 200) throw new Error(`create answered ${res.status}: ${JSON.stringify(res.json)}`);
       return CreateSessionResponse.parse(res.json);
     },

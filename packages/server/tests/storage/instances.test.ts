@@ -74,7 +74,7 @@ describe("several instances on one PostgreSQL", () => {
     const A = await spawnInstance(a!.env);
     const B = await spawnInstance(b!.env);
 
-    const { workflowId: sessionId } = await A.api.create();
+    const { workflowId: sessionId } = await A.api.create({ screenshot: "on" });
     // B answers for a session it does not hold.
     const first = await B.api.session(sessionId);
     expect(first).toMatchObject({ sessionId, status: "RUNNING", steps: [] });

@@ -203,7 +203,7 @@ describe.each(drivers)("storage over %s", (_name, open) => {
     const server = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), journalSync: false, retentionDays: 1 });
     try {
       const api = apiClient(server.url, KEY);
-      const old = (await api.create()).workflowId;
+      const old = (await api.create({ screenshot: "on" })).workflowId;
       const oldStep = (await api.runOk(old, { step: `go to "${pages.url}/index.html"`, type: "ACT" })).stepId;
       await api.finished(oldStep);
       // The screenshot is written after the answer; wait for it (a loaded machine can take seconds).
