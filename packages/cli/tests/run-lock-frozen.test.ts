@@ -86,7 +86,8 @@ describe("wf run: frozen lock, model budget, stable lock writes (spawned)", { ti
   });
 
   it("a --lock write run that resolves the steps alike leaves the lock byte for byte (no recordedAt churn)", async () => {
-    const first = await run(["--lock", "write"], withModel());
+    // With a picture after every step, the report shows the page before and after each change.
+    const first = await run(["--lock", "write", "--screenshot", "on"], withModel());
     expect(first.code).toBe(0);
     const written = await readFile(lockPath(), "utf8");
     expect(JSON.parse(written).entries).toHaveLength(2);

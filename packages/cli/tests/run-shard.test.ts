@@ -55,7 +55,8 @@ describe("wf run --shard and wf merge-reports (spawned)", { timeout: 300_000 }, 
   });
 
   it("two shards' reports merge into one HTML report and one JUnit file with every workflow", async () => {
-    const common = ["run", SUITE, "--grep-invert", "flaky", "--var", `url=${origin}`];
+    // A picture after every step, so that each shard's report has some to merge.
+    const common = ["run", SUITE, "--grep-invert", "flaky", "--var", `url=${origin}`, "--screenshot", "on"];
     const one = await runWf([...common, "--shard", "1/2", "--report-dir", "r1"], { cwd: scratch.dir, timeoutMs: 140_000 });
     const two = await runWf([...common, "--shard", "2/2", "--report-dir", "r2"], { cwd: scratch.dir, timeoutMs: 140_000 });
     // checkout-broken fails in whichever shard runs it.
