@@ -72,11 +72,14 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
   app.get<{ Params: { id: string } }>(fastifyPath(ROUTES.sessionView), async (request, reply) => {
     const session = await requireSession(request, request.params.id);
     const token = z.string().parse((request.query as { token?: string }).token ?? "");
+    // The page's one script runs by a nonce new for each answer: no 'unsafe-inline' script, so a
+    // script injected into the page (through a step's text, a URL) does not run.
+    const nonce = randomBytes(18).toString("base64");
     return reply
       .type("text/html; charset=utf-8")
       .header("cache-control", "no-store")
-      .header("content-security-policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; frame-ancestors 'none'")
-      .send(renderPage(session.sessionId, token));
+      .header("content-security-policy", `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`)
+      .send(renderPage(session.sessionId, token, nonce));
   });
 
   context.openapi.add({
@@ -151,7 +154,7 @@ function escapeHtml(text: string): string {
 }
 
 /** The page: static markup plus an inline script that renders each `status` event. */
-function renderPage(sessionId: string, token: string): string {
+function renderPage(sessionId: string, token: string, nonce: string): string {
   const base = ROUTES.sessionView.replace("{id}", encodeURIComponent(sessionId));
   const config = JSON.stringify({ base, token }).replace(/</g, "\\u003c");
   return `<!doctype html>
@@ -190,7 +193,7 @@ function renderPage(sessionId: string, token: string): string {
   <section><h2>Steps</h2><ol id="steps"><li class="empty">No steps yet.</li></ol></section>
   <section class="shot"><h2>Screenshot <span id="shot-caption" class="meta"></span></h2><div id="shot" class="empty">No screenshot yet.</div></section>
 </main>
-<script>
+<script nonce="${nonce}">
 (() => {
   const config = ${config};
   const q = "?token=" + encodeURIComponent(config.token);

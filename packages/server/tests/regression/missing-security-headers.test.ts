@@ -60,7 +60,14 @@ describe("security headers", () => {
     const page = answers.at(-1)!;
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
-    expect(page.headers.get("content-security-policy")).toContain("script-src 'unsafe-inline'");
+    // The page's script runs by a nonce, new for each answer; no inline script without it.
+    const csp = page.headers.get("content-security-policy")!;
+    const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+    expect(nonce, csp).toBeDefined();
+    expect(csp).not.toContain("script-src 'unsafe-inline'");
+    expect(await page.text()).toContain(`<script nonce="${nonce}">`);
+    const again = (await fetch(debuggerUrl)).headers.get("content-security-policy")!;
+    expect(again).not.toContain(nonce);
 
     const events = await fetch(debuggerUrl.replace("?", "/events?"));
     expect(events.headers.get("content-type")).toContain("text/event-stream");
