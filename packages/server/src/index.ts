@@ -33,7 +33,7 @@ export { SqlStore, storageUnavailable, STORAGE_RETRY_AFTER_MS } from "./store/sq
 export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.js";
 export type { Store, StoredSession, RecoveredWork, CorruptRecord, SweepResult } from "./store/store.js";
 export { sweepOnce } from "./retention.js";
-export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError } from "./errors.js";
+export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError, StoreDamagedError } from "./errors.js";
 export { VIEW_ROUTES } from "./debugger.js";
 export { loadServerSecret, SECRET_FILE } from "./secret.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
@@ -67,27 +67,30 @@ export interface RunningServer {
  * @param options - see {@link ServerOptions}; unset fields come from the environment, then defaults.
  * @param env - the environment variables to read. @default process.env
  * @returns the running server, with its URL and API key.
+ * @throws {@link StoreDamagedError} (`WF_STORE_DAMAGED`) when the data folder is not a valid store
+ *   (its embedded database damaged, or missing beside wf's other files); nothing is written into it.
  * @throws {@link BrowserNotFoundError} (`WF_BROWSER_NOT_FOUND`) when no browser can be found or started.
  * @example const server = await startServer({ port: 0, dataDir: tmp }); … await server.close();
  */
 export async function startServer(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const resolved = resolveServerOptions(options, env);
-  const browser = new BrowserHost(resolved);
-  await browser.start();
-  const cleanup: (() => Promise<void>)[] = [() => browser.close()];
   let storeLocation = resolved.dataDir;
   const corrupt = createCorruptReporter(() => storeLocation);
+  // The store first: a damaged one is refused before a browser starts (and is not blamed on it).
+  const store = await openStore({
+    databaseUrl: resolved.databaseUrl,
+    dataDir: resolved.dataDir,
+    sync: resolved.journalSync,
+    onCorrupt: corrupt.report,
+    ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
+  });
+  storeLocation = store.location;
+  const cleanup: (() => Promise<void>)[] = [() => store.close()];
+  const browser = new BrowserHost(resolved);
   try {
+    await browser.start();
+    cleanup.unshift(() => browser.close());
     const interpreter = resolved.interpreter ?? createInterpreter(resolved);
-    const store = await openStore({
-      databaseUrl: resolved.databaseUrl,
-      dataDir: resolved.dataDir,
-      sync: resolved.journalSync,
-      onCorrupt: corrupt.report,
-      ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
-    });
-    storeLocation = store.location;
-    cleanup.unshift(() => store.close());
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
     const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret });
