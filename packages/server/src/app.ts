@@ -57,6 +57,7 @@ const TITLES: Record<ProblemCode, string> = {
   WF_STORAGE_UNAVAILABLE: "Storage unavailable",
   WF_INSTANCE_UNREACHABLE: "Instance unreachable",
   WF_RECORD_CORRUPTED: "Record corrupted",
+  WF_STORAGE_CORRUPT: "Storage corrupt",
   WF_INTERNAL: "Internal server error",
 };
 

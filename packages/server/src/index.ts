@@ -29,7 +29,7 @@ export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, Sessio
 export { openStore, PGLITE_DIR, redactDatabaseUrl } from "./store/drivers.js";
 export { MemoryStore, MEMORY_DATABASE_URL } from "./store/memory-store.js";
 export type { OpenStoreOptions } from "./store/drivers.js";
-export { SqlStore, storageUnavailable, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
+export { SqlStore, storageUnavailable, storageCorrupt, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
 export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.js";
 export type { Store, StoredSession, RecoveredWork, CorruptRecord, SweepResult } from "./store/store.js";
 export { sweepOnce } from "./retention.js";

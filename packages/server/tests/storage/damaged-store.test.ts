@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { isWfError } from "@wf/core";
-import { loadServerSecret, openStore, PGLITE_DIR, startServer, StoreDamagedError, type SessionRecord, type StepRecord } from "../../src/index.js";
+import { isHttpProblem, loadServerSecret, openStore, PGLITE_DIR, SqlStore, startServer, StoreDamagedError, type SessionRecord, type SqlQueryable, type StepRecord } from "../../src/index.js";
 import { pgliteDatabase } from "../helpers/databases.js";
 
 let root: string;
@@ -143,6 +143,42 @@ it("an emptied db/ beside the key and screenshots is refused, not started as a n
 it("a missing db/ beside the key and screenshots is refused too", async () => {
   const dataDir = await damagedCopy((d) => rm(join(d, PGLITE_DIR), { recursive: true }));
   await expectRefused(dataDir, /there is no database folder db, yet the data folder holds/);
+}, 120_000);
+
+it("a read error on an existing record is WF_STORAGE_CORRUPT (500, not retryable), never \"free disk space … retry\"", async () => {
+  // Damage that happens while the store is open is met by reads, not by the start's checks: the
+  // store runs over the damaged folder opened directly.
+  const dataDir = await damagedCopy((d) => truncate(join(d, PGLITE_DIR, stepsFile), 8192));
+  const { PGlite } = await import("@electric-sql/pglite");
+  const pg = await PGlite.create(join(dataDir, PGLITE_DIR));
+  const location = join(dataDir, PGLITE_DIR);
+  const store = new SqlStore(
+    {
+      query: (text, params) => pg.query(text, params),
+      transaction: (fn) => pg.transaction((tx) => fn(tx as SqlQueryable)),
+      exec: async (sql) => void (await pg.exec(sql)),
+      close: () => pg.close(),
+    },
+    { driver: "pglite", location },
+  );
+  try {
+    // The last step's row was on a page the file lost; its index entry still points there.
+    const error = await store.getStep("s1-st39").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isHttpProblem(error)).toBe(true);
+    const problem = error as { code: string; status: number; retryAfterMs?: number; message: string };
+    expect(problem.code).toBe("WF_STORAGE_CORRUPT");
+    expect(problem.status).toBe(500);
+    expect(problem.retryAfterMs).toBeUndefined();
+    expect(problem.message).toContain(location);
+    expect(problem.message).toMatch(/could not read blocks? .* in file "base\/\d+\/\d+"/);
+    expect(problem.message).toContain("wf store restore");
+    expect(problem.message).not.toMatch(/free disk space/i);
+  } finally {
+    await store.close();
+  }
 }, 120_000);
 
 it("the healthy folder opens with its records, and new stores have data checksums on", async () => {
