@@ -18,6 +18,7 @@ import { internalUrlOf, startInstanceLease } from "./instances.js";
 import { OpenApiRegistry } from "./openapi.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
+import { StoreRetry, stderrLog } from "./store-retry.js";
 import { loadServerSecret } from "./secret.js";
 import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider, type StepInterpreter } from "./interpreter/index.js";
 
@@ -93,7 +94,16 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     const interpreter = resolved.interpreter ?? createInterpreter(resolved);
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
-    const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret });
+    // Retried writes warn through the logger once the app (and its logger) exists, else on stderr.
+    let appLog: FastifyInstance["log"] | undefined;
+    const storeRetry = new StoreRetry({
+      location: store.location,
+      log: {
+        warn: (context, message) => (appLog ? appLog.warn(context, message) : stderrLog.warn(context, message)),
+        info: (context, message) => (appLog ? appLog.info(context, message) : stderrLog.info(context, message)),
+      },
+    });
+    const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret, storeRetry });
     await sessions.recover();
     const context: ServerContext = {
       options: resolved,
@@ -113,6 +123,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     };
     const app = await buildApp(context);
     corrupt.useLogger(resolved.logger ? app : undefined);
+    if (resolved.logger) appLog = app.log;
     warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
     const retention = startRetentionSweep(context, (error) => corrupt.report({ kind: "session", id: "(retention sweep)", reason: (error as Error).message }));
     cleanup.unshift(async () => retention.stop());

@@ -33,8 +33,8 @@ afterAll(async () => {
 });
 
 /** Posts raw bytes as a step run of the session; resolves with status and parsed problem. */
-async function post(body: Uint8Array | string, headers: Record<string, string>): Promise<{ status: number; type: string | null; json: Record<string, unknown> }> {
-  const res = await fetch(server.url + routePath(ROUTES.stepRun, { id: sessionId }), { method: "POST", body, headers: { "api-key": KEY, ...headers } });
+async function post(body: Buffer | string, headers: Record<string, string>): Promise<{ status: number; type: string | null; json: Record<string, unknown> }> {
+  const res = await fetch(server.url + routePath(ROUTES.stepRun, { id: sessionId }), { method: "POST", body: typeof body === "string" ? body : new Uint8Array(body), headers: { "api-key": KEY, ...headers } });
   const text = await res.text();
   return { status: res.status, type: res.headers.get("content-type"), json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
