@@ -13,6 +13,7 @@ import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { showReportCommand } from "./commands/show-report.js";
+import { storeCommand } from "./commands/store.js";
 import { triggerCommand } from "./commands/trigger.js";
 import { workflowsCommand } from "./commands/workflows.js";
 import type { CliContext, WfCommand } from "./commands/_types.js";
@@ -29,6 +30,7 @@ export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   planCommand,
   checkCommand,
   lockCommand,
+  storeCommand,
   initCommand,
   installBrowserCommand,
 ];

@@ -16,6 +16,8 @@ export { planWorkflowFile, checkWorkflowFiles, formatPlan, formatFindings } from
 export type { PlannedStep, PlannedModule, Finding, PlanResult, PlanOptions, CheckResult } from "./plan.js";
 export { pruneLock, staleLockEntries, lockFindings } from "./lock.js";
 export type { PruneLockResult, StaleLockEntry } from "./lock.js";
+export { backupStoreFile, restoreStoreFile } from "./store.js";
+export type { StoreFileOptions } from "./store.js";
 export { initProject } from "./init.js";
 export type { InitProjectOptions, InitProjectResult } from "./init.js";
 export { installBrowser, APT_PACKAGES } from "./install-browser.js";

@@ -29,6 +29,8 @@ export { SessionManager } from "./sessions.js";
 export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions.js";
 export { openStore, PGLITE_DIR, redactDatabaseUrl } from "./store/drivers.js";
 export { MemoryStore, MEMORY_DATABASE_URL } from "./store/memory-store.js";
+export { backupStore, restoreStore } from "./store/backup.js";
+export type { BackupResult, RestoreResult } from "./store/backup.js";
 export type { OpenStoreOptions } from "./store/drivers.js";
 export { SqlStore, storageUnavailable, storageCorrupt, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
 export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.js";

@@ -81,9 +81,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
  * error naming its block when read rather than wrong rows (PostgreSQL 18, which PGlite 0.5 runs,
  * turns them on by default; said here so that stays true whatever the default).
  */
-const INITDB_PARAMS = ["--data-checksums"];
+export const INITDB_PARAMS = ["--data-checksums"];
 
-interface PgliteAssets {
+export interface PgliteAssets {
   PGlite: typeof PGlite;
   version: string;
   options: { pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module; fsBundle: Blob };
@@ -92,7 +92,7 @@ interface PgliteAssets {
 let assets: Promise<PgliteAssets> | undefined;
 
 /** PGlite's class and its WebAssembly modules and file bundle, compiled and read once per process. */
-function pgliteAssets(): Promise<PgliteAssets> {
+export function pgliteAssets(): Promise<PgliteAssets> {
   assets ??= (async () => {
     const { PGlite } = await import("@electric-sql/pglite");
     const dist = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
