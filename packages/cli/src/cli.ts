@@ -14,6 +14,7 @@ import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { showReportCommand } from "./commands/show-report.js";
 import { mergeReportsCommand } from "./commands/merge-reports.js";
+import { storeCommand } from "./commands/store.js";
 import { triggerCommand } from "./commands/trigger.js";
 import { workflowsCommand } from "./commands/workflows.js";
 import type { CliContext, WfCommand } from "./commands/_types.js";
@@ -31,6 +32,7 @@ export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   planCommand,
   checkCommand,
   lockCommand,
+  storeCommand,
   initCommand,
   installBrowserCommand,
 ];

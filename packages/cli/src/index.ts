@@ -21,6 +21,8 @@ export type { PlannedStep, PlannedModule, Finding, PlanResult, PlanOptions, Chec
 export { pruneLock } from "./lock.js";
 export { staleLockEntries, lockFindings } from "./lock-lint.js";
 export type { PruneLockResult, StaleLockEntry } from "./lock.js";
+export { backupStoreFile, restoreStoreFile } from "./store.js";
+export type { StoreFileOptions } from "./store.js";
 export { initProject } from "./init.js";
 export type { InitProjectOptions, InitProjectResult } from "./init.js";
 export { installBrowser, APT_PACKAGES } from "./install-browser.js";

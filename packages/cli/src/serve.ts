@@ -58,7 +58,8 @@ export interface ServeHandle {
  *
  * @returns the running server; with `signal`, only after the signal aborted and the server closed.
  * @throws {@link CliUsageError} `WF_CLI_SERVER_FAILED` when the server cannot start (port taken,
- *   no Chromium), `WF_CLI_CONFIG_INVALID` for bad configuration.
+ *   no Chromium, a damaged data folder: the message says which and what to do), `WF_CLI_CONFIG_INVALID`
+ *   for bad configuration.
  */
 export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
   const cwd = options.cwd ?? process.cwd();
@@ -90,11 +91,9 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       logger: { level, stream: options.logStream ?? process.stderr },
     }, config.env);
   } catch (error) {
-    throw new CliUsageError(
-      "WF_CLI_SERVER_FAILED",
-      `Could not start the wf server on ${config.server.host}:${config.server.port ?? "(default port)"}: ${(error as Error).message}\nPick another --port, or install a Chromium with \`wf install-browser\`.`,
-      { cause: error },
-    );
+    throw new CliUsageError("WF_CLI_SERVER_FAILED", `Could not start the wf server on ${config.server.host}:${config.server.port ?? "(default port)"}: ${(error as Error).message}${startHint(error)}`, {
+      cause: error,
+    });
   }
   const apiKey = server.apiKey;
   const model = server.context.options.model;
@@ -107,6 +106,17 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     await server.close();
   }
   return handle;
+}
+
+/**
+ * What to do about a start that failed, by its cause: the port for a listen error, nothing more
+ * where the error already says it (a damaged store, no Chromium), a generic line otherwise.
+ */
+function startHint(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") return "\nPick another --port (or --host), or stop what listens there.";
+  if (code === "WF_STORE_DAMAGED" || code === "WF_BROWSER_NOT_FOUND") return "";
+  return "\nRun it again with WF_DEBUG=1 to see where it failed.";
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

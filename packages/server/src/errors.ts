@@ -60,6 +60,34 @@ export class BrowserNotFoundError extends WfError {
 }
 
 /**
+ * The data folder is not a valid store: its embedded database is damaged, missing beside wf's
+ * other files, or can't be started. Thrown by `openStore` (and so `startServer`) before anything
+ * is written into the folder; nothing is initialised over it. Code `WF_STORE_DAMAGED`.
+ */
+export class StoreDamagedError extends WfError {
+  override name = "StoreDamagedError";
+  /** The data folder (absolute). */
+  readonly dataDir: string;
+  /** The database folder inside it (`<dataDir>/db`). */
+  readonly databaseDir: string;
+  /** What is damaged, in words, e.g. `the table wf_steps (base/5/16384) is shorter than its index says`. */
+  readonly damage: string;
+
+  constructor(dataDir: string, databaseDir: string, damage: string, options?: { cause?: unknown }) {
+    super(
+      "WF_STORE_DAMAGED",
+      `The wf data folder ${dataDir} is not a valid store: its database is damaged (${damage}). Nothing was changed in it. ` +
+        `To get the records back, stop every server using it and restore a backup: \`wf store restore <backup file> --data-dir ${dataDir} --force\` ` +
+        `(the damaged database is moved aside, not deleted). To start with no records, move the folder away (\`mv ${dataDir} ${dataDir}.damaged\`) and start again.`,
+      options,
+    );
+    this.dataDir = dataDir;
+    this.databaseDir = databaseDir;
+    this.damage = damage;
+  }
+}
+
+/**
  * Why a step or session failed, as recorded and sent on the wire (`{ code, message, details? }`).
  * Codes raised by the server itself: `WF_STEP_TIMEOUT` (the step's timeout elapsed),
  * `WF_SESSION_CLOSED` (the session closed under a queued or running step),

@@ -18,6 +18,7 @@ import { internalUrlOf, startInstanceLease } from "./instances.js";
 import { OpenApiRegistry } from "./openapi.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
+import { StoreRetry, stderrLog } from "./store-retry.js";
 import { loadServerSecret } from "./secret.js";
 import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider, type StepInterpreter } from "./interpreter/index.js";
 
@@ -28,12 +29,14 @@ export { SessionManager } from "./sessions.js";
 export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions.js";
 export { openStore, PGLITE_DIR, redactDatabaseUrl } from "./store/drivers.js";
 export { MemoryStore, MEMORY_DATABASE_URL } from "./store/memory-store.js";
+export { backupStore, restoreStore } from "./store/backup.js";
+export type { BackupResult, RestoreResult } from "./store/backup.js";
 export type { OpenStoreOptions } from "./store/drivers.js";
-export { SqlStore, storageUnavailable, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
+export { SqlStore, storageUnavailable, storageCorrupt, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
 export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.js";
 export type { Store, StoredSession, RecoveredWork, CorruptRecord, SweepResult } from "./store/store.js";
 export { sweepOnce } from "./retention.js";
-export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError } from "./errors.js";
+export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError, StoreDamagedError } from "./errors.js";
 export { VIEW_ROUTES } from "./debugger.js";
 export { loadServerSecret, SECRET_FILE } from "./secret.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
@@ -67,33 +70,44 @@ export interface RunningServer {
  * @param options - see {@link ServerOptions}; unset fields come from the environment, then defaults.
  * @param env - the environment variables to read. @default process.env
  * @returns the running server, with its URL and API key.
+ * @throws {@link StoreDamagedError} (`WF_STORE_DAMAGED`) when the data folder is not a valid store
+ *   (its embedded database damaged, or missing beside wf's other files); nothing is written into it.
  * @throws {@link BrowserNotFoundError} (`WF_BROWSER_NOT_FOUND`) when no browser can be found or started.
  * @example const server = await startServer({ port: 0, dataDir: tmp }); … await server.close();
  */
 export async function startServer(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const resolved = resolveServerOptions(options, env);
-  const browser = new BrowserHost(resolved);
-  await browser.start();
-  const cleanup: (() => Promise<void>)[] = [() => browser.close()];
   let storeLocation = resolved.dataDir;
   const corrupt = createCorruptReporter(() => storeLocation);
+  // The store first: a damaged one is refused before a browser starts (and is not blamed on it).
+  const store = await openStore({
+    databaseUrl: resolved.databaseUrl,
+    dataDir: resolved.dataDir,
+    sync: resolved.journalSync,
+    onCorrupt: corrupt.report,
+    ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
+  });
+  storeLocation = store.location;
+  const cleanup: (() => Promise<void>)[] = [() => store.close()];
+  const browser = new BrowserHost(resolved);
   try {
-    // The interpreter is built before the app (and its logger): its warnings find the logger once it exists.
-    let log: FastifyInstance["log"] | undefined;
-    const warn = (message: string) => (log ? log.warn(message) : process.stderr.write(`wf server: ${message}\n`));
+    // The interpreter's and the store retry's warnings go to the app's logger once it exists, else to stderr.
+    let appLog: FastifyInstance["log"] | undefined;
+    const warn = (message: string) => (appLog ? appLog.warn(message) : process.stderr.write(`wf server: ${message}\n`));
+    await browser.start();
+    cleanup.unshift(() => browser.close());
     const interpreter = resolved.interpreter ?? createInterpreter(resolved, warn);
-    const store = await openStore({
-      databaseUrl: resolved.databaseUrl,
-      dataDir: resolved.dataDir,
-      sync: resolved.journalSync,
-      onCorrupt: corrupt.report,
-      ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
-    });
-    storeLocation = store.location;
-    cleanup.unshift(() => store.close());
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
-    const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret });
+    // Retried writes warn through the logger once the app (and its logger) exists, else on stderr.
+    const storeRetry = new StoreRetry({
+      location: store.location,
+      log: {
+        warn: (context, message) => (appLog ? appLog.warn(context, message) : stderrLog.warn(context, message)),
+        info: (context, message) => (appLog ? appLog.info(context, message) : stderrLog.info(context, message)),
+      },
+    });
+    const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret, storeRetry });
     await sessions.recover();
     const context: ServerContext = {
       options: resolved,
@@ -113,7 +127,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     };
     const app = await buildApp(context);
     corrupt.useLogger(resolved.logger ? app : undefined);
-    if (resolved.logger) log = app.log;
+    if (resolved.logger) appLog = app.log;
     warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
     const retention = startRetentionSweep(context, (error) => corrupt.report({ kind: "session", id: "(retention sweep)", reason: (error as Error).message }));
     cleanup.unshift(async () => retention.stop());

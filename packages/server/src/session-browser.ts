@@ -3,7 +3,7 @@
  * watchers for a context that closes or a page that crashes), carrying out one step's interpreter
  * call on that page, and the screenshots taken after steps (CDP capture, PNG files).
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
 import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
@@ -252,7 +252,16 @@ export function screenshotFile(dir: string, stepId: string): string {
 export async function saveScreenshot(dir: string, stepId: string, png: Buffer): Promise<boolean> {
   try {
     await mkdir(dir, { recursive: true });
-    await writeFile(screenshotFile(dir, stepId), png);
+    // Written aside and renamed: a failed write (a full disk) leaves no empty or partial picture.
+    const file = screenshotFile(dir, stepId);
+    const partial = `${file}.${process.pid}-${Date.now()}.tmp`;
+    try {
+      await writeFile(partial, png);
+      await rename(partial, file);
+    } catch (error) {
+      await rm(partial, { force: true }).catch(() => undefined);
+      throw error;
+    }
     return true;
   } catch {
     return false;

@@ -30,7 +30,7 @@ import {
 import { isWfError, redactText, redactValue } from "@wf/core";
 import type { BrowserHost } from "./browser.js";
 import { HttpProblem, isHttpProblem, StepExecutionError } from "./errors.js";
-import { STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
+import { StoreRetry, stderrLog } from "./store-retry.js";
 import type { RecoveredWork, SessionRecord, StepRecord, Store, StoredSession } from "./store/store.js";
 import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
@@ -145,6 +145,8 @@ export interface SessionManagerDeps {
   publicUrl: () => string;
   /** Key of the request digests (idempotency); see `loadServerSecret`. @default random per process (digests then don't survive a restart) */
   secret?: Buffer;
+  /** Retries of writes that must reach the store (outcomes, ends). @default one that warns on stderr */
+  storeRetry?: StoreRetry;
 }
 
 /**
@@ -168,10 +170,12 @@ export class SessionManager {
   private readonly warm: WarmSessionBrowser | undefined;
 
   private readonly secret: Buffer;
+  private readonly storeRetry: StoreRetry;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.events.setMaxListeners(0);
     this.secret = deps.secret ?? randomBytes(32);
+    this.storeRetry = deps.storeRetry ?? new StoreRetry({ location: deps.store.location, log: stderrLog });
     this.warm = deps.options.warmSessions ? new WarmSessionBrowser(deps.browser, deps.options) : undefined;
   }
 
@@ -452,22 +456,9 @@ export class SessionManager {
     if (live.pending === 0) this.armIdleTimer(session, live);
   }
 
-  /**
-   * Runs a write, retrying while the store reports itself unavailable (every
-   * {@link STORAGE_RETRY_AFTER_MS}), until written or `giveUp()` says the outcome no longer
-   * matters (the server stops, the session ended).
-   * @throws the last write error when it gave up.
-   */
-  private async writePersistently(write: () => Promise<void>, giveUp: () => boolean): Promise<void> {
-    for (;;) {
-      try {
-        await write();
-        return;
-      } catch (error) {
-        if (giveUp() || !isHttpProblem(error) || error.code !== "WF_STORAGE_UNAVAILABLE") throw error;
-        await delay(STORAGE_RETRY_AFTER_MS);
-      }
-    }
+  /** Runs a write, retrying while the store is unavailable, with warnings: see `store-retry.ts`. */
+  private writePersistently(what: string, write: () => Promise<void>, giveUp: () => boolean): Promise<void> {
+    return this.storeRetry.write(what, write, giveUp);
   }
 
   /**
@@ -525,7 +516,7 @@ export class SessionManager {
       this.forget(session);
     } catch (error) {
       // The browser context is gone either way; the end is written as soon as the store takes it.
-      void this.writePersistently(() => this.deps.store.saveSession(session), () => this.stopping)
+      void this.writePersistently(`the end of session ${session.sessionId}`, () => this.deps.store.saveSession(session), () => this.stopping)
         .then(() => this.forget(session))
         .catch(() => undefined);
       throw error;
@@ -858,6 +849,7 @@ export class SessionManager {
     // once the database holds it. A full disk holds the session's queue here until space returns.
     try {
       await this.writePersistently(
+        `the outcome of step ${step.stepId}`,
         () => this.deps.store.saveStep(finished, session.status === "RUNNING" ? { ...session, version: session.version + 1, updatedAt: now } : undefined),
         () => this.stopping || session.status !== "RUNNING",
       );

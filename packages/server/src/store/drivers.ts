@@ -19,6 +19,8 @@ import type { Pool } from "pg";
 import { SCHEMA_SQL, SqlStore, type BeforeCommit, type SqlDatabase, type SqlQueryable } from "./sql-store.js";
 import { MEMORY_DATABASE_URL, MemoryStore } from "./memory-store.js";
 import type { CorruptRecord, Store } from "./store.js";
+import { inspectPgliteFolder, PgliteLog, preserveStartFiles, verifyPgliteTables } from "./pglite-folder.js";
+import { StoreDamagedError } from "../errors.js";
 
 /** The folder of the embedded database inside the data directory. */
 export const PGLITE_DIR = "db";
@@ -56,7 +58,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (url === undefined) {
     driver = "pglite";
     location = join(options.dataDir, PGLITE_DIR);
-    db = await openPglite(location, sync);
+    db = await openPglite(options.dataDir, location, sync);
   } else if (/^postgres(ql)?:\/\//i.test(url)) {
     driver = "postgres";
     location = redactDatabaseUrl(url);
@@ -74,7 +76,14 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return store;
 }
 
-interface PgliteAssets {
+/**
+ * Options of `initdb` for a new embedded store: data checksums, so a page damaged on disk is an
+ * error naming its block when read rather than wrong rows (PostgreSQL 18, which PGlite 0.5 runs,
+ * turns them on by default; said here so that stays true whatever the default).
+ */
+export const INITDB_PARAMS = ["--data-checksums"];
+
+export interface PgliteAssets {
   PGlite: typeof PGlite;
   version: string;
   options: { pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module; fsBundle: Blob };
@@ -83,7 +92,7 @@ interface PgliteAssets {
 let assets: Promise<PgliteAssets> | undefined;
 
 /** PGlite's class and its WebAssembly modules and file bundle, compiled and read once per process. */
-function pgliteAssets(): Promise<PgliteAssets> {
+export function pgliteAssets(): Promise<PgliteAssets> {
   assets ??= (async () => {
     const { PGlite } = await import("@electric-sql/pglite");
     const dist = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
@@ -104,7 +113,7 @@ function pgliteAssets(): Promise<PgliteAssets> {
  * and schema. Made in a scratch folder and renamed into place, so a half-made one is never used.
  */
 async function pgliteTemplate(a: PgliteAssets): Promise<string> {
-  const key = createHash("sha256").update(a.version).update(SCHEMA_SQL).digest("hex").slice(0, 16);
+  const key = createHash("sha256").update(a.version).update(SCHEMA_SQL).update(INITDB_PARAMS.join(" ")).digest("hex").slice(0, 16);
   const bases = [join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "wf"), join(tmpdir(), `wf-${process.getuid?.() ?? "user"}`)];
   let lastError: unknown;
   for (const base of bases) {
@@ -113,7 +122,7 @@ async function pgliteTemplate(a: PgliteAssets): Promise<string> {
     const scratch = `${dir}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
     try {
       await mkdir(scratch, { recursive: true, mode: 0o700 });
-      const pg = await a.PGlite.create(scratch, a.options);
+      const pg = await a.PGlite.create(scratch, { ...a.options, initDbStartParams: INITDB_PARAMS });
       await pg.exec(SCHEMA_SQL);
       await pg.close();
       await writeFile(join(scratch, "READY"), "");
@@ -139,20 +148,41 @@ async function pgliteTemplate(a: PgliteAssets): Promise<string> {
  */
 export const PGLITE_CHECKPOINT_EVERY = 1_000;
 
-async function openPglite(dir: string, sync: boolean): Promise<SqlDatabase> {
+async function openPglite(dataDir: string, dir: string, sync: boolean): Promise<SqlDatabase> {
   const a = await pgliteAssets();
-  const isNew = !existsSync(dir) || (await readdir(dir)).length === 0;
-  if (isNew) {
+  // A data folder that is not a valid store is refused before anything is written into it.
+  const state = await inspectPgliteFolder(dataDir, dir);
+  if (state === "new") {
     await mkdir(dirname(dir), { recursive: true });
     const template = await pgliteTemplate(a).catch(() => undefined);
     if (template) {
       const scratch = `${dir}.tmp-${randomBytes(4).toString("hex")}`;
       await cp(template, scratch, { recursive: true, filter: (src) => !src.endsWith("READY") });
-      await rm(dir, { recursive: true, force: true });
       await rename(scratch, dir);
     }
   }
-  const pg: PGlite = await a.PGlite.create(dir, { ...a.options, relaxedDurability: !sync });
+  const log = new PgliteLog();
+  const preserved = state === "existing" ? await preserveStartFiles(dir) : undefined;
+  let pg: PGlite;
+  try {
+    // An existing store has PG_VERSION (checked above), so PGlite resumes it and never runs initdb
+    // over it. (Its `noInitDb` option can't say so: in Node it ends the process.)
+    pg = await a.PGlite.create(dir, { ...a.options, relaxedDurability: !sync, onStderr: log.write, ...(state === "new" ? { initDbStartParams: INITDB_PARAMS } : {}) });
+  } catch (error) {
+    if (!preserved) throw error;
+    await preserved.restore().catch(() => undefined);
+    const said = log.explain();
+    throw new StoreDamagedError(dataDir, dir, `PostgreSQL could not start on it${said ? `: ${said}` : ` (${(error as Error).message})`}`, { cause: error });
+  }
+  if (preserved) {
+    try {
+      await verifyPgliteTables(pg, dataDir, dir);
+    } catch (error) {
+      // Left open, not closed: a clean close writes a checkpoint into the damaged files.
+      await preserved.restore().catch(() => undefined);
+      throw error;
+    }
+  }
   let writes = 0;
   return {
     query: (text, params) => pg.query(text, params),

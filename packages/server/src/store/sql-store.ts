@@ -107,6 +107,21 @@ export function storageUnavailable(location: string, cause: unknown): HttpProble
   );
 }
 
+/**
+ * The 500 problem of a database read or write that failed because its files are damaged
+ * (SQLSTATE `XX001` data corrupted, `XX002` index corrupted: a page that fails its checksum, a
+ * table file shorter than its index says). Not retryable: no amount of waiting or disk space
+ * brings the bytes back.
+ */
+export function storageCorrupt(driver: Store["driver"], location: string, cause: unknown): HttpProblem {
+  const what = driver === "postgres" ? "restore the database from your PostgreSQL backup (pg_dump / pg_restore)" : `stop the server and restore a backup (\`wf store restore <backup file> --data-dir <data folder> --force\`), or move the data folder away to start empty`;
+  return new HttpProblem(
+    "WF_STORAGE_CORRUPT",
+    `The database ${location} is damaged and could not read a record (${(cause as Error)?.message ?? String(cause)}). This is not a full disk and retrying will not help: ${what}.`,
+    { cause },
+  );
+}
+
 /** {@link Store} over any {@link SqlDatabase}. */
 export class SqlStore implements Store {
   readonly driver: Store["driver"];
@@ -340,7 +355,7 @@ export class SqlStore implements Store {
     ]);
   }
 
-  /** Runs a write transaction; any failure becomes the 503 problem (the transaction rolled back). */
+  /** Runs a write transaction; a failure becomes the 503 problem, or the 500 `WF_STORAGE_CORRUPT` for damaged files (the transaction rolled back). */
   private async write<T>(operation: string, fn: (tx: SqlQueryable) => Promise<T>, record?: SessionRecord | StepRecord): Promise<T> {
     if (this.closed) throw new Error(`The store ${this.location} is closed; the change (${operation}) was not recorded.`);
     try {
@@ -350,18 +365,25 @@ export class SqlStore implements Store {
         return result;
       });
     } catch (error) {
-      throw isDataException(error) ? error : storageUnavailable(this.location, error);
+      throw this.problemOf(error);
     }
   }
 
-  /** Runs a read; a failure of the database (not of a row) is the 503 problem too. */
+  /** Runs a read; a failure of the database (not of a row) is the 503 problem too, or `WF_STORAGE_CORRUPT` for damaged files. */
   private async read<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new Error(`The store ${this.location} is closed; nothing can be read.`);
     try {
       return await fn();
     } catch (error) {
-      throw isDataException(error) ? error : storageUnavailable(this.location, error);
+      throw this.problemOf(error);
     }
+  }
+
+  /** A driver's error as the caller sees it: a refused value as is, damage as 500, anything else as the retryable 503. */
+  private problemOf(error: unknown): unknown {
+    if (isDataException(error)) return error;
+    if (isCorruption(error)) return storageCorrupt(this.driver, this.location, error);
+    return storageUnavailable(this.location, error);
   }
 
   private stepFromRow(row: StepRow): StepRecord {
@@ -406,6 +428,12 @@ export class SqlStore implements Store {
 function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return typeof code === "string" && code.startsWith("22");
+}
+
+/** Damaged files (SQLSTATE `XX001` data corrupted, `XX002` index corrupted), never a full disk. */
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === "XX001" || code === "XX002";
 }
 
 interface OwnerRow {

@@ -113,8 +113,10 @@ describe("a full disk", () => {
     }
   }, 180_000);
 
-  it("a step that ends while the disk is full is shown finished only once its end is written", async () => {
-    let server: RunningServer = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: true, beforeStoreCommit });
+  it("a step that ends while the disk is full is shown finished only once its end is written, and the operator is told", async () => {
+    const logs: Array<{ level: number; msg: string }> = [];
+    const logger = { level: "info", stream: { write: (line: string) => void logs.push(JSON.parse(line) as { level: number; msg: string }) } };
+    let server: RunningServer = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: true, beforeStoreCommit, logger });
     let sessionId: string;
     let stepId = "";
     try {
@@ -135,6 +137,13 @@ describe("a full disk", () => {
       expect(during.json.status).toBe("RUNNING");
       diskFull = false;
       expect(await api.finished(stepId)).toMatchObject({ status: "SUCCEEDED" });
+      // Issue 25: the retried write was silent. One warning (level 40) names the step and the
+      // cause, and one line says when writes go through again.
+      const warnings = logs.filter((l) => l.level === 40 && l.msg.includes("is retried every 5 s"));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.msg).toContain(`the outcome of step ${stepId} could not be written`);
+      expect(warnings[0]!.msg).toContain("No space left on device");
+      expect(logs.filter((l) => l.level === 30 && l.msg.includes("no write waits for"))).toHaveLength(1);
     } finally {
       diskFull = false;
       onRefused = () => undefined;
