@@ -5,57 +5,37 @@
  * Through the real session manager and a real Chromium, with a double of the model provider that
  * picks element references from the page it was sent, as a model would.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ReplayAction, StepStatus } from "@wf/core/protocol";
-import { startServer, type RunningServer } from "../../src/index.js";
-import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { pageOf, startModelDouble, type ModelDouble, type RecordedRequest } from "../helpers/model-double.js";
+import type { RunningServer } from "../../src/index.js";
+import type { StaticServer } from "../helpers/static-server.js";
+import { pageOf, type ModelDouble, type RecordedRequest } from "../helpers/model-double.js";
+import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
+let fixture: ModelServer;
 let model: ModelDouble;
 let pages: StaticServer;
 let server: RunningServer;
-let dataDir: string;
-let sessionId: string;
+const session = sessionSteps(() => fixture.server);
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
-  dataDir = await mkdtemp(join(tmpdir(), "wf-lock-"));
-  server = await startServer({
-    port: 0,
-    apiKeys: ["k"],
-    dataDir,
-    journalSync: false,
-    model: "test-model",
-    modelBaseUrl: model.baseUrl,
-    modelApiKey: "sk-test",
-    stepTimeoutMs: 20_000,
-  });
+  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
+  ({ model, pages, server } = fixture);
 });
 
-afterAll(async () => {
-  await server?.close();
-  await pages?.close();
-  await model?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => fixture?.close());
 
 beforeEach(async () => {
   model.requests.length = 0;
   model.script = () => ({ status: 500, message: "unexpected model call" });
-  sessionId = (await server.context.sessions.createSession({ kind: "STEP" })).sessionId;
+  await session.open();
 });
 
-afterEach(async () => {
-  await server.context.sessions.finishSession(sessionId, { status: "SUCCEEDED" });
-});
+afterEach(() => session.close());
 
 function act(step: string, replay?: ReplayAction[]): Promise<StepStatus> {
-  return server.context.sessions.runStep(sessionId, { type: "ACT", step, ...(replay ? { replay } : {}) });
+  return server.context.sessions.runStep(session.sessionId, { type: "ACT", step, ...(replay ? { replay } : {}) });
 }
 
 
@@ -112,7 +92,7 @@ async function replay(url: string, step: string, actions: ReplayAction[]): Promi
 /** The page's title, as the page view sent to the model shows it (an ASK the double answers from its request). */
 async function title(): Promise<string> {
   model.script = (request) => ({ content: { value: /^Page: (.*)$/m.exec(pageOf(request))?.[1] ?? null } });
-  const status = await server.context.sessions.runStep(sessionId, { type: "ASK", step: "the page title" });
+  const status = await server.context.sessions.runStep(session.sessionId, { type: "ASK", step: "the page title" });
   model.script = () => ({ status: 500, message: "unexpected model call" });
   return String(status.result);
 }
