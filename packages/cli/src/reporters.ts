@@ -8,6 +8,7 @@ import { relative } from "node:path";
 import { createColors } from "picocolors";
 import type { RunEvent, RunRecord, StepRecord } from "@wf/runtime";
 import type { ReporterName } from "./config.js";
+import { isLiveTerminal, wantsColor } from "./color.js";
 
 /** Where a reporter writes: anything with `write(string)` (a stream, or a test's collector). */
 export interface OutputStream {
@@ -42,8 +43,7 @@ export interface CreateReporterOptions {
 /**
  * Creates the named reporter.
  *
- * Colour rules (https://no-color.org): colours only on a terminal, never when `NO_COLOR` is set to
- * a non-empty value; `FORCE_COLOR` (non-empty, not `0`) turns them on off a terminal.
+ * Colours follow {@link wantsColor} (https://no-color.org, `FORCE_COLOR`, a terminal).
  */
 export function createReporter(name: ReporterName, options: CreateReporterOptions): Reporter {
   const redact = options.redact ?? ((s: string) => s);
@@ -65,12 +65,6 @@ export function createReporter(name: ReporterName, options: CreateReporterOption
   return createPrettyReporter(stdout, options.stderr ?? stdout, redact, options.env ?? process.env, options.cwd ?? process.cwd());
 }
 
-function colorEnabled(stream: OutputStream, env: Record<string, string | undefined>): boolean {
-  if (env.NO_COLOR) return false;
-  if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
-  return Boolean(stream.isTTY) && env.TERM !== "dumb";
-}
-
 /**
  * The pretty reporter. A failed step's message is shown once, under the step; when the run failed
  * because of that step, the last line (on `stderr`) only says where: `✖ run failed at step 3 (flow.ts:12:5)`.
@@ -78,8 +72,8 @@ function colorEnabled(stream: OutputStream, env: Record<string, string | undefin
  * outcome line, then the error message on `stderr`.
  */
 function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact: (s: string) => string, env: Record<string, string | undefined>, cwd: string): Reporter {
-  const live = Boolean(stdout.isTTY) && env.TERM !== "dumb";
-  const c = createColors(colorEnabled(stdout, env));
+  const live = isLiveTerminal(stdout, env);
+  const c = createColors(wantsColor(stdout, env));
   const width = () => Math.max(40, stdout.columns ?? 100);
   // On a terminal, the step in progress is an unfinished line that its result overwrites.
   let pending: string | undefined;

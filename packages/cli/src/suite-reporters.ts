@@ -14,6 +14,7 @@ import type { ReporterSpec } from "./config.js";
 import { CliUsageError } from "./errors.js";
 import { createReporter, formatMs, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
 import type { SuiteResult, WorkflowEntry, WorkflowResult } from "./suite-result.js";
+import { isLiveTerminal, wantsColor } from "./color.js";
 
 /** Receives a many-workflow run. Every method is optional. */
 export interface SuiteReporter {
@@ -57,7 +58,7 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
       throw new CliUsageError("WF_CLI_USAGE", `Could not write the ${spec.name} report to ${path}: ${(error as Error).message}. Check its outputFile.`, { path });
     }
   };
-  const c = createColors(!env.NO_COLOR && ((Boolean(env.FORCE_COLOR) && env.FORCE_COLOR !== "0") || (Boolean(stdout.isTTY) && env.TERM !== "dumb")));
+  const c = createColors(wantsColor(stdout, env));
   switch (spec.name) {
     case "html":
       // The HTML report is written on every run (see report/); naming it prints nothing more.
@@ -105,7 +106,7 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
       };
     }
     case "line": {
-      const live = Boolean(stdout.isTTY) && env.TERM !== "dumb";
+      const live = isLiveTerminal(stdout, env);
       let total = 0;
       let done = 0;
       return {

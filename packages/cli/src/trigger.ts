@@ -252,9 +252,4 @@ export function asUsageError(error: unknown): unknown {
   return error;
 }
 
-/** True when colours are wanted on `stream` (https://no-color.org; `FORCE_COLOR`; a terminal). */
-export function wantsColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
-  if (env.NO_COLOR) return false;
-  if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
-  return Boolean(stream.isTTY) && env.TERM !== "dumb";
-}
+export { wantsColor } from "./color.js";

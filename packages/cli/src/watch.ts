@@ -14,6 +14,7 @@ import { workflowDependencies } from "./plan.js";
 import type { OutputStream } from "./reporters.js";
 import { openService } from "./run.js";
 import { findWorkflows, repeatWorkflows, runWorkflows, selectWorkflows, suiteConfig, type RunWorkflowsOptions, type WorkflowEntry } from "./runner.js";
+import { isLiveTerminal } from "./color.js";
 
 /** How long a burst of file events (an editor's save writes, renames, touches) is gathered before re-running, in ms. */
 export const WATCH_DEBOUNCE_MS = 150;
@@ -68,7 +69,7 @@ export async function watchWorkflows(options: WatchWorkflowsOptions): Promise<{ 
   watcher.on("change", onFileEvent).on("add", onFileEvent).on("unlink", onFileEvent);
 
   const clear = () => {
-    if (stdout.isTTY && config.env.TERM !== "dumb") stdout.write("\x1b[2J\x1b[3J\x1b[H");
+    if (isLiveTerminal(stdout, config.env)) stdout.write("\x1b[2J\x1b[3J\x1b[H");
   };
   const run = async (selected: WorkflowEntry[]) => {
     try {
