@@ -81,6 +81,8 @@ function openShared(cwd: string): Promise<{ config: ResolvedCliConfig; open: Ope
 /** One test's session, opened at its first step. */
 class TestSession implements Executor {
   private opening: Promise<Executor> | undefined;
+  /** The runtime's executor of the open session. */
+  private inner: Executor | undefined;
   private record: Promise<RunRecord> | undefined;
   private endTest: (() => void) | undefined;
   private config: ResolvedCliConfig | undefined;
@@ -103,8 +105,8 @@ class TestSession implements Executor {
   }
 
   onStepDecoded(step: StepRequest, outcome: { value?: unknown; error?: Error }): void {
-    const mapped = this.withSourceCallSite(step);
-    void this.opening?.then((inner) => inner.onStepDecoded?.(mapped, outcome));
+    // An answer is decoded after its step ran, so the session is open by then.
+    this.inner?.onStepDecoded?.(this.withSourceCallSite(step), outcome);
   }
 
   /** The call site of each step index, in the test file's source. */
@@ -152,7 +154,8 @@ class TestSession implements Executor {
       let lend!: (executor: Executor) => void;
       const lent = new Promise<Executor>((done) => (lend = done));
       const flow = workflow({ name: "vitest-test" }, async () => {
-        lend(currentRun()!.executor);
+        this.inner = currentRun()!.executor;
+        lend(this.inner);
         await ended;
       });
       this.record = runWorkflow(flow, {
@@ -161,7 +164,8 @@ class TestSession implements Executor {
         trace: this.options.trace ?? config.trace !== "off",
         screenshot: config.screenshot,
         uploads: open.embedded ? "local" : "send",
-        uploadDir: task.file.filepath ? resolve(file, "..") : process.cwd(),
+        // Upload paths resolve against Vitest's folder, as the embedded server's do (its upload root).
+        uploadDir: process.cwd(),
         ...(config.maxModelCalls !== undefined ? { maxModelCalls: config.maxModelCalls } : {}),
         lock: {
           path: lockPathFor(file),
