@@ -9,7 +9,10 @@
 import { spawn } from "node:child_process";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "@wf/server";
 import { FIXTURES, ROOT, scratchDir, startPages } from "./_helpers.js";
 
 const PROJECT = join(FIXTURES, "vitest-project");
@@ -21,12 +24,12 @@ interface JsonReport {
   testResults: { assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[];
 }
 
-function runVitest(env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runVitest(env: Record<string, string>, timeoutMs: number, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const childEnv: Record<string, string> = {};
   // The outer Vitest's own variables (worker ids, pool) must not leak into the inner run.
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("WF_") && !k.startsWith("VITEST") && k !== "FORCE_COLOR") childEnv[k] = v;
   Object.assign(childEnv, env);
-  const child = spawn(process.execPath, [VITEST, "run", "--root", PROJECT, "--reporter=default", "--reporter=json", `--outputFile.json=${env.REPORT_JSON}`], { cwd: PROJECT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [VITEST, "run", "--root", PROJECT, "--reporter=default", "--reporter=json", `--outputFile.json=${env.REPORT_JSON}`, ...args], { cwd: PROJECT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -103,5 +106,53 @@ describe("@wf/cli/vitest (a Vitest project run in a child process, no model)", {
     expect(message).toContain(join(PROJECT, "shop.spec.wf.lock.json"));
     expect(message).toContain('in test "failures > a free-form step with no lock entry and no model"');
     expect(message).toContain("WF_LOCK=write npx vitest run shop.spec.ts");
+  });
+});
+
+describe("@wf/cli/vitest against a service at WF_BASE_URL", { timeout: 200_000 }, () => {
+  let pages: Awaited<ReturnType<typeof startPages>>;
+  let scratch: Awaited<ReturnType<typeof scratchDir>>;
+  let server: RunningServer;
+  let dataDir: string;
+  const KEY = "vitest-key-0123456789";
+
+  beforeAll(async () => {
+    pages = await startPages();
+    scratch = await scratchDir();
+    dataDir = await mkdtemp(join(tmpdir(), "wf-vitest-served-"));
+    server = await startServer({ host: "127.0.0.1", port: 0, apiKeys: [KEY], dataDir, journalSync: false });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    await pages?.close();
+    await scratch?.remove();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const run = async (apiKey: string) => {
+    const reportJson = join(scratch.dir, `served-${apiKey.length}.json`);
+    const env = { SHOP_URL: pages.url, WF_BASE_URL: server.url, WF_API_KEY: apiKey, NO_COLOR: "1", WF_REPORT_DIR: join(scratch.dir, "wf-report"), REPORT_JSON: reportJson };
+    const result = await runVitest(env, 180_000, ["-t", "a second test|a check that does not hold"]);
+    const report = JSON.parse(await readFile(reportJson, "utf8")) as JsonReport;
+    const tests = report.testResults.flatMap((f) => f.assertionResults).filter((t) => t.status !== "skipped" && t.status !== "pending");
+    return { result, tests };
+  };
+
+  it("runs each test in a session of that service, and a failed one still names its screenshot and trace", async () => {
+    const { tests } = await run(KEY);
+    expect(tests.map((t) => [t.fullName, t.status])).toEqual([
+      ["a second test gets its own session", "passed"],
+      ["failures a check that does not hold", "failed"],
+    ]);
+    const message = tests[1]!.failureMessages.join("\n");
+    expect(message).toContain("WF_CHECK_FAILED");
+    expect(message).toMatch(/wf screenshot: \S+step-2\.png/);
+    expect(message).toMatch(/wf trace: \S+trace\.zip/);
+  });
+
+  it("uses that service, not an embedded one: a wrong WF_API_KEY fails the tests that take a step", async () => {
+    const { tests } = await run("not-the-key");
+    expect(tests.map((t) => t.status)).toEqual(["failed", "failed"]);
+    expect(tests[0]!.failureMessages.join("\n")).toMatch(/401|WF_UNAUTHORIZED|api key/i);
   });
 });
