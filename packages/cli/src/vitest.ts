@@ -11,7 +11,8 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { afterAll, aroundEach, type TestContext } from "vitest";
+import * as vitest from "vitest";
+import type { TestContext } from "vitest";
 import { currentRun, SoftChecksFailedError, workflow, type Executor, type StepOutcome, type StepRequest } from "@wf/core";
 import { lockPathFor, runWorkflow, type RunRecord } from "@wf/runtime";
 import { CliUsageError } from "./errors.js";
@@ -28,6 +29,12 @@ export interface UseWfOptions {
   trace?: boolean;
   /** Time the hook may take to open the service and close the session, in ms. @default 120_000 */
   hookTimeoutMs?: number;
+  /**
+   * Start the service in `beforeAll` instead of in the first test that takes a step, so its start
+   * (a browser launch, seconds on a loaded machine) counts against `hookTimeoutMs`, not that
+   * test's `testTimeout`. @default false
+   */
+  startEarly?: boolean;
 }
 
 /** The service of this worker: opened by the first test that takes a step, closed after the file's tests. */
@@ -40,7 +47,12 @@ let service: Promise<{ config: ResolvedCliConfig; open: OpenService }> | undefin
  * @throws (in the test) `CliUsageError` `WF_CLI_SERVER_FAILED` when the embedded server does not start.
  */
 export function useWf(options: UseWfOptions = {}): void {
+  const { aroundEach, afterAll, beforeAll } = vitest as Partial<typeof vitest>;
+  if (typeof aroundEach !== "function" || !afterAll || !beforeAll) {
+    throw new CliUsageError("WF_CLI_VITEST_UNSUPPORTED", "@wf/cli/vitest needs Vitest 4.1 or later (its aroundEach hook runs each test in its wf session). Upgrade vitest.");
+  }
   const hookTimeoutMs = options.hookTimeoutMs ?? 120_000;
+  if (options.startEarly) beforeAll(async () => void (await openShared(resolve(options.cwd ?? process.cwd()))), hookTimeoutMs);
   aroundEach(async (runTest, context) => {
     const session = new TestSession(context, options);
     let softError: unknown;
