@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeWfEnv, parseWfEnv, WfEnvError, WfEnvSchema, type WfEnvName } from "./env.js";
+import { describeWfEnv, parseWfEnv, WF_ENV_NAMES, WfEnvError, wfEnvSchema } from "./env.js";
 
 describe("the environment schema", () => {
   it("reads empty and blank values as unset, and trims the rest", () => {
@@ -44,12 +44,19 @@ describe("the environment schema", () => {
     expect(message).toContain('WF_TIMEOUT_MS="1.5" is not a whole number of milliseconds, 0 or more.');
   });
 
+  it("is a zod object schema too, with the same rules as parseWfEnv", () => {
+    expect(wfEnvSchema(["WF_HOST", "WF_PORT", "WF_WARM_SESSIONS"]).parse({ WF_HOST: " ", WF_PORT: "80", WF_WARM_SESSIONS: "no" })).toEqual({ WF_HOST: undefined, WF_PORT: 80, WF_WARM_SESSIONS: false });
+    expect(wfEnvSchema(["WF_PORT"]).safeParse({ WF_PORT: "70000" }).success).toBe(false);
+  });
+
   it("reads only the variables asked for: a malformed one the caller does not read is no error", () => {
     expect(parseWfEnv({ WF_PORT: "abc", WF_HOST: "0.0.0.0" }, ["WF_HOST"])).toEqual({ WF_HOST: "0.0.0.0" });
   });
 
   it("describes every variable (the READMEs' tables list the same names)", () => {
-    for (const name of Object.keys(WfEnvSchema.shape) as WfEnvName[]) {
+    expect(Object.keys(wfEnvSchema().shape)).toEqual(WF_ENV_NAMES);
+    expect(WF_ENV_NAMES.length).toBeGreaterThan(45);
+    for (const name of WF_ENV_NAMES) {
       const meta = describeWfEnv(name);
       expect(meta.description.length, name).toBeGreaterThan(10);
       expect(meta.expected, name).toBeTruthy();
