@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
+import { nonBlank, parseWfEnv, TRACE_MODES, WfEnvError, type WfEnv } from "@wf/server/env";
 
 import type { ScreenshotMode } from "@wf/core/protocol";
 import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "./names.js";
@@ -21,7 +22,7 @@ export type LockModeName = (typeof LOCK_MODE_NAMES)[number];
  * (every attempt), `off`, `retain-on-failure` (every attempt, kept only when it failed),
  * `on-first-retry` (only the first retry's attempt).
  */
-export const TRACE_MODES = ["on", "off", "retain-on-failure", "on-first-retry"] as const;
+export { TRACE_MODES };
 export type TraceMode = (typeof TRACE_MODES)[number];
 
 /** Options of a reporter. */
@@ -331,7 +332,8 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     }
   }
 
-  const reporterText = nonEmpty(flags.reporter) ?? nonEmpty(env.WF_REPORTER);
+  const vars = readCliEnv(env);
+  const reporterText = nonBlank(flags.reporter) ?? vars.WF_REPORTER;
   const reporters: ReporterSpec[] =
     reporterText !== undefined
       ? parseReporterList(reporterText)
@@ -340,62 +342,62 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
         : typeof file.reporter === "string"
           ? [{ name: file.reporter }]
           : file.reporter.map(([name, opts]) => ({ name, ...(opts && "outputFile" in opts && opts.outputFile ? { outputFile: opts.outputFile } : {}) }));
-  const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env.WF_BASE_URL) ?? file.baseUrl;
+  const baseUrl = nonBlank(flags.baseUrl) ?? vars.WF_BASE_URL ?? file.baseUrl;
   if (baseUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(baseUrl)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Base URL "${baseUrl}" is not an http(s) URL. Pass one like --base-url http://127.0.0.1:8787, or leave it unset to use the embedded server.`);
   }
-  const model = nonEmpty(flags.model) ?? nonEmpty(env.WF_MODEL) ?? file.model;
+  const model = nonBlank(flags.model) ?? vars.WF_MODEL ?? file.model;
   // The lock: the flag, then frozen on CI (no model call for a locked step, like `npm ci`), then the file, then heal with a model.
-  const lock = nonEmpty(flags.lock) ?? (isCi(env) ? "frozen" : undefined) ?? file.lock ?? (model ? "heal" : "read");
+  const lock = nonBlank(flags.lock) ?? (isCi(env) ? "frozen" : undefined) ?? file.lock ?? (model ? "heal" : "read");
   if (!(LOCK_MODE_NAMES as readonly string[]).includes(lock)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown lock mode "${lock}". Use one of: ${LOCK_MODE_NAMES.join(", ")}.`);
   }
-  const maxModelCalls = flags.maxModelCalls ?? intFromEnv(env, "WF_MAX_MODEL_CALLS") ?? file.maxModelCalls;
+  const maxModelCalls = flags.maxModelCalls ?? vars.WF_MAX_MODEL_CALLS ?? file.maxModelCalls;
   if (maxModelCalls !== undefined && (!Number.isInteger(maxModelCalls) || maxModelCalls < 0)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `The model budget must be a whole number of calls, 0 or more, got ${maxModelCalls}.`);
   }
-  const trace = nonEmpty(flags.trace) ?? nonEmpty(env.WF_TRACE) ?? file.trace ?? "retain-on-failure";
+  const trace = nonBlank(flags.trace) ?? vars.WF_TRACE ?? file.trace ?? "retain-on-failure";
   if (!(TRACE_MODES as readonly string[]).includes(trace)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown trace mode "${trace}". Use one of: ${TRACE_MODES.join(", ")}.`);
   }
-  const screenshot = nonEmpty(flags.screenshot) ?? nonEmpty(env.WF_SCREENSHOT) ?? file.screenshot ?? "only-on-failure";
+  const screenshot = nonBlank(flags.screenshot) ?? vars.WF_SCREENSHOT ?? file.screenshot ?? "only-on-failure";
   if (!(SCREENSHOT_MODES as readonly string[]).includes(screenshot)) {
     throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Unknown screenshot mode "${screenshot}". Use one of: ${SCREENSHOT_MODES.join(", ")}.`);
   }
   const { availableParallelism } = await import("node:os");
   const { resolve } = await import("node:path");
-  const workers = flags.workers ?? intFromEnv(env, "WF_WORKERS") ?? file.workers ?? Math.max(1, Math.floor(availableParallelism() / 2));
+  const workers = flags.workers ?? vars.WF_WORKERS ?? file.workers ?? Math.max(1, Math.floor(availableParallelism() / 2));
   if (workers < 1) throw new CliUsageError("WF_CLI_CONFIG_INVALID", `workers must be 1 or more, got ${workers}.`);
-  const repeatEach = flags.repeatEach ?? intFromEnv(env, "WF_REPEAT_EACH") ?? file.repeatEach ?? 1;
+  const repeatEach = flags.repeatEach ?? vars.WF_REPEAT_EACH ?? file.repeatEach ?? 1;
   if (repeatEach < 1) throw new CliUsageError("WF_CLI_CONFIG_INVALID", `repeatEach must be 1 or more, got ${repeatEach}.`);
   return {
     configFile,
     baseUrl: baseUrl?.replace(/\/+$/, ""),
-    apiKey: nonEmpty(flags.apiKey) ?? nonEmpty(env.WF_API_KEY) ?? file.apiKey,
+    apiKey: nonBlank(flags.apiKey) ?? vars.WF_API_KEY ?? file.apiKey,
     reporter: reporters[0]!.name,
     reporters,
     reporterChosen: reporterText !== undefined || file.reporter !== undefined,
-    testDir: resolve(cwd, nonEmpty(env.WF_TEST_DIR) ?? file.testDir ?? "workflows"),
+    testDir: resolve(cwd, vars.WF_TEST_DIR ?? file.testDir ?? "workflows"),
     workers,
-    retries: flags.retries ?? intFromEnv(env, "WF_RETRIES") ?? file.retries ?? 0,
-    maxFailures: flags.maxFailures ?? intFromEnv(env, "WF_MAX_FAILURES") ?? file.maxFailures ?? 0,
+    retries: flags.retries ?? vars.WF_RETRIES ?? file.retries ?? 0,
+    maxFailures: flags.maxFailures ?? vars.WF_MAX_FAILURES ?? file.maxFailures ?? 0,
     repeatEach,
-    headed: flags.headed ?? boolFromEnv(env, "WF_HEADED") ?? file.headed ?? false,
-    slowMoMs: flags.slowMoMs ?? intFromEnv(env, "WF_SLOW_MO_MS") ?? file.slowMoMs ?? 0,
-    timeoutMs: flags.timeoutMs ?? intFromEnv(env, "WF_TIMEOUT_MS") ?? file.timeoutMs,
-    requestTimeoutMs: intFromEnv(env, "WF_REQUEST_TIMEOUT_MS") ?? file.requestTimeoutMs,
+    headed: flags.headed ?? vars.WF_HEADED ?? file.headed ?? false,
+    slowMoMs: flags.slowMoMs ?? vars.WF_SLOW_MO_MS ?? file.slowMoMs ?? 0,
+    timeoutMs: flags.timeoutMs ?? vars.WF_TIMEOUT_MS ?? file.timeoutMs,
+    requestTimeoutMs: vars.WF_REQUEST_TIMEOUT_MS ?? file.requestTimeoutMs,
     model,
     lock: lock as LockModeName,
     maxModelCalls,
     trace: trace as TraceMode,
     screenshot: screenshot as ScreenshotMode,
-    reportDir: resolve(cwd, nonEmpty(flags.reportDir) ?? nonEmpty(env.WF_REPORT_DIR) ?? file.reportDir ?? "wf-report"),
+    reportDir: resolve(cwd, nonBlank(flags.reportDir) ?? vars.WF_REPORT_DIR ?? file.reportDir ?? "wf-report"),
     paramsFromEnv: { ...file.paramsFromEnv },
     server: {
-      host: nonEmpty(flags.host) ?? nonEmpty(env.WF_HOST) ?? file.server?.host ?? "127.0.0.1",
-      port: flags.port ?? intFromEnv(env, "WF_PORT") ?? file.server?.port,
-      workflowsDir: nonEmpty(flags.workflowsDir) ?? nonEmpty(env.WF_WORKFLOWS_DIR) ?? file.server?.workflowsDir,
-      dataDir: nonEmpty(flags.dataDir) ?? nonEmpty(env.WF_DATA_DIR) ?? file.server?.dataDir,
+      host: nonBlank(flags.host) ?? vars.WF_HOST ?? file.server?.host ?? "127.0.0.1",
+      port: flags.port ?? vars.WF_PORT ?? file.server?.port,
+      workflowsDir: nonBlank(flags.workflowsDir) ?? vars.WF_WORKFLOWS_DIR ?? file.server?.workflowsDir,
+      dataDir: nonBlank(flags.dataDir) ?? vars.WF_DATA_DIR ?? file.server?.dataDir,
     },
     env,
   };
@@ -436,26 +438,21 @@ export function parseReporterList(text: string): ReporterSpec[] {
   return names.map((name) => ({ name: name as ReporterName }));
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === "" ? undefined : value;
-}
+/** The variables {@link resolveCliConfig} reads (see `@wf/server/env`). */
+const CLI_ENV = [
+  "WF_REPORTER", "WF_BASE_URL", "WF_API_KEY", "WF_MODEL", "WF_MAX_MODEL_CALLS", "WF_TRACE", "WF_SCREENSHOT", "WF_WORKERS", "WF_REPEAT_EACH", "WF_TEST_DIR",
+  "WF_RETRIES", "WF_MAX_FAILURES", "WF_HEADED", "WF_SLOW_MO_MS", "WF_TIMEOUT_MS", "WF_REQUEST_TIMEOUT_MS", "WF_REPORT_DIR", "WF_HOST", "WF_PORT",
+  "WF_WORKFLOWS_DIR", "WF_DATA_DIR",
+] as const;
 
-function intFromEnv(env: Record<string, string | undefined>, name: string): number | undefined {
-  const raw = nonEmpty(env[name]);
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
-    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Environment variable ${name}="${raw}" is not a whole number. Set it to a number like 30000, or unset it.`);
+/** @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` listing every malformed variable (the shared parse's message). */
+function readCliEnv(env: Record<string, string | undefined>): Pick<WfEnv, (typeof CLI_ENV)[number]> {
+  try {
+    return parseWfEnv(env, CLI_ENV);
+  } catch (error) {
+    if (error instanceof WfEnvError) throw new CliUsageError("WF_CLI_CONFIG_INVALID", error.message, { cause: error });
+    throw error;
   }
-  return value;
-}
-
-function boolFromEnv(env: Record<string, string | undefined>, name: string): boolean | undefined {
-  const raw = nonEmpty(env[name])?.toLowerCase();
-  if (raw === undefined) return undefined;
-  if (["1", "true", "yes"].includes(raw)) return true;
-  if (["0", "false", "no"].includes(raw)) return false;
-  throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Environment variable ${name}="${env[name]}" is not a yes/no value. Set it to 1/true or 0/false, or unset it.`);
 }
 
 function pickStrings(env: Record<string, unknown>): Record<string, string> {

@@ -3,6 +3,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
+import { LOG_LEVELS, nonBlank, parseWfEnv, WfEnvError, type WfEnv } from "@wf/server/env";
 import { resolveCliConfig } from "./config.js";
 import { CliUsageError } from "./errors.js";
 import type { OutputStream } from "./reporters.js";
@@ -72,9 +73,16 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     flags: { host: options.host, port: options.port, workflowsDir: options.workflowsDir, dataDir: options.dataDir, apiKey: options.apiKey, model: options.model },
   });
   const { startServer } = await import("@wf/server");
-  const level = (options.logLevel ?? nonEmpty(config.env.WF_LOG_LEVEL) ?? "info").toLowerCase();
-  if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(level)) {
-    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `The log level "${level}" (WF_LOG_LEVEL) is not one of fatal, error, warn, info, debug, trace, silent.`);
+  let vars: Pick<WfEnv, "WF_LOG_LEVEL" | "WF_API_KEYS">;
+  try {
+    vars = parseWfEnv(config.env, ["WF_LOG_LEVEL", "WF_API_KEYS"]);
+  } catch (error) {
+    if (error instanceof WfEnvError) throw new CliUsageError("WF_CLI_CONFIG_INVALID", error.message, { cause: error });
+    throw error;
+  }
+  const level = (nonBlank(options.logLevel) ?? vars.WF_LOG_LEVEL ?? "info").toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `The log level "${level}" is not one of ${LOG_LEVELS.join(", ")}.`);
   }
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -82,7 +90,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       host: config.server.host,
       ...(config.server.port !== undefined ? { port: config.server.port } : {}),
       // Unset: the server's own WF_API_KEYS, else a key made here (printed below, once).
-      ...(config.apiKey ? { apiKeys: [config.apiKey] } : config.env.WF_API_KEYS ? {} : { apiKeys: [`wf_${randomBytes(24).toString("base64url")}`] }),
+      ...(config.apiKey ? { apiKeys: [config.apiKey] } : vars.WF_API_KEYS?.length ? {} : { apiKeys: [`wf_${randomBytes(24).toString("base64url")}`] }),
       ...(config.server.dataDir ? { dataDir: resolve(cwd, config.server.dataDir) } : {}),
       ...(config.server.workflowsDir ? { workflowsDir: resolve(cwd, config.server.workflowsDir) } : {}),
       ...(options.allowFileUrls !== undefined ? { allowFileUrls: options.allowFileUrls } : {}),
@@ -117,8 +125,4 @@ function startHint(error: unknown): string {
   if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") return "\nPick another --port (or --host), or stop what listens there.";
   if (code === "WF_STORE_DAMAGED" || code === "WF_BROWSER_NOT_FOUND") return "";
   return "\nRun it again with WF_DEBUG=1 to see where it failed.";
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
 }

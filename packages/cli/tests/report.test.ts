@@ -138,7 +138,7 @@ describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
   it("an unknown screenshot mode is a usage error (exit 2) that lists the modes", async () => {
     const result = await runWf(["run", join(SUITE, "shop-title.ts"), "--var", `url=${origin}`], { cwd: scratch.dir, env: { WF_SCREENSHOT: "sometimes" } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Unknown screenshot mode "sometimes". Use one of: on, only-on-failure, off.');
+    expect(result.stderr).toContain('WF_SCREENSHOT="sometimes" is not one of on, only-on-failure, off.');
   });
 
   it("a --report-dir holding files wf did not write is refused (exit 2), not emptied", async () => {

@@ -4,9 +4,10 @@
  * (`?token=`) and API keys (`api-key`, `Authorization`) are replaced by `[redacted]`.
  */
 import type { FastifyServerOptions } from "fastify";
+import { parseWfEnv } from "./env.js";
 
 /** pino levels, plus `silent` (off). */
-export const LOG_LEVELS: readonly string[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+export { LOG_LEVELS } from "./env.js";
 
 /** Query parameters whose values never reach a log. */
 const SECRET_QUERY_PARAMS = ["token", "api-key", "api_key", "apikey", "key", "access_token"];
@@ -46,14 +47,13 @@ interface LoggedRequest {
  * options get the redacting request serializer and header redaction (kept when the caller set
  * their own). When `logger` is undefined, `WF_LOG_LEVEL` in `env` turns it on at that level.
  *
- * @throws {@link Error} when `WF_LOG_LEVEL` is not a pino level.
+ * @throws {@link WfEnvError} when `WF_LOG_LEVEL` is not a pino level (see `env.ts`).
  */
 export function resolveLogger(logger: FastifyServerOptions["logger"] | undefined, env: NodeJS.ProcessEnv): FastifyServerOptions["logger"] {
   let chosen = logger;
   if (chosen === undefined) {
-    const level = env.WF_LOG_LEVEL?.trim().toLowerCase();
-    if (level === undefined || level === "") return false;
-    if (!LOG_LEVELS.includes(level)) throw new Error(`WF_LOG_LEVEL=${env.WF_LOG_LEVEL} is not a log level. Use one of ${LOG_LEVELS.join(", ")}.`);
+    const level = parseWfEnv(env, ["WF_LOG_LEVEL"]).WF_LOG_LEVEL;
+    if (level === undefined) return false;
     chosen = { level };
   }
   if (chosen === false) return false;

@@ -28,7 +28,7 @@ describe("headed and slowMo options", () => {
   });
 
   it("refuse a negative WF_SLOW_MO_MS", () => {
-    expect(() => resolveServerOptions({}, { WF_SLOW_MO_MS: "-5" })).toThrowError(/WF_SLOW_MO_MS=-5 is not a non-negative number/);
+    expect(() => resolveServerOptions({}, { WF_SLOW_MO_MS: "-5" })).toThrowError(/WF_SLOW_MO_MS="-5" is not a whole number of milliseconds, 0 or more/);
     expect(() => resolveServerOptions({ slowMoMs: -1 }, {})).toThrowError(/slowMoMs must be 0 or more/);
   });
 });

@@ -13,6 +13,7 @@ import { playwrightChromiumPath } from "./browser.js";
 import type { StepInterpreter } from "./interpreter/types.js";
 import type { BeforeCommit } from "./store/sql-store.js";
 import { resolveLogger } from "./logging.js";
+import { nonBlank, parseWfEnv, WfEnvError, type WfEnv } from "./env.js";
 
 /** Where a system Chromium or Chrome usually lives, tried in this order when no path is given. */
 export const CHROMIUM_CANDIDATES: readonly string[] = [
@@ -270,76 +271,74 @@ export interface ResolvedModelOptions {
  *
  * @param options - what the caller passed.
  * @param env - the environment to read. @default process.env
- * @throws {@link Error} when a numeric environment variable is not a number.
+ * @throws {@link WfError} `WF_CONFIG_INVALID` when environment variables are malformed (one message
+ *   listing each, from the shared schema in `env.ts`) or an option is out of range.
  */
 export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedServerOptions {
-  const envKeys = (env.WF_API_KEYS ?? "")
-    .split(",")
-    .map((k) => k.trim())
-    .filter((k) => k.length > 0);
+  const vars = readServerEnv(env);
   let apiKeys = options.apiKeys?.filter((k) => k.length > 0) ?? [];
-  if (apiKeys.length === 0) apiKeys = envKeys;
+  if (apiKeys.length === 0) apiKeys = vars.WF_API_KEYS ?? [];
   const apiKeyGenerated = apiKeys.length === 0;
   if (apiKeyGenerated) apiKeys = [`wf_${randomBytes(24).toString("base64url")}`];
 
-  const browserEndpoint = options.browserEndpoint ?? nonEmpty(env.WF_BROWSER_ENDPOINT);
-  const explicitChromium = options.chromiumPath ?? nonEmpty(env.WF_CHROMIUM_PATH);
+  const browserEndpoint = options.browserEndpoint ?? vars.WF_BROWSER_ENDPOINT;
+  const explicitChromium = options.chromiumPath ?? vars.WF_CHROMIUM_PATH;
   // Last: Playwright's own Chromium, where `wf install-browser` puts it when it can download it.
   const chromiumCandidates = explicitChromium ? [explicitChromium] : [...CHROMIUM_CANDIDATES, ...[playwrightChromiumPath()].filter((p) => p !== undefined)];
   const chromiumPath = browserEndpoint ? undefined : chromiumCandidates.find((p) => existsSync(p));
-  const headed = options.headed ?? envFlag(env, "WF_HEADED") ?? false;
+  const headed = options.headed ?? vars.WF_HEADED ?? false;
   if (headed && !browserEndpoint) assertDisplay(env);
-  const slowMoMs = options.slowMoMs ?? envNumber(env, "WF_SLOW_MO_MS") ?? 0;
+  const slowMoMs = options.slowMoMs ?? vars.WF_SLOW_MO_MS ?? 0;
   if (!Number.isFinite(slowMoMs) || slowMoMs < 0) throw new WfError("WF_CONFIG_INVALID", `slowMoMs must be 0 or more milliseconds, got ${slowMoMs}.`);
-  const dataDir = resolvePath(options.dataDir ?? nonEmpty(env.WF_DATA_DIR) ?? ".wf");
-  const instanceLeaseMs = options.instanceLeaseMs ?? envNumber(env, "WF_INSTANCE_LEASE_MS") ?? 30_000;
+  const dataDir = resolvePath(options.dataDir ?? vars.WF_DATA_DIR ?? ".wf");
+  const instanceLeaseMs = options.instanceLeaseMs ?? vars.WF_INSTANCE_LEASE_MS ?? 30_000;
   if (instanceLeaseMs < 1_000) throw new WfError("WF_CONFIG_INVALID", `WF_INSTANCE_LEASE_MS must be at least 1000 ms (it is renewed every third of it), got ${instanceLeaseMs}.`);
 
-  const writeLocks = options.writeLocks ?? envFlag(env, "WF_WRITE_LOCKS") ?? false;
-  const frozenLocks = options.frozenLocks ?? envFlag(env, "WF_FROZEN_LOCKS") ?? false;
+  const writeLocks = options.writeLocks ?? vars.WF_WRITE_LOCKS ?? false;
+  const frozenLocks = options.frozenLocks ?? vars.WF_FROZEN_LOCKS ?? false;
   if (writeLocks && frozenLocks) throw new WfError("WF_CONFIG_INVALID", "WF_WRITE_LOCKS and WF_FROZEN_LOCKS exclude each other (a frozen lock is never written): set one of them.");
-  const maxModelCalls = options.maxModelCalls ?? envNumber(env, "WF_MAX_MODEL_CALLS");
+  const maxModelCalls = options.maxModelCalls ?? vars.WF_MAX_MODEL_CALLS;
   if (maxModelCalls !== undefined && (!Number.isInteger(maxModelCalls) || maxModelCalls < 0)) {
     throw new WfError("WF_CONFIG_INVALID", `WF_MAX_MODEL_CALLS must be a whole number of model calls, 0 or more, got ${maxModelCalls}.`);
   }
 
   return {
-    host: options.host ?? nonEmpty(env.WF_HOST) ?? "127.0.0.1",
-    port: options.port ?? envNumber(env, "WF_PORT") ?? 8787,
+    host: options.host ?? vars.WF_HOST ?? "127.0.0.1",
+    port: options.port ?? vars.WF_PORT ?? 8787,
     apiKeys,
     apiKeyGenerated,
     dataDir,
-    databaseUrl: options.databaseUrl ?? nonEmpty(env.WF_DATABASE_URL),
-    retentionDays: resolveRetentionDays(options.retentionDays ?? envNumber(env, "WF_RETENTION_DAYS")),
+    databaseUrl: options.databaseUrl ?? vars.WF_DATABASE_URL,
+    retentionDays: resolveRetentionDays(options.retentionDays ?? vars.WF_RETENTION_DAYS),
     chromiumPath,
     chromiumCandidates,
     browserEndpoint,
     headed,
     slowMoMs,
-    maxSessions: options.maxSessions ?? envNumber(env, "WF_MAX_SESSIONS") ?? 8,
-    idleTimeoutMs: options.idleTimeoutMs ?? envNumber(env, "WF_IDLE_TIMEOUT_MS") ?? 300_000,
-    stepTimeoutMs: options.stepTimeoutMs ?? envNumber(env, "WF_STEP_TIMEOUT_MS") ?? 30_000,
-    bodyLimitBytes: options.bodyLimitBytes ?? envNumber(env, "WF_BODY_LIMIT_BYTES") ?? 1024 * 1024,
-    requestTimeoutMs: options.requestTimeoutMs ?? envNumber(env, "WF_REQUEST_TIMEOUT_MS") ?? 30_000,
-    connectionTimeoutMs: options.connectionTimeoutMs ?? envNumber(env, "WF_CONNECTION_TIMEOUT_MS") ?? 75_000,
-    publicUrl: (options.publicUrl ?? nonEmpty(env.WF_PUBLIC_URL))?.replace(/\/+$/, ""),
+    maxSessions: options.maxSessions ?? vars.WF_MAX_SESSIONS ?? 8,
+    idleTimeoutMs: options.idleTimeoutMs ?? vars.WF_IDLE_TIMEOUT_MS ?? 300_000,
+    stepTimeoutMs: options.stepTimeoutMs ?? vars.WF_STEP_TIMEOUT_MS ?? 30_000,
+    bodyLimitBytes: options.bodyLimitBytes ?? vars.WF_BODY_LIMIT_BYTES ?? 1024 * 1024,
+    requestTimeoutMs: options.requestTimeoutMs ?? vars.WF_REQUEST_TIMEOUT_MS ?? 30_000,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? vars.WF_CONNECTION_TIMEOUT_MS ?? 75_000,
+    publicUrl: (options.publicUrl ?? vars.WF_PUBLIC_URL)?.replace(/\/+$/, ""),
     logger: resolveLogger(options.logger, env),
-    workflowsDir: options.workflowsDir ?? nonEmpty(env.WF_WORKFLOWS_DIR),
+    workflowsDir: options.workflowsDir ?? vars.WF_WORKFLOWS_DIR,
     importModule: options.importModule,
-    proxyUrl: options.proxyUrl ?? nonEmpty(env.WF_PROXY_URL),
-    allowFileUrls: options.allowFileUrls ?? envFlag(env, "WF_ALLOW_FILE_URLS") ?? false,
-    blockPrivateNetworks: options.blockPrivateNetworks ?? envFlag(env, "WF_BLOCK_PRIVATE_NETWORKS") ?? false,
+    proxyUrl: options.proxyUrl ?? vars.WF_PROXY_URL,
+    allowFileUrls: options.allowFileUrls ?? vars.WF_ALLOW_FILE_URLS ?? false,
+    blockPrivateNetworks: options.blockPrivateNetworks ?? vars.WF_BLOCK_PRIVATE_NETWORKS ?? false,
     writeLocks,
     frozenLocks,
     maxModelCalls,
-    uploadRoot: resolvePath(options.uploadRoot ?? nonEmpty(env.WF_UPLOAD_ROOT) ?? "."),
-    model: resolveModel(options, env),
+    uploadRoot: resolvePath(options.uploadRoot ?? vars.WF_UPLOAD_ROOT ?? "."),
+    model: resolveModel(options, vars),
     interpreter: options.interpreter,
     journalSync: options.journalSync ?? true,
-    requestHashSecret: options.requestHashSecret ?? nonEmpty(env.WF_REQUEST_HASH_SECRET),
-    warmSessions: options.warmSessions ?? envFlag(env, "WF_WARM_SESSIONS") ?? true,
-    instanceId: nonEmpty(options.instanceId) ?? nonEmpty(env.WF_INSTANCE_ID) ?? defaultInstanceId(dataDir),
-    internalUrl: (nonEmpty(options.internalUrl) ?? nonEmpty(env.WF_INTERNAL_URL))?.replace(/\/+$/, ""),
+    requestHashSecret: options.requestHashSecret ?? vars.WF_REQUEST_HASH_SECRET,
+    warmSessions: options.warmSessions ?? vars.WF_WARM_SESSIONS ?? true,
+    instanceId: nonBlank(options.instanceId) ?? vars.WF_INSTANCE_ID ?? defaultInstanceId(dataDir),
+    internalUrl: (nonBlank(options.internalUrl) ?? vars.WF_INTERNAL_URL)?.replace(/\/+$/, ""),
     instanceLeaseMs,
     beforeStoreCommit: options.beforeStoreCommit,
   };
@@ -356,21 +355,21 @@ function resolveRetentionDays(days: number | undefined): number | undefined {
   return days;
 }
 
-function resolveModel(options: ServerOptions, env: NodeJS.ProcessEnv): ResolvedModelOptions | undefined {
-  const name = nonEmpty(options.model) ?? nonEmpty(env.WF_MODEL);
+function resolveModel(options: ServerOptions, vars: ServerEnv): ResolvedModelOptions | undefined {
+  const name = nonBlank(options.model) ?? vars.WF_MODEL;
   if (!name) return undefined;
-  const responseFormat = options.modelResponseFormat ?? nonEmpty(env.WF_MODEL_RESPONSE_FORMAT) ?? "json_schema";
+  const responseFormat = options.modelResponseFormat ?? vars.WF_MODEL_RESPONSE_FORMAT ?? "json_schema";
   if (responseFormat !== "json_schema" && responseFormat !== "json_object") {
     throw new Error(`WF_MODEL_RESPONSE_FORMAT must be json_schema or json_object, got ${JSON.stringify(responseFormat)}.`);
   }
-  const maxPromptTokens = options.modelMaxPromptTokens ?? envNumber(env, "WF_MODEL_MAX_PROMPT_TOKENS") ?? 12_000;
+  const maxPromptTokens = options.modelMaxPromptTokens ?? vars.WF_MODEL_MAX_PROMPT_TOKENS ?? 12_000;
   if (maxPromptTokens < 1_000) throw new Error(`WF_MODEL_MAX_PROMPT_TOKENS must be at least 1000 (a prompt needs room for the page), got ${maxPromptTokens}.`);
   return {
     name,
-    apiKey: options.modelApiKey ?? nonEmpty(env.OPENAI_API_KEY),
-    baseUrl: (options.modelBaseUrl ?? nonEmpty(env.OPENAI_BASE_URL))?.replace(/\/+$/, ""),
+    apiKey: options.modelApiKey ?? vars.OPENAI_API_KEY,
+    baseUrl: (options.modelBaseUrl ?? vars.OPENAI_BASE_URL)?.replace(/\/+$/, ""),
     responseFormat,
-    temperature: options.modelTemperature ?? envNumber(env, "WF_MODEL_TEMPERATURE") ?? 0,
+    temperature: options.modelTemperature ?? vars.WF_MODEL_TEMPERATURE ?? 0,
     maxPromptTokens,
   };
 }
@@ -382,7 +381,7 @@ function resolveModel(options: ServerOptions, env: NodeJS.ProcessEnv): ResolvedM
  * @throws {@link WfError} `WF_NO_DISPLAY` on Linux when neither `DISPLAY` nor `WAYLAND_DISPLAY` is set.
  */
 export function assertDisplay(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): void {
-  if (platform !== "linux" || nonEmpty(env.DISPLAY) || nonEmpty(env.WAYLAND_DISPLAY)) return;
+  if (platform !== "linux" || nonBlank(env.DISPLAY) || nonBlank(env.WAYLAND_DISPLAY)) return;
   throw new WfError(
     "WF_NO_DISPLAY",
     "A headed browser needs a display, and this machine has none (neither DISPLAY nor WAYLAND_DISPLAY is set). " +
@@ -390,23 +389,23 @@ export function assertDisplay(env: NodeJS.ProcessEnv, platform: NodeJS.Platform 
   );
 }
 
-/** `1`/`true`/`yes` → true, `0`/`false`/`no` → false, unset → undefined. */
-function envFlag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
-  const value = nonEmpty(env[name])?.toLowerCase();
-  if (value === undefined) return undefined;
-  if (["1", "true", "yes"].includes(value)) return true;
-  if (["0", "false", "no"].includes(value)) return false;
-  throw new Error(`${name} must be 1/true/yes or 0/false/no, got ${JSON.stringify(env[name])}.`);
-}
+/** The variables {@link resolveServerOptions} reads (see `env.ts`). */
+const SERVER_ENV = [
+  "WF_HOST", "WF_PORT", "WF_API_KEYS", "WF_DATA_DIR", "WF_DATABASE_URL", "WF_RETENTION_DAYS", "WF_CHROMIUM_PATH", "WF_BROWSER_ENDPOINT",
+  "WF_HEADED", "WF_SLOW_MO_MS", "WF_MAX_SESSIONS", "WF_IDLE_TIMEOUT_MS", "WF_STEP_TIMEOUT_MS", "WF_BODY_LIMIT_BYTES", "WF_REQUEST_TIMEOUT_MS",
+  "WF_CONNECTION_TIMEOUT_MS", "WF_PUBLIC_URL", "WF_LOG_LEVEL", "WF_WORKFLOWS_DIR", "WF_PROXY_URL", "WF_ALLOW_FILE_URLS", "WF_BLOCK_PRIVATE_NETWORKS",
+  "WF_WRITE_LOCKS", "WF_FROZEN_LOCKS", "WF_MAX_MODEL_CALLS", "WF_UPLOAD_ROOT", "WF_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+  "WF_MODEL_RESPONSE_FORMAT", "WF_MODEL_TEMPERATURE", "WF_MODEL_MAX_PROMPT_TOKENS", "WF_REQUEST_HASH_SECRET", "WF_WARM_SESSIONS", "WF_INSTANCE_ID",
+  "WF_INTERNAL_URL", "WF_INSTANCE_LEASE_MS",
+] as const;
+type ServerEnv = Pick<WfEnv, (typeof SERVER_ENV)[number]>;
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value.trim();
-}
-
-function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = nonEmpty(env[name]);
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name}=${raw} is not a non-negative number. Set it to a number or unset it.`);
-  return value;
+/** @throws {@link WfError} `WF_CONFIG_INVALID` listing every malformed variable (the shared parse's message). */
+function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
+  try {
+    return parseWfEnv(env, SERVER_ENV);
+  } catch (error) {
+    if (error instanceof WfEnvError) throw new WfError("WF_CONFIG_INVALID", error.message, { cause: error });
+    throw error;
+  }
 }

@@ -70,7 +70,7 @@ describe("options", () => {
     expect(defaults.allowFileUrls).toBe(false);
     expect(resolveServerOptions({}, { WF_ALLOW_FILE_URLS: "1" }).allowFileUrls).toBe(true);
     expect(resolveServerOptions({ allowFileUrls: false }, { WF_ALLOW_FILE_URLS: "true" }).allowFileUrls).toBe(false);
-    expect(() => resolveServerOptions({}, { WF_ALLOW_FILE_URLS: "sometimes" })).toThrow(/WF_ALLOW_FILE_URLS must be/);
+    expect(() => resolveServerOptions({}, { WF_ALLOW_FILE_URLS: "sometimes" })).toThrow(/WF_ALLOW_FILE_URLS="sometimes" is not a yes\/no value/);
   });
 
   it("a missing browser is a start-up error that says how to install one", async () => {

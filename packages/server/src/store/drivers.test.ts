@@ -79,6 +79,6 @@ describe("storage options", () => {
     expect(resolved).toMatchObject({ databaseUrl: "postgres://h/db", retentionDays: 30 });
     expect(resolveServerOptions({ retentionDays: 7 }, { WF_RETENTION_DAYS: "30" }).retentionDays).toBe(7);
     expect(resolveServerOptions({}, {}).retentionDays).toBeUndefined();
-    expect(() => resolveServerOptions({}, { WF_RETENTION_DAYS: "0" })).toThrow(/WF_RETENTION_DAYS must be a number of days above 0/);
+    expect(() => resolveServerOptions({}, { WF_RETENTION_DAYS: "0" })).toThrow(/WF_RETENTION_DAYS="0" is not a number of days above 0/);
   });
 });
