@@ -35,17 +35,20 @@ export interface ExampleRun {
  * @param params - passed as `--param key=value`.
  * @param env - extra environment variables for the child.
  * @param timeoutMs - kill the child after this long, in ms. @default {@link EXAMPLE_TIMEOUT_MS} less 10 s
+ * @param flags - more flags of `wf run`, e.g. `["--lock", "frozen"]`. @default none
  */
 export function runExample(
   file: string,
   params: Record<string, string> = {},
   env: Record<string, string> = {},
   timeoutMs = EXAMPLE_TIMEOUT_MS - 10_000,
+  flags: string[] = [],
 ): Promise<ExampleRun> {
   // Each run's HTML report in a folder of its own: examples run at once from the same root.
   const reportDir = mkdtempSync(join(tmpdir(), "wf-example-report-"));
   const args = ["packages/cli/bin/wf.js", "run", file, "--reporter", "json", "--report-dir", reportDir];
   for (const [key, value] of Object.entries(params)) args.push("--param", `${key}=${value}`);
+  args.push(...flags);
   // No WF_BASE_URL: the CLI starts its embedded server, the default a user gets.
   const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...env };
   delete childEnv.WF_BASE_URL;

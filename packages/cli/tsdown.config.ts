@@ -34,8 +34,9 @@ const inPackage = (names: string[], id: string) => names.some((name) => id === n
 
 export default defineConfig({
   ...PUBLISHED_BUILD,
-  entry: ["src/index.ts", "src/bin.ts", "src/cached-help.ts"],
-  deps: { alwaysBundle: (id) => inPackage(BUNDLED, id) || inPackage(YARGS, id), onlyBundle: false },
+  entry: ["src/index.ts", "src/bin.ts", "src/cached-help.ts", "src/vitest.ts", "src/vitest-setup.ts"],
+  // `@wf/cli/vitest` imports vitest from the user's project (never a dependency of ours, never bundled).
+  deps: { alwaysBundle: (id) => inPackage(BUNDLED, id) || inPackage(YARGS, id), neverBundle: [/^vitest(\/|$)/], onlyBundle: false },
   plugins: [yargsLocales],
   // The bundled packages' declarations are inlined too: dist/index.d.ts names no package the user lacks.
   dts: { eager: true },

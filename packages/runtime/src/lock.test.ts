@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fillParams, foldActions, foldParams, formatLock, lockParams, lockPathFor, pageKey, readLock, relativeCallSite, upsertEntry, writeLock, type LockEntry, type LockFile } from "./lock.js";
+import { fillParams, findEntry, foldActions, foldParams, formatLock, lockParams, lockPathFor, pageKey, readLock, relativeCallSite, upsertEntry, writeLock, type LockEntry, type LockFile } from "./lock.js";
 
 const params = lockParams({ user: "ada@example.com", password: "pw", count: 12345, lang: "en", flag: true }, ["password"]);
 
@@ -100,5 +100,18 @@ describe("lock file", () => {
     expect(pageKey("about:blank")).toBe("about:blank");
     expect(pageKey("data:text/html,<p>hi</p>")).toBe("data:");
     expect(pageKey(null)).toBeUndefined();
+  });
+
+  it("keys an entry by its test too (a lock beside a Vitest file): two tests sharing a call site keep their own entries", () => {
+    const lock: LockFile = { version: 1, entries: [] };
+    upsertEntry(lock, { ...entry("helpers.ts:3:9", "sign in"), test: "checkout > pays" });
+    upsertEntry(lock, { ...entry("helpers.ts:3:9", "sign in"), test: "account > renames" });
+    upsertEntry(lock, entry("helpers.ts:3:9", "sign in"));
+    expect(lock.entries).toHaveLength(3);
+    expect(findEntry(lock, { test: "account > renames", callSite: "helpers.ts:3:9", instruction: "sign in" })?.test).toBe("account > renames");
+    expect(findEntry(lock, { callSite: "helpers.ts:3:9", instruction: "sign in" })?.test).toBeUndefined();
+    const written = JSON.parse(formatLock(lock)) as LockFile;
+    expect(written.entries.map((e) => e.test)).toEqual([undefined, "account > renames", "checkout > pays"]);
+    expect(Object.keys(written.entries[1]!)[0]).toBe("test");
   });
 });

@@ -52,6 +52,11 @@ export interface LockedAction {
 
 /** One entry of the lock: a resolved ACT. */
 export interface LockEntry {
+  /**
+   * The test the step ran in (Vitest's full name, `suite > test`), for a lock beside a test file
+   * (`@wf/cli/vitest`); absent for a workflow file's lock. Part of the key.
+   */
+  test?: string;
   /** Where the workflow calls `act`: `path:line:column`, the path relative to the lock file. */
   callSite: string;
   /** The n-th time (from 2) this call site ran this instruction in one run; absent for the first. */
@@ -106,6 +111,7 @@ export async function writeLock(path: string, lock: LockFile): Promise<void> {
 /** The text of a lock file, as {@link writeLock} writes it. */
 export function formatLock(lock: LockFile): string {
   const entries = [...lock.entries].sort(compareEntries).map((e) => ({
+    ...(e.test !== undefined ? { test: e.test } : {}),
     callSite: e.callSite,
     ...(e.ordinal !== undefined && e.ordinal > 1 ? { ordinal: e.ordinal } : {}),
     instruction: e.instruction,
@@ -144,6 +150,8 @@ export function sameRecording(a: LockEntry, b: LockEntry): boolean {
 export interface LockEntryChange {
   /** `added`, `removed`, or `changed` (page or actions differ). */
   kind: "added" | "removed" | "changed";
+  /** The test of the entry (a lock beside a Vitest file). */
+  test?: string;
   callSite: string;
   ordinal?: number;
   instruction: string;
@@ -169,8 +177,8 @@ export function diffLocks(before: LockFile, after: LockFile): LockEntryChange[] 
   return changes.sort((a, b) => compareEntries((a.new ?? a.old)!, (b.new ?? b.old)!));
 }
 
-function keyOf(entry: LockEntry): Pick<LockEntryChange, "callSite" | "ordinal" | "instruction"> {
-  return { callSite: entry.callSite, ...(entry.ordinal && entry.ordinal > 1 ? { ordinal: entry.ordinal } : {}), instruction: entry.instruction };
+function keyOf(entry: LockEntry): Pick<LockEntryChange, "test" | "callSite" | "ordinal" | "instruction"> {
+  return { ...(entry.test !== undefined ? { test: entry.test } : {}), callSite: entry.callSite, ...(entry.ordinal && entry.ordinal > 1 ? { ordinal: entry.ordinal } : {}), instruction: entry.instruction };
 }
 
 /**
@@ -193,7 +201,7 @@ export function parseLock(text: string, where: string): LockFile {
 }
 
 /** Finds the entry of a key. */
-export function findEntry(lock: LockFile, key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">): LockEntry | undefined {
+export function findEntry(lock: LockFile, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">): LockEntry | undefined {
   return lock.entries.find((e) => sameKey(e, key));
 }
 
@@ -205,18 +213,18 @@ export function upsertEntry(lock: LockFile, entry: LockEntry): void {
 }
 
 /** How an entry is named in messages: `"sign me in" at flow.ts:12:9 (#2)`. */
-export function describeEntry(entry: Pick<LockEntry, "callSite" | "ordinal" | "instruction">): string {
-  return `${JSON.stringify(entry.instruction)} at ${entry.callSite}${entry.ordinal && entry.ordinal > 1 ? ` (#${entry.ordinal})` : ""}`;
+export function describeEntry(entry: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">): string {
+  return `${JSON.stringify(entry.instruction)} at ${entry.callSite}${entry.ordinal && entry.ordinal > 1 ? ` (#${entry.ordinal})` : ""}${entry.test !== undefined ? ` in test ${JSON.stringify(entry.test)}` : ""}`;
 }
 
-function sameKey(a: Pick<LockEntry, "callSite" | "ordinal" | "instruction">, b: Pick<LockEntry, "callSite" | "ordinal" | "instruction">): boolean {
-  return a.callSite === b.callSite && (a.ordinal ?? 1) === (b.ordinal ?? 1) && a.instruction === b.instruction;
+function sameKey(a: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, b: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">): boolean {
+  return a.test === b.test && a.callSite === b.callSite && (a.ordinal ?? 1) === (b.ordinal ?? 1) && a.instruction === b.instruction;
 }
 
 function compareEntries(a: LockEntry, b: LockEntry): number {
   const pa = splitCallSite(a.callSite);
   const pb = splitCallSite(b.callSite);
-  return pa.file.localeCompare(pb.file) || pa.line - pb.line || pa.column - pb.column || (a.ordinal ?? 1) - (b.ordinal ?? 1) || a.instruction.localeCompare(b.instruction);
+  return (a.test ?? "").localeCompare(b.test ?? "") || pa.file.localeCompare(pb.file) || pa.line - pb.line || pa.column - pb.column || (a.ordinal ?? 1) - (b.ordinal ?? 1) || a.instruction.localeCompare(b.instruction);
 }
 
 function splitCallSite(callSite: string): { file: string; line: number; column: number } {

@@ -34,6 +34,8 @@ export interface RunLockOptions {
   model: boolean;
   /** The command that records the lock again, shown when an entry is stale, e.g. `wf run flows/sign-in.ts --lock write`. */
   refreshCommand: string;
+  /** The test the run is (`@wf/cli/vitest`): part of each entry's key, so two tests sharing a helper keep their own entries. */
+  test?: string;
 }
 
 /** A run's lock: the file as read (and updated), the params it folds, and the key of each step. */
@@ -46,7 +48,7 @@ export interface LockState {
   /** How many times each call site ran each (folded) instruction so far. */
   ordinals: Map<string, number>;
   /** The lock key of each step index (a retried step keeps its key). */
-  keys: Map<number, Pick<LockEntry, "callSite" | "ordinal" | "instruction">>;
+  keys: Map<number, Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">>;
 }
 
 /** The fields of a finished step's status the lock reads. */
@@ -109,9 +111,10 @@ export async function runLockedAct(
     const instruction = foldParams(step.instruction, lock.params);
     const callSite = step.callSite ? relativeCallSite(step.callSite, lock.options.path) : "(unknown)";
     const counted = `${callSite}\u0000${instruction}`;
+    const test = lock.options.test;
     const ordinal = (lock.ordinals.get(counted) ?? 0) + 1;
     lock.ordinals.set(counted, ordinal);
-    key = { callSite, instruction, ...(ordinal > 1 ? { ordinal } : {}) };
+    key = { ...(test !== undefined ? { test } : {}), callSite, instruction, ...(ordinal > 1 ? { ordinal } : {}) };
     lock.keys.set(step.index, key);
   }
   const startedOn = pageKey(hooks.pageUrl);
@@ -173,7 +176,7 @@ export async function runLockedAct(
 }
 
 /** `WF_LOCK_MISSING`: the step needs the model and the lock has no entry for it (or one this run cannot fill in). */
-function lockMissing(error: NonNullable<FinishedStatus["error"]>, key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">, lock: LockState, unfillable: boolean): NonNullable<FinishedStatus["error"]> {
+function lockMissing(error: NonNullable<FinishedStatus["error"]>, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, lock: LockState, unfillable: boolean): NonNullable<FinishedStatus["error"]> {
   const { mode, model } = lock.options;
   const why = unfillable
     ? `has an entry for ${describeEntry(key)} whose {{placeholders}} name params this run does not have`
@@ -192,7 +195,7 @@ function lockMissing(error: NonNullable<FinishedStatus["error"]>, key: Pick<Lock
  */
 async function recordEntry(
   lock: LockState,
-  key: Pick<LockEntry, "callSite" | "ordinal" | "instruction">,
+  key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">,
   status: FinishedStatus,
   startedOn: string | undefined,
   hooks: LockedActHooks,
