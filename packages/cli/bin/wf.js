@@ -20,6 +20,7 @@ if (existsSync(source)) {
   await Promise.all(preload.map((specifier) => import(specifier).catch(() => {})));
   const { register } = await import("tsx/esm/api");
   register();
+  if (process.env.WF_TIMING === "1") process.stderr.write(`wf timing: ${performance.timeOrigin.toFixed(1)} process start\nwf timing: ${(performance.timeOrigin + performance.now()).toFixed(1)} tsx registered\n`);
   globalThis[Symbol.for("wf.cli.tsxRegistered")] = true;
   await import(source.href);
 } else {

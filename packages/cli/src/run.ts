@@ -14,6 +14,7 @@ import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.
 import { loadWorkflowFile } from "./load-workflow.js";
 import { buildParams, readParamsFile } from "./params.js";
 import { createReporter, type OutputStream, type Reporter } from "./reporters.js";
+import { timingMark } from "./timing.js";
 
 /** Options of {@link runWorkflowFile}. Unset fields come from `wf.config.ts`, the environment, then defaults. */
 export interface RunWorkflowFileOptions {
@@ -106,7 +107,9 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock, maxModelCalls: options.maxModelCalls },
   });
 
+  timingMark("config resolved");
   const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd, { fresh: options.fresh ?? false });
+  timingMark("workflow loaded");
   const fromFile = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
   const fromFlags = options.params ?? {};
 
@@ -126,6 +129,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
   const service = options.service ?? (await openService(config, stderr));
+  timingMark("service ready");
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
   if (options.signal?.aborted) onOuterAbort();
@@ -155,7 +159,12 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
         params,
         client: service.client,
         signal: controller.signal,
-        onEvent: (event) => reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event),
+        onEvent: (event) => {
+          if (event.type === "run-started") timingMark("session created");
+          else if (event.type === "step-finished") timingMark(`step ${event.step.index} finished (${event.step.type} ${event.step.durationMs} ms)`);
+          else if (event.type === "run-finished") timingMark("run finished");
+          reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event);
+        },
         lock,
         ...(config.maxModelCalls !== undefined ? { maxModelCalls: config.maxModelCalls } : {}),
         ...(options.trace ? { trace: true } : {}),
@@ -184,11 +193,13 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     }
     record = redactRecord(record, redact);
     await options.afterRun?.(record, service.client);
+    if (options.afterRun) timingMark("screenshots and trace collected");
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
     reporter.end();
     if (!options.service) await service.close();
+    timingMark("service closed");
   }
 
   if (options.out) {
@@ -241,7 +252,9 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
     const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
     return { client, embedded: false, close: async () => void (await closeClient(client)) };
   }
+  timingMark("embedded server: importing @wf/server");
   const { startServer } = await import("@wf/server");
+  timingMark("embedded server: @wf/server imported");
   const apiKey = randomBytes(18).toString("base64url");
   const tempDir = config.server.dataDir ? undefined : await mkdtemp(join(tmpdir(), "wf-run-"));
   let server: Awaited<ReturnType<typeof startServer>>;

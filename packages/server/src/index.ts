@@ -20,6 +20,7 @@ import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } 
 import { SessionManager } from "./sessions.js";
 import { StoreRetry, stderrLog } from "./store-retry.js";
 import { loadServerSecret } from "./secret.js";
+import { timingMark } from "./timing.js";
 import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider, type StepInterpreter } from "./interpreter/index.js";
 
 export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
@@ -88,6 +89,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
   });
   storeLocation = store.location;
+  timingMark("server: store opened");
   const cleanup: (() => Promise<void>)[] = [() => store.close()];
   const browser = new BrowserHost(resolved);
   try {
@@ -95,6 +97,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     let appLog: FastifyInstance["log"] | undefined;
     const warn = (message: string) => (appLog ? appLog.warn(message) : process.stderr.write(`wf server: ${message}\n`));
     await browser.start();
+    timingMark("server: browser launched");
     cleanup.unshift(() => browser.close());
     const interpreter = resolved.interpreter ?? createInterpreter(resolved, warn);
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
@@ -125,7 +128,9 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       parse: createParse(),
       version: SERVER_VERSION,
     };
+    timingMark("server: sessions recovered");
     const app = await buildApp(context);
+    timingMark("server: app built");
     corrupt.useLogger(resolved.logger ? app : undefined);
     if (resolved.logger) appLog = app.log;
     warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
@@ -135,6 +140,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : resolved.port;
     if (!resolved.publicUrl) publicUrl = `http://${hostForUrl(resolved.host)}:${port}`;
+    timingMark("server: listening");
     sessions.warmUp();
     // Other instances on the same database forward requests about this one's sessions to it.
     resolved.internalUrl = internalUrlOf(resolved.internalUrl, resolved.host, port);
