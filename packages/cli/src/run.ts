@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WfError, isWfError, redactParams, redactText, secretValues } from "@wf/core";
 import { RUN_RECORD_VERSION, type RunRecord, type ServiceClient } from "@wf/runtime";
+import type { BrowserHost } from "@wf/server/prelaunch";
+import type { RunningServer, ServerOptions } from "@wf/server";
 import { resolveCliConfig, type LockModeName, type ResolvedCliConfig, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
@@ -252,32 +254,38 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
     const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
     return { client, embedded: false, close: async () => void (await closeClient(client)) };
   }
-  timingMark("embedded server: importing @wf/server");
-  const { startServer } = await import("@wf/server");
-  timingMark("embedded server: @wf/server imported");
   const apiKey = randomBytes(18).toString("base64url");
   const tempDir = config.server.dataDir ? undefined : await mkdtemp(join(tmpdir(), "wf-run-"));
-  let server: Awaited<ReturnType<typeof startServer>>;
+  const options: ServerOptions = {
+    host: "127.0.0.1",
+    port: 0,
+    apiKeys: [apiKey],
+    dataDir: config.server.dataDir ?? tempDir!,
+    // Off unless WF_LOG_LEVEL asks for it; then on stderr, so stdout keeps the reporter's output alone.
+    logger: embeddedLogger(config.env.WF_LOG_LEVEL, stderr),
+    // The embedded server's records live in a throw-away folder: no need to sync them to disk.
+    journalSync: false,
+    // Records thrown away with that folder stay in memory: opening the embedded database costs
+    // seconds and hundreds of MB, for nothing (the run record and the report outlive the run).
+    ...(tempDir ? { databaseUrl: "memory:" } : {}),
+    // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
+    allowFileUrls: true,
+    ...(config.model ? { model: config.model } : {}),
+    headed: config.headed,
+    slowMoMs: config.slowMoMs,
+  };
+  let server: RunningServer;
+  let browser: BrowserHost | undefined;
   try {
-    server = await startServer({
-      host: "127.0.0.1",
-      port: 0,
-      apiKeys: [apiKey],
-      dataDir: config.server.dataDir ?? tempDir!,
-      // Off unless WF_LOG_LEVEL asks for it; then on stderr, so stdout keeps the reporter's output alone.
-      logger: embeddedLogger(config.env.WF_LOG_LEVEL, stderr),
-      // The embedded server's records live in a throw-away folder: no need to sync them to disk.
-      journalSync: false,
-      // Records thrown away with that folder stay in memory: opening the embedded database costs
-      // seconds and hundreds of MB, for nothing (the run record and the report outlive the run).
-      ...(tempDir ? { databaseUrl: "memory:" } : {}),
-      // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
-      allowFileUrls: true,
-      ...(config.model ? { model: config.model } : {}),
-      headed: config.headed,
-      slowMoMs: config.slowMoMs,
-    }, config.env);
+    // Chromium starts (a process of its own) while the rest of the server is imported; the server then owns it.
+    const { prelaunchBrowser } = await import("@wf/server/prelaunch");
+    browser = prelaunchBrowser(options, config.env);
+    timingMark("embedded server: importing @wf/server");
+    const { startServer } = await import("@wf/server");
+    timingMark("embedded server: @wf/server imported");
+    server = await startServer(options, config.env, { browser });
   } catch (error) {
+    await browser?.close(); // closed already when startServer ran; not when importing it failed
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
     if (isWfError(error) && error.code === "WF_NO_DISPLAY") throw new CliUsageError("WF_CLI_NO_DISPLAY", error.message, { cause: error });
     throw new CliUsageError(
