@@ -134,6 +134,8 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     });
     const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret, storeRetry });
     await sessions.recover();
+    // The first session's context and page open while the app is built and starts listening.
+    sessions.warmUp();
     const context: ServerContext = {
       options: resolved,
       publicUrl: () => publicUrl,
@@ -163,7 +165,6 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     const port = typeof address === "object" && address ? address.port : resolved.port;
     if (!resolved.publicUrl) publicUrl = `http://${hostForUrl(resolved.host)}:${port}`;
     timingMark("server: listening");
-    sessions.warmUp();
     // Other instances on the same database forward requests about this one's sessions to it.
     resolved.internalUrl = internalUrlOf(resolved.internalUrl, resolved.host, port);
     const lease =
