@@ -10,7 +10,9 @@
  * loading, server start by part, session create, each step, session close, report writing, exit)
  * and, last, `ratio wf run / plain script: N×` (issue 26's goal: ≤ 1.3×).
  *
- * Run (in packages/cli): pnpm bench:e2e [runs]; 5 runs by default. Needs /usr/bin/chromium (or
+ * Run (in packages/cli): pnpm bench:e2e [runs]; 5 runs by default. `WF_BENCH_WF_ARGS` adds arguments
+ * to `wf run` (e.g. `--trace off`: no Playwright trace, whose recording the default
+ * `retain-on-failure` starts with every session). Needs /usr/bin/chromium (or
  * WF_CHROMIUM_PATH) and Debian's postgresql-doc-15 (the page the example reads).
  */
 import { spawn } from "node:child_process";
@@ -57,13 +59,14 @@ async function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timed
   return { exitMs, marks };
 }
 
-const runWf = () => spawnTimed([WF, "run", EXAMPLE, "--reporter", "json", "--report-dir", join(scratch, "wf-report")], { WF_TIMING: "1" });
-const runPlain = () => spawnTimed([PLAIN, CHROMIUM, PAGE, JSON.stringify(CHROMIUM_ARGS)], {});
+const EXTRA_ARGS = (process.env.WF_BENCH_WF_ARGS ?? "").split(/\s+/).filter(Boolean);
+const runWf = () => spawnTimed([WF, "run", EXAMPLE, "--reporter", "json", "--report-dir", join(scratch, "wf-report"), ...EXTRA_ARGS], { WF_TIMING: "1" });
+const runPlain = () => spawnTimed([PLAIN, CHROMIUM, PAGE, JSON.stringify(CHROMIUM_ARGS)], { WF_TIMING: "1" });
 
 /** The phase each milestone ends, named for the breakdown. */
 const PHASES: Record<string, string> = {
   "process start": "process start (spawn → Node's first line)",
-  "tsx registered": "TypeScript loader (preloads, tsx register)",
+  "tsx registered": "Node start, preloads (yargs, zod, undici, playwright-core, fastify), tsx register",
   "cli loaded": "CLI modules loaded (through tsx)",
   "config resolved": "command parsed, config resolved",
   "workflow loaded": "workflow file compiled and loaded",
@@ -84,8 +87,21 @@ const PHASES: Record<string, string> = {
   exit: "stdout flushed, exit",
 };
 
+/** Prints the median ms of each phase of `runs` (each phase ends at its milestone), and the exit's tail. */
+function breakdown(what: string, runs: Timed[]): void {
+  console.log(`\nbreakdown of ${what} (median ms per phase, from WF_TIMING=1; each phase ends at its milestone):`);
+  const labels = runs[0]!.marks.map((m) => m.label);
+  for (const [i, label] of labels.entries()) {
+    const durations = runs.map((r) => (r.marks[i]?.label === label ? r.marks[i]!.atMs - (i === 0 ? 0 : r.marks[i - 1]!.atMs) : NaN)).filter((d) => !Number.isNaN(d));
+    const name = PHASES[label] ?? (/^step \d+ finished$/.test(label) ? `${label.replace(" finished", "")} (client → step done)` : label);
+    console.log(`  ${median(durations).toFixed(0).padStart(6)} ms  ${name}`);
+  }
+  const tail = runs.map((r) => r.exitMs - (r.marks.at(-1)?.atMs ?? 0));
+  console.log(`  ${median(tail).toFixed(0).padStart(6)} ms  process gone (last milestone → the parent sees it close)`);
+}
+
 try {
-  console.log(`bench:e2e: ${RUNS} runs each after a warm-up; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} (a shared machine raises every figure)`);
+  console.log(`bench:e2e: ${RUNS} runs each after a warm-up${EXTRA_ARGS.length ? `; wf run … ${EXTRA_ARGS.join(" ")}` : ""}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} (a shared machine raises every figure)`);
   await runWf();
   await runPlain();
   const wf: Timed[] = [];
@@ -98,16 +114,8 @@ try {
   const wfMedian = median(wf.map((r) => r.exitMs));
   const plainMedian = median(plain.map((r) => r.exitMs));
 
-  console.log(`\nbreakdown of wf run (median ms per phase, from WF_TIMING=1; each phase ends at its milestone):`);
-  const labels = wf[0]!.marks.map((m) => m.label);
-  for (const [i, label] of labels.entries()) {
-    const durations = wf.map((r) => (r.marks[i]?.label === label ? r.marks[i]!.atMs - (i === 0 ? 0 : r.marks[i - 1]!.atMs) : NaN)).filter((d) => !Number.isNaN(d));
-    const name = PHASES[label] ?? (/^step \d+ finished$/.test(label) ? `${label.replace(" finished", "")} (client → step done)` : label);
-    console.log(`  ${median(durations).toFixed(0).padStart(6)} ms  ${name}`);
-  }
-  const tail = wf.map((r) => r.exitMs - (r.marks.at(-1)?.atMs ?? 0));
-  console.log(`  ${median(tail).toFixed(0).padStart(6)} ms  process gone (exit → the parent sees it close)`);
-
+  breakdown("wf run", wf);
+  breakdown("the plain script", plain);
   console.log(`\nwf run (embedded): median ${wfMedian.toFixed(0)} ms`);
   console.log(`plain playwright-core script: median ${plainMedian.toFixed(0)} ms`);
   console.log(`ratio wf run / plain script: ${(wfMedian / plainMedian).toFixed(2)}×`);
