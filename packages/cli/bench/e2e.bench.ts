@@ -65,7 +65,7 @@ const runPlain = () => spawnTimed([PLAIN, CHROMIUM, PAGE, JSON.stringify(CHROMIU
 
 /** The phase each milestone ends, named for the breakdown. */
 const PHASES: Record<string, string> = {
-  "process start": "process start (spawn → Node's first line)",
+  "process start": "process start (spawn → Node's time origin)",
   "tsx registered": "Node start, preloads (yargs, zod, undici, playwright-core, fastify), tsx register",
   "cli loaded": "CLI modules loaded (through tsx)",
   "config resolved": "command parsed, config resolved",
