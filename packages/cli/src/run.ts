@@ -109,9 +109,9 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock, maxModelCalls: options.maxModelCalls },
   });
 
-  timingMark("config resolved");
+  timingMark("run: config ready");
   const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd, { fresh: options.fresh ?? false });
-  timingMark("workflow loaded");
+  timingMark("run: workflow ready");
   const fromFile = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
   const fromFlags = options.params ?? {};
 

@@ -1,6 +1,7 @@
 /** `wf run <file>`: runs a workflow file. */
 import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "../names.js";
 import { defineCommand } from "./_types.js";
+import { timingMark } from "../timing.js";
 
 export const runCommand = defineCommand({
   command: "run [files..]",
@@ -112,6 +113,7 @@ export const runCommand = defineCommand({
         reportDir: args["report-dir"],
       },
     });
+    timingMark("config resolved");
     const { parseShard, shardOf } = await import("../shard.js");
     const shard = args.shard !== undefined ? parseShard(String(args.shard)) : undefined;
     const files = (args.files ?? []).map(String);
@@ -143,6 +145,7 @@ export const runCommand = defineCommand({
     const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
     const selected = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
     const entries = shard && config.repeatEach === 1 ? shardOf(selected, shard) : selected;
+    timingMark("workflow files loaded");
     const specs = reporterSpecs(config, entries.length);
     // One workflow with a single-run reporter and no retries: today's `wf run <file>`, output unchanged.
     const single = !args.list && entries.length === 1 && config.retries === 0 && config.repeatEach === 1 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
