@@ -65,6 +65,12 @@ export interface RunWorkflowFileOptions {
   fresh?: boolean;
   /** A service shared by several runs (the multi-file runner's): used as is and left open. */
   service?: OpenService;
+  /**
+   * The embedded server's browser, launching since before the workflow file was loaded
+   * ({@link launchEmbeddedBrowser}): the run's server takes it. The run owns it from the call on
+   * (closed on any failure; ignored, and closed, when `service` or a base URL is used).
+   */
+  browser?: EarlyBrowser;
   /** Makes the reporter of the run's events instead of the configured one (the multi-file runner's); `redact` masks this run's secrets. */
   events?: (redact: (text: string) => string) => Reporter;
   /** Ask the service for a Playwright trace of the session. @default false */
@@ -98,6 +104,15 @@ export interface RunWorkflowFileResult {
  *   (`WF_CLI_SERVICE_UNREACHABLE`).
  */
 export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<RunWorkflowFileResult> {
+  try {
+    return await runWithService(options);
+  } finally {
+    // Taken by the embedded server when it started (which then owns it); closed here otherwise.
+    await closeEarlyBrowser(options.browser);
+  }
+}
+
+async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkflowFileResult> {
   const cwd = options.cwd ?? process.cwd();
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
@@ -130,7 +145,7 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = options.service ?? (await openService(config, stderr));
+  const service = options.service ?? (await openService(config, stderr, options.browser));
   timingMark("service ready");
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
@@ -242,10 +257,12 @@ export interface OpenService {
  * config says).
  *
  * @param stderr - where a note goes when `headed`/`slowMoMs` cannot apply (a service at a base URL).
+ * @param early - a browser launching since earlier ({@link launchEmbeddedBrowser}): the embedded
+ *   server takes it, and owns it once this is called (unused with a base URL: the caller closes it).
  * @throws {@link CliUsageError} `WF_CLI_NO_DISPLAY` for a headed browser without a display,
  *   `WF_CLI_SERVER_FAILED` when the embedded server does not start.
  */
-export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr): Promise<OpenService> {
+export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr, early?: EarlyBrowser): Promise<OpenService> {
   const { createServiceClient } = await import("@wf/runtime");
   if (config.baseUrl) {
     if (config.headed || config.slowMoMs > 0) {
@@ -277,9 +294,9 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
   let server: RunningServer;
   let browser: BrowserHost | undefined;
   try {
-    // Chromium starts (a process of its own) while the rest of the server is imported; the server then owns it.
-    const { prelaunchBrowser } = await import("@wf/server/prelaunch");
-    browser = prelaunchBrowser(options, config.env);
+    // Chromium starts (a process of its own) while the rest of the server is imported, if it has
+    // not started earlier; the server then owns it.
+    browser = early ? await early.take() : (await import("@wf/server/prelaunch")).prelaunchBrowser(options, config.env);
     timingMark("embedded server: importing @wf/server");
     const { startServer } = await import("@wf/server");
     timingMark("embedded server: @wf/server imported");
@@ -304,6 +321,40 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
       if (tempDir) await rm(tempDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The embedded server's browser, launching ahead of the server: {@link launchEmbeddedBrowser}. */
+export interface EarlyBrowser {
+  /** The browser host, for the server to own; undefined when none could be launched ahead. Once taken, the server closes it. */
+  take(): Promise<BrowserHost | undefined>;
+}
+
+/**
+ * Starts the embedded server's Chromium now, before the workflow files are loaded, so its
+ * launch overlaps their compilation (`wf run`). Pass the result to {@link runWorkflowFile}
+ * (`browser`), or close it with {@link closeEarlyBrowser}.
+ *
+ * @returns undefined when the run will not start an embedded server (a base URL is configured).
+ */
+export function launchEmbeddedBrowser(config: ResolvedCliConfig): EarlyBrowser | undefined {
+  if (config.baseUrl) return undefined;
+  // The browser fields of openService's options: the same Chromium, headed and slowed down alike.
+  const launching = import("@wf/server/prelaunch")
+    .then(({ prelaunchBrowser }) => prelaunchBrowser({ headed: config.headed, slowMoMs: config.slowMoMs }, config.env))
+    .catch(() => undefined);
+  let taken = false;
+  return {
+    take: () => {
+      if (taken) return Promise.resolve(undefined);
+      taken = true;
+      return launching;
+    },
+  };
+}
+
+/** Closes a browser launched ahead that no server took. */
+export async function closeEarlyBrowser(early: EarlyBrowser | undefined): Promise<void> {
+  await (await early?.take())?.close();
 }
 
 async function closeClient(client: unknown): Promise<void> {
