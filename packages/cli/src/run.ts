@@ -145,7 +145,7 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = options.service ?? (await openService(config, stderr, options.browser));
+  const service = options.service ?? (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true }));
   timingMark("service ready");
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
@@ -257,12 +257,12 @@ export interface OpenService {
  * config says).
  *
  * @param stderr - where a note goes when `headed`/`slowMoMs` cannot apply (a service at a base URL).
- * @param early - a browser launching since earlier ({@link launchEmbeddedBrowser}): the embedded
- *   server takes it, and owns it once this is called (unused with a base URL: the caller closes it).
+ * @param embedded - how to start the embedded server (see {@link EmbeddedServiceOptions}).
  * @throws {@link CliUsageError} `WF_CLI_NO_DISPLAY` for a headed browser without a display,
  *   `WF_CLI_SERVER_FAILED` when the embedded server does not start.
  */
-export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr, early?: EarlyBrowser): Promise<OpenService> {
+export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr, embedded: EmbeddedServiceOptions = {}): Promise<OpenService> {
+  const early = embedded.browser;
   const { createServiceClient } = await import("@wf/runtime");
   if (config.baseUrl) {
     if (config.headed || config.slowMoMs > 0) {
@@ -290,6 +290,10 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
     ...(config.model ? { model: config.model } : {}),
     headed: config.headed,
     slowMoMs: config.slowMoMs,
+    // One run, one session: a context opened ahead would be taken by it and replaced at once by
+    // another nobody uses, a second renderer starting during the first step (bench:e2e: ~250 ms
+    // of a 2.3 s run on this 2-core machine). The session's own context opens when it is created.
+    ...(embedded.oneSession ? { warmSessions: false } : {}),
   };
   let server: RunningServer;
   let browser: BrowserHost | undefined;
@@ -321,6 +325,17 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
       if (tempDir) await rm(tempDir, { recursive: true, force: true });
     },
   };
+}
+
+/** How {@link openService} starts the embedded server. */
+export interface EmbeddedServiceOptions {
+  /**
+   * A browser launching since earlier ({@link launchEmbeddedBrowser}): the embedded server takes
+   * it, and owns it once `openService` is called (unused with a base URL: the caller closes it).
+   */
+  browser?: EarlyBrowser;
+  /** The service will serve one session (one `wf run`): no browser context is opened ahead of sessions. @default false */
+  oneSession?: boolean;
 }
 
 /** The embedded server's browser, launching ahead of the server: {@link launchEmbeddedBrowser}. */
