@@ -8,6 +8,9 @@ import { WfError } from "@wf/core/errors";
 import { allowProcessWideTsx } from "./_import.js";
 import { runCli } from "./cli.js";
 import { EXIT } from "./errors.js";
+import { timingMark } from "./timing.js";
+
+timingMark("cli loaded");
 
 // User files load through tsx registered for the whole process (at once in this repository, on
 // the first user file when installed; see _import.ts), sharing the CLI's module graph.
@@ -40,4 +43,5 @@ const finalCode = controller.signal.aborted && code !== EXIT.ok ? EXIT.interrupt
 // Flush stdout/stderr before leaving; open handles (a browser, a pool) must not keep the process up.
 process.exitCode = finalCode;
 await new Promise<void>((done) => process.stdout.write("", () => done()));
+timingMark("exit");
 process.exit(finalCode);

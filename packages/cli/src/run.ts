@@ -9,11 +9,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WfError, isWfError, redactParams, redactText, secretValues } from "@wf/core";
 import { RUN_RECORD_VERSION, type RunRecord, type ServiceClient } from "@wf/runtime";
+import type { BrowserHost } from "@wf/server/prelaunch";
+import type { RunningServer, ServerOptions } from "@wf/server";
 import { resolveCliConfig, type LockModeName, type ResolvedCliConfig, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
 import { buildParams, readParamsFile } from "./params.js";
 import { createReporter, type OutputStream, type Reporter } from "./reporters.js";
+import { timingMark } from "./timing.js";
 
 /** Options of {@link runWorkflowFile}. Unset fields come from `wf.config.ts`, the environment, then defaults. */
 export interface RunWorkflowFileOptions {
@@ -62,6 +65,12 @@ export interface RunWorkflowFileOptions {
   fresh?: boolean;
   /** A service shared by several runs (the multi-file runner's): used as is and left open. */
   service?: OpenService;
+  /**
+   * The embedded server's browser, launching since before the workflow file was loaded
+   * ({@link launchEmbeddedBrowser}): the run's server takes it. The run owns it from the call on
+   * (closed on any failure; ignored, and closed, when `service` or a base URL is used).
+   */
+  browser?: EarlyBrowser;
   /** Makes the reporter of the run's events instead of the configured one (the multi-file runner's); `redact` masks this run's secrets. */
   events?: (redact: (text: string) => string) => Reporter;
   /** Ask the service for a Playwright trace of the session. @default false */
@@ -95,6 +104,15 @@ export interface RunWorkflowFileResult {
  *   (`WF_CLI_SERVICE_UNREACHABLE`).
  */
 export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<RunWorkflowFileResult> {
+  try {
+    return await runWithService(options);
+  } finally {
+    // Taken by the embedded server when it started (which then owns it); closed here otherwise.
+    await closeEarlyBrowser(options.browser);
+  }
+}
+
+async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkflowFileResult> {
   const cwd = options.cwd ?? process.cwd();
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
@@ -106,7 +124,9 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock, maxModelCalls: options.maxModelCalls },
   });
 
+  timingMark("run: config ready");
   const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd, { fresh: options.fresh ?? false });
+  timingMark("run: workflow ready");
   const fromFile = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
   const fromFlags = options.params ?? {};
 
@@ -125,7 +145,8 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = options.service ?? (await openService(config, stderr));
+  const service = options.service ?? (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true }));
+  timingMark("service ready");
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
   if (options.signal?.aborted) onOuterAbort();
@@ -155,7 +176,12 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
         params,
         client: service.client,
         signal: controller.signal,
-        onEvent: (event) => reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event),
+        onEvent: (event) => {
+          if (event.type === "run-started") timingMark("session created");
+          else if (event.type === "step-finished") timingMark(`step ${event.step.index} finished (${event.step.type} ${event.step.durationMs} ms)`);
+          else if (event.type === "run-finished") timingMark("run finished");
+          reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event);
+        },
         lock,
         ...(config.maxModelCalls !== undefined ? { maxModelCalls: config.maxModelCalls } : {}),
         ...(options.trace ? { trace: true } : {}),
@@ -184,11 +210,13 @@ export async function runWorkflowFile(options: RunWorkflowFileOptions): Promise<
     }
     record = redactRecord(record, redact);
     await options.afterRun?.(record, service.client);
+    if (options.afterRun) timingMark("screenshots and trace collected");
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
     reporter.end();
     if (!options.service) await service.close();
+    timingMark("service closed");
   }
 
   if (options.out) {
@@ -229,10 +257,12 @@ export interface OpenService {
  * config says).
  *
  * @param stderr - where a note goes when `headed`/`slowMoMs` cannot apply (a service at a base URL).
+ * @param embedded - how to start the embedded server (see {@link EmbeddedServiceOptions}).
  * @throws {@link CliUsageError} `WF_CLI_NO_DISPLAY` for a headed browser without a display,
  *   `WF_CLI_SERVER_FAILED` when the embedded server does not start.
  */
-export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr): Promise<OpenService> {
+export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr, embedded: EmbeddedServiceOptions = {}): Promise<OpenService> {
+  const early = embedded.browser;
   const { createServiceClient } = await import("@wf/runtime");
   if (config.baseUrl) {
     if (config.headed || config.slowMoMs > 0) {
@@ -241,30 +271,42 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
     const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
     return { client, embedded: false, close: async () => void (await closeClient(client)) };
   }
-  const { startServer } = await import("@wf/server");
   const apiKey = randomBytes(18).toString("base64url");
   const tempDir = config.server.dataDir ? undefined : await mkdtemp(join(tmpdir(), "wf-run-"));
-  let server: Awaited<ReturnType<typeof startServer>>;
+  const options: ServerOptions = {
+    host: "127.0.0.1",
+    port: 0,
+    apiKeys: [apiKey],
+    dataDir: config.server.dataDir ?? tempDir!,
+    // Off unless WF_LOG_LEVEL asks for it; then on stderr, so stdout keeps the reporter's output alone.
+    logger: embeddedLogger(config.env.WF_LOG_LEVEL, stderr),
+    // The embedded server's records live in a throw-away folder: no need to sync them to disk.
+    journalSync: false,
+    // Records thrown away with that folder stay in memory: opening the embedded database costs
+    // seconds and hundreds of MB, for nothing (the run record and the report outlive the run).
+    ...(tempDir ? { databaseUrl: "memory:" } : {}),
+    // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
+    allowFileUrls: true,
+    ...(config.model ? { model: config.model } : {}),
+    headed: config.headed,
+    slowMoMs: config.slowMoMs,
+    // One run, one session: a context opened ahead would be taken by it and replaced at once by
+    // another nobody uses, a second renderer starting during the first step (bench:e2e: ~250 ms
+    // of a 2.3 s run on this 2-core machine). The session's own context opens when it is created.
+    ...(embedded.oneSession ? { warmSessions: false } : {}),
+  };
+  let server: RunningServer;
+  let browser: BrowserHost | undefined;
   try {
-    server = await startServer({
-      host: "127.0.0.1",
-      port: 0,
-      apiKeys: [apiKey],
-      dataDir: config.server.dataDir ?? tempDir!,
-      // Off unless WF_LOG_LEVEL asks for it; then on stderr, so stdout keeps the reporter's output alone.
-      logger: embeddedLogger(config.env.WF_LOG_LEVEL, stderr),
-      // The embedded server's records live in a throw-away folder: no need to sync them to disk.
-      journalSync: false,
-      // Records thrown away with that folder stay in memory: opening the embedded database costs
-      // seconds and hundreds of MB, for nothing (the run record and the report outlive the run).
-      ...(tempDir ? { databaseUrl: "memory:" } : {}),
-      // It serves this user alone, on loopback: their own files (docs under /usr/share/doc) may be opened.
-      allowFileUrls: true,
-      ...(config.model ? { model: config.model } : {}),
-      headed: config.headed,
-      slowMoMs: config.slowMoMs,
-    }, config.env);
+    // Chromium starts (a process of its own) while the rest of the server is imported, if it has
+    // not started earlier; the server then owns it.
+    browser = early ? await early.take() : (await import("@wf/server/prelaunch")).prelaunchBrowser(options, config.env);
+    timingMark("embedded server: importing @wf/server");
+    const { startServer } = await import("@wf/server");
+    timingMark("embedded server: @wf/server imported");
+    server = await startServer(options, config.env, { browser });
   } catch (error) {
+    await browser?.close(); // closed already when startServer ran; not when importing it failed
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
     if (isWfError(error) && error.code === "WF_NO_DISPLAY") throw new CliUsageError("WF_CLI_NO_DISPLAY", error.message, { cause: error });
     throw new CliUsageError(
@@ -283,6 +325,51 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
       if (tempDir) await rm(tempDir, { recursive: true, force: true });
     },
   };
+}
+
+/** How {@link openService} starts the embedded server. */
+export interface EmbeddedServiceOptions {
+  /**
+   * A browser launching since earlier ({@link launchEmbeddedBrowser}): the embedded server takes
+   * it, and owns it once `openService` is called (unused with a base URL: the caller closes it).
+   */
+  browser?: EarlyBrowser;
+  /** The service will serve one session (one `wf run`): no browser context is opened ahead of sessions. @default false */
+  oneSession?: boolean;
+}
+
+/** The embedded server's browser, launching ahead of the server: {@link launchEmbeddedBrowser}. */
+export interface EarlyBrowser {
+  /** The browser host, for the server to own; undefined when none could be launched ahead. Once taken, the server closes it. */
+  take(): Promise<BrowserHost | undefined>;
+}
+
+/**
+ * Starts the embedded server's Chromium now, before the workflow files are loaded, so its
+ * launch overlaps their compilation (`wf run`). Pass the result to {@link runWorkflowFile}
+ * (`browser`), or close it with {@link closeEarlyBrowser}.
+ *
+ * @returns undefined when the run will not start an embedded server (a base URL is configured).
+ */
+export function launchEmbeddedBrowser(config: ResolvedCliConfig): EarlyBrowser | undefined {
+  if (config.baseUrl) return undefined;
+  // The browser fields of openService's options: the same Chromium, headed and slowed down alike.
+  const launching = import("@wf/server/prelaunch")
+    .then(({ prelaunchBrowser }) => prelaunchBrowser({ headed: config.headed, slowMoMs: config.slowMoMs }, config.env))
+    .catch(() => undefined);
+  let taken = false;
+  return {
+    take: () => {
+      if (taken) return Promise.resolve(undefined);
+      taken = true;
+      return launching;
+    },
+  };
+}
+
+/** Closes a browser launched ahead that no server took. */
+export async function closeEarlyBrowser(early: EarlyBrowser | undefined): Promise<void> {
+  await (await early?.take())?.close();
 }
 
 async function closeClient(client: unknown): Promise<void> {

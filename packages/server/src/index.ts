@@ -20,6 +20,7 @@ import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } 
 import { SessionManager } from "./sessions.js";
 import { StoreRetry, stderrLog } from "./store-retry.js";
 import { loadServerSecret } from "./secret.js";
+import { timingMark } from "./timing.js";
 import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider, type StepInterpreter } from "./interpreter/index.js";
 
 export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
@@ -61,41 +62,65 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What a caller started ahead of {@link startServer}, for it to use (and own, closing it on failure). */
+export interface StartedAhead {
+  /** A browser launched early with `prelaunchBrowser` (`@wf/server/prelaunch`) from the same options. */
+  browser?: BrowserHost;
+}
+
 /**
  * Starts the service: opens the store (the embedded database in `dataDir`, or `databaseUrl`),
  * marks unfinished steps and open sessions of a previous run `FAILED` with `WF_SERVER_RESTARTED`,
- * starts the browser, and listens.
+ * starts the browser (its launch overlaps the store's opening), and listens.
  * When no API key is configured, one is generated and printed to stderr.
  *
  * @param options - see {@link ServerOptions}; unset fields come from the environment, then defaults.
  * @param env - the environment variables to read. @default process.env
+ * @param started - what was started ahead (a browser from `prelaunchBrowser`); the server owns it.
  * @returns the running server, with its URL and API key.
  * @throws {@link StoreDamagedError} (`WF_STORE_DAMAGED`) when the data folder is not a valid store
  *   (its embedded database damaged, or missing beside wf's other files); nothing is written into it.
  * @throws {@link BrowserNotFoundError} (`WF_BROWSER_NOT_FOUND`) when no browser can be found or started.
  * @example const server = await startServer({ port: 0, dataDir: tmp }); … await server.close();
  */
-export async function startServer(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
-  const resolved = resolveServerOptions(options, env);
+export async function startServer(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env, started: StartedAhead = {}): Promise<RunningServer> {
+  timingMark("server: starting");
+  let resolved: ResolvedServerOptions;
+  try {
+    resolved = resolveServerOptions(options, env);
+  } catch (error) {
+    await started.browser?.close();
+    throw error;
+  }
   let storeLocation = resolved.dataDir;
   const corrupt = createCorruptReporter(() => storeLocation);
-  // The store first: a damaged one is refused before a browser starts (and is not blamed on it).
-  const store = await openStore({
-    databaseUrl: resolved.databaseUrl,
-    dataDir: resolved.dataDir,
-    sync: resolved.journalSync,
-    onCorrupt: corrupt.report,
-    ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
-  });
+  // The browser launches while the store opens: neither needs the other. A damaged store is still
+  // what is reported when both fail (the store is awaited first, and the browser closed).
+  const browser = started.browser ?? new BrowserHost(resolved);
+  const launching = browser.start();
+  launching.catch(() => undefined); // awaited below, after the store, where its error is thrown
+  let store: Awaited<ReturnType<typeof openStore>>;
+  try {
+    store = await openStore({
+      databaseUrl: resolved.databaseUrl,
+      dataDir: resolved.dataDir,
+      sync: resolved.journalSync,
+      onCorrupt: corrupt.report,
+      ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
+    });
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
   storeLocation = store.location;
-  const cleanup: (() => Promise<void>)[] = [() => store.close()];
-  const browser = new BrowserHost(resolved);
+  timingMark("server: store opened");
+  const cleanup: (() => Promise<void>)[] = [() => browser.close(), () => store.close()];
   try {
     // The interpreter's and the store retry's warnings go to the app's logger once it exists, else to stderr.
     let appLog: FastifyInstance["log"] | undefined;
     const warn = (message: string) => (appLog ? appLog.warn(message) : process.stderr.write(`wf server: ${message}\n`));
-    await browser.start();
-    cleanup.unshift(() => browser.close());
+    await launching;
+    timingMark("server: browser launched");
     const interpreter = resolved.interpreter ?? createInterpreter(resolved, warn);
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
@@ -109,6 +134,8 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     });
     const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret, storeRetry });
     await sessions.recover();
+    // The first session's context and page open while the app is built and starts listening.
+    sessions.warmUp();
     const context: ServerContext = {
       options: resolved,
       publicUrl: () => publicUrl,
@@ -125,7 +152,9 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       parse: createParse(),
       version: SERVER_VERSION,
     };
+    timingMark("server: sessions recovered");
     const app = await buildApp(context);
+    timingMark("server: app built");
     corrupt.useLogger(resolved.logger ? app : undefined);
     if (resolved.logger) appLog = app.log;
     warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
@@ -135,7 +164,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : resolved.port;
     if (!resolved.publicUrl) publicUrl = `http://${hostForUrl(resolved.host)}:${port}`;
-    sessions.warmUp();
+    timingMark("server: listening");
     // Other instances on the same database forward requests about this one's sessions to it.
     resolved.internalUrl = internalUrlOf(resolved.internalUrl, resolved.host, port);
     const lease =

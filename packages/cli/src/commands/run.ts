@@ -1,6 +1,7 @@
 /** `wf run <file>`: runs a workflow file. */
 import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "../names.js";
 import { defineCommand } from "./_types.js";
+import { timingMark } from "../timing.js";
 
 export const runCommand = defineCommand({
   command: "run [files..]",
@@ -112,6 +113,7 @@ export const runCommand = defineCommand({
         reportDir: args["report-dir"],
       },
     });
+    timingMark("config resolved");
     const { parseShard, shardOf } = await import("../shard.js");
     const shard = args.shard !== undefined ? parseShard(String(args.shard)) : undefined;
     const files = (args.files ?? []).map(String);
@@ -140,33 +142,45 @@ export const runCommand = defineCommand({
       const watched = await watchWorkflows(suite);
       return watched.exitCode;
     }
-    const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
-    const selected = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
-    const entries = shard && config.repeatEach === 1 ? shardOf(selected, shard) : selected;
-    const specs = reporterSpecs(config, entries.length);
-    // One workflow with a single-run reporter and no retries: today's `wf run <file>`, output unchanged.
-    const single = !args.list && entries.length === 1 && config.retries === 0 && config.repeatEach === 1 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
-    if (!single && args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", `--out saves one workflow's run record; for many use --reporter json with an outputFile in wf.config.ts (reporter: [["json", { outputFile: "run.json" }]]).`);
-    if (single) {
-      const { runWithReport } = await import("../report/report.js");
-      const { runWorkflowFile } = await import("../run.js");
-      const machineOutput = specs[0]!.name !== "pretty";
-      const result = await runWithReport({ config, cwd: context.cwd, entry: entries[0]!, stdout: context.stdout, stderr: context.stderr, machineOutput }, (hooks) => runWorkflowFile({
-        ...hooks,
-        file: entries[0]!.file,
-        cwd: context.cwd,
-        env: context.env,
-        stdout: context.stdout,
-        stderr: context.stderr,
-        signal: context.signal,
-        config: { ...config, reporter: specs[0]!.name as ReporterName },
-        params,
-        ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
-        ...(args.out !== undefined ? { out: args.out } : {}),
-      }));
+    // One named file, run once (the usual `wf run flow.ts`): its embedded server's Chromium starts
+    // now, while the file is compiled and loaded; the run takes it, or it is closed below.
+    const { launchEmbeddedBrowser, closeEarlyBrowser } = await import("../run.js");
+    const oneFile = files.length === 1 && /\.[cm]?ts$/.test(files[0]!) && !/[*?{[]/.test(files[0]!);
+    const early = oneFile && !args.list && !shard && config.retries === 0 && config.repeatEach === 1 ? launchEmbeddedBrowser(config) : undefined;
+    try {
+      const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
+      const selected = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);
+      const entries = shard && config.repeatEach === 1 ? shardOf(selected, shard) : selected;
+      timingMark("workflow files loaded");
+      const specs = reporterSpecs(config, entries.length);
+      // One workflow with a single-run reporter and no retries: today's `wf run <file>`, output unchanged.
+      const single = !args.list && entries.length === 1 && config.retries === 0 && config.repeatEach === 1 && specs.length === 1 && ["pretty", "json", "ndjson"].includes(specs[0]!.name) && !specs[0]!.outputFile;
+      if (!single && args.out !== undefined) throw new CliUsageError("WF_CLI_USAGE", `--out saves one workflow's run record; for many use --reporter json with an outputFile in wf.config.ts (reporter: [["json", { outputFile: "run.json" }]]).`);
+      if (single) {
+        const { runWithReport } = await import("../report/report.js");
+        const { runWorkflowFile } = await import("../run.js");
+        const machineOutput = specs[0]!.name !== "pretty";
+        const result = await runWithReport({ config, cwd: context.cwd, entry: entries[0]!, stdout: context.stdout, stderr: context.stderr, machineOutput }, (hooks) => runWorkflowFile({
+          ...hooks,
+          file: entries[0]!.file,
+          cwd: context.cwd,
+          env: context.env,
+          stdout: context.stdout,
+          stderr: context.stderr,
+          signal: context.signal,
+          config: { ...config, reporter: specs[0]!.name as ReporterName },
+          params,
+          ...(early ? { browser: early } : {}),
+          ...(args["params-file"] !== undefined ? { paramsFile: args["params-file"] } : {}),
+          ...(args.out !== undefined ? { out: args.out } : {}),
+        }));
+        return result.exitCode;
+      }
+      await closeEarlyBrowser(early); // the runner starts its own server
+      const result = await runWorkflows({ ...suite, list: args.list === true, ...(shard ? { shard } : {}) });
       return result.exitCode;
+    } finally {
+      await closeEarlyBrowser(early); // taken by the run (its server owns it then), or closed here
     }
-    const result = await runWorkflows({ ...suite, list: args.list === true, ...(shard ? { shard } : {}) });
-    return result.exitCode;
   },
 });

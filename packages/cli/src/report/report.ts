@@ -20,6 +20,7 @@ import type { OutputStream } from "../reporters.js";
 import { CliUsageError } from "../errors.js";
 import type { SuiteResult, WorkflowEntry } from "../suite-result.js";
 import { REPORT_PAGE, REPORT_SCRIPT } from "./html.js";
+import { timingMark } from "../timing.js";
 
 /** What one attempt left in the report folder; paths are relative to the folder, with `/`. */
 export interface AttemptArtifacts {
@@ -264,7 +265,9 @@ export async function runWithReport<T extends { record: RunRecord }>(
     durationMs: Date.now() - startedAt.getTime(),
     stats: { passed: 0, flaky: 0, failed: 0, interrupted: 0, skipped: 0, [outcome]: 1 },
   };
+  timingMark("report collected");
   const indexPath = await report.write(result);
+  timingMark("report written");
   if (!options.machineOutput) options.stdout.write(reportSummary(report, indexPath, result, cwd));
   return ran;
 }
