@@ -6,10 +6,10 @@
  * times) are kept, so the trace still opens. Text resources (bodies by hash) are redacted and
  * renamed by the hash of their new content, with every reference updated; binary resources that
  * hold a secret's bytes are dropped; screencast frames taken while a secret could be on the page
- * are dropped. The zip is read and written with Node's zlib (store and deflate entries).
+ * are dropped. The zip is read and written with fflate.
  */
 import { createHash } from "node:crypto";
-import { crc32, deflateRawSync, inflateRawSync } from "node:zlib";
+import { unzipSync, zipSync } from "fflate";
 import { secretEncodings, type Redactor } from "@wf/core";
 
 /** What a scrub needs to know of the session. */
@@ -152,81 +152,16 @@ export function scrubTrace(zip: Buffer, scrubber: TraceScrubber): { zip: Buffer;
 }
 
 /**
- * Reads a zip's entries (stored or deflated) through its central directory.
- * @throws {@link Error} for a file that is not such a zip.
+ * Reads a zip's entries, in their order (fflate).
+ * @throws {@link Error} for a file that is not a zip.
  */
 export function readZip(zip: Buffer): ZipEntry[] {
-  let end = -1;
-  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
-    if (zip.readUInt32LE(i) === 0x06054b50) {
-      end = i;
-      break;
-    }
-  }
-  if (end < 0) throw new Error("not a zip file (no end of central directory)");
-  const count = zip.readUInt16LE(end + 10);
-  let offset = zip.readUInt32LE(end + 16);
-  const entries: ZipEntry[] = [];
-  for (let n = 0; n < count; n++) {
-    if (zip.readUInt32LE(offset) !== 0x02014b50) throw new Error("damaged zip central directory");
-    const method = zip.readUInt16LE(offset + 10);
-    const compressedSize = zip.readUInt32LE(offset + 20);
-    const nameLength = zip.readUInt16LE(offset + 28);
-    const extraLength = zip.readUInt16LE(offset + 30);
-    const commentLength = zip.readUInt16LE(offset + 32);
-    const local = zip.readUInt32LE(offset + 42);
-    const name = zip.toString("utf8", offset + 46, offset + 46 + nameLength);
-    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const raw = zip.subarray(start, start + compressedSize);
-    if (method !== 0 && method !== 8) throw new Error(`zip entry ${name} uses compression method ${method}`);
-    entries.push({ name, data: method === 8 ? inflateRawSync(raw) : Buffer.from(raw) });
-    offset += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
+  return Object.entries(unzipSync(new Uint8Array(zip.buffer, zip.byteOffset, zip.byteLength))).map(([name, data]) => ({ name, data: Buffer.from(data) }));
 }
 
-/** Writes entries into a zip (deflated; UTF-8 names). */
+/** Writes entries as a deflated zip, in their order (fflate). */
 export function writeZip(entries: ZipEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const name = Buffer.from(entry.name, "utf8");
-    const compressed = deflateRawSync(entry.data);
-    const crc = crc32(entry.data);
-    const header = Buffer.alloc(30);
-    header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(0x0800, 6);
-    header.writeUInt16LE(8, 8);
-    header.writeUInt32LE(0, 10);
-    header.writeUInt32LE(crc, 14);
-    header.writeUInt32LE(compressed.length, 18);
-    header.writeUInt32LE(entry.data.length, 22);
-    header.writeUInt16LE(name.length, 26);
-    header.writeUInt16LE(0, 28);
-    locals.push(header, name, compressed);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(0, 12);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(entry.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    centrals.push(central, name);
-    offset += header.length + name.length + compressed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+  const files: Record<string, Uint8Array> = {};
+  for (const entry of entries) files[entry.name] = entry.data;
+  return Buffer.from(zipSync(files, { level: 6 }));
 }
