@@ -6,13 +6,14 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { CHROMIUM_ARGS } from "../../src/browser.js";
+import type { Browser, Page } from "playwright-core";
 import { InterpreterError, type StepInterpreter, type StepReport } from "../../src/interpreter/index.js";
 import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider } from "./_direct.js";
-import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { pageOf, startModelDouble, type ModelDouble } from "../helpers/model-double.js";
+import type { StaticServer } from "../helpers/static-server.js";
+import { startDirectPage, type DirectPage } from "../helpers/direct-page.js";
+import { pageOf, type ModelDouble } from "../helpers/model-double.js";
 
+let fixture: DirectPage;
 let model: ModelDouble;
 let pages: StaticServer;
 let browser: Browser;
@@ -20,10 +21,8 @@ let page: Page;
 let interpreter: StepInterpreter;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/check/", import.meta.url)));
-  browser = await chromium.launch({ executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium", args: [...CHROMIUM_ARGS] });
-  page = await browser.newPage();
+  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/check/", import.meta.url)));
+  ({ model, pages, browser, page } = fixture);
   const perform = { uploadRoot: process.cwd(), findTimeoutMs: 2_000, allowFileUrls: false };
   interpreter = createGrammarThenModelInterpreter(
     createDeterministicInterpreter(),
@@ -32,9 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await pages?.close();
-  await model?.close();
+  await fixture?.close();
 });
 
 beforeEach(async () => {

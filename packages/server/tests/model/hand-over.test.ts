@@ -6,33 +6,30 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { CHROMIUM_ARGS } from "../../src/browser.js";
+import type { Browser, Page } from "playwright-core";
 import type { StepReport, StepInterpreter } from "../../src/interpreter/index.js";
 import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider } from "./_direct.js";
-import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { refFor, startModelDouble, type ModelDouble } from "../helpers/model-double.js";
+import type { StaticServer } from "../helpers/static-server.js";
+import { startDirectPage, type DirectPage } from "../helpers/direct-page.js";
+import { refFor, type ModelDouble } from "../helpers/model-double.js";
 
 /** Longer than any step below may take: a grammar that waited it out would time the step out. */
 const GRAMMAR_FIND_MS = 60_000;
 const STEP_MS = 15_000;
 
+let fixture: DirectPage;
 let model: ModelDouble;
 let pages: StaticServer;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
-  browser = await chromium.launch({ executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium", args: [...CHROMIUM_ARGS] });
-  page = await browser.newPage();
+  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
+  ({ model, pages, browser, page } = fixture);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await pages?.close();
-  await model?.close();
+  await fixture?.close();
 });
 
 beforeEach(async () => {

@@ -10,31 +10,28 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { z } from "zod";
-import { CHROMIUM_ARGS } from "../../src/browser.js";
 import { MEMORY_DATABASE_URL, startServer } from "../../src/index.js";
 import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT, isInterpreterError, type InterpreterError, type StepReport } from "../../src/interpreter/index.js";
 import { createModelInterpreter, createModelProvider, normalizeStepSchemaForTests } from "./_direct.js";
-import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { behaveLike, pageOf, refFor, startModelDouble, type ModelDouble, type Script } from "../helpers/model-double.js";
+import type { StaticServer } from "../helpers/static-server.js";
+import { startDirectPage, type DirectPage } from "../helpers/direct-page.js";
+import { behaveLike, pageOf, refFor, type ModelDouble, type Script } from "../helpers/model-double.js";
 
+let fixture: DirectPage;
 let model: ModelDouble;
 let pages: StaticServer;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  model = await startModelDouble();
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
-  browser = await chromium.launch({ executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium", args: [...CHROMIUM_ARGS] });
-  page = await browser.newPage();
+  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
+  ({ model, pages, browser, page } = fixture);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await pages?.close();
-  await model?.close();
+  await fixture?.close();
 });
 
 beforeEach(async () => {
