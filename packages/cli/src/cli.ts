@@ -5,6 +5,7 @@
  */
 import yargs, { type Argv } from "yargs";
 import { isWfError } from "@wf/core/errors";
+import { earlyFlag } from "@wf/server/env-flag";
 import { checkCommand } from "./commands/check.js";
 import { initCommand } from "./commands/init.js";
 import { installBrowserCommand } from "./commands/install-browser.js";
@@ -128,6 +129,7 @@ function report(error: unknown, ctx: CliContext, ran: boolean): number {
   const code = exitCodeOf(error);
   const message = error instanceof Error ? error.message : String(error);
   ctx.stderr.write(`wf: ${message}\n`);
-  if (ctx.env.WF_DEBUG && error instanceof Error && error.stack) ctx.stderr.write(error.stack + "\n");
+  // Read without zod, as the other early flag (a malformed value fails resolveCliConfig, like any variable).
+  if (earlyFlag(ctx.env, "WF_DEBUG") && error instanceof Error && error.stack) ctx.stderr.write(error.stack + "\n");
   return code;
 }

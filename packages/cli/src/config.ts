@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
-import { nonBlank, parseWfEnv, TRACE_MODES, WfEnvError, type WfEnv } from "@wf/server/env";
+import { LOCK_MODES, nonBlank, parseWfEnv, TRACE_MODES, WfEnvError, type WfEnv, type WfEnvName } from "@wf/server/env";
 
 import type { ScreenshotMode } from "@wf/core/protocol";
 import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "./names.js";
@@ -15,7 +15,7 @@ import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "./names.js";
 export { REPORTERS, type ReporterName };
 
 /** The action-lock modes of `wf run` (see the CLI README's lock section). */
-export const LOCK_MODE_NAMES = ["frozen", "read", "write", "heal", "off"] as const;
+export const LOCK_MODE_NAMES = LOCK_MODES;
 export type LockModeName = (typeof LOCK_MODE_NAMES)[number];
 /**
  * When `wf run` records a Playwright trace of a workflow's session, in Playwright's words: `on`
@@ -443,12 +443,26 @@ const CLI_ENV = [
   "WF_REPORTER", "WF_BASE_URL", "WF_API_KEY", "WF_MODEL", "WF_MAX_MODEL_CALLS", "WF_TRACE", "WF_SCREENSHOT", "WF_WORKERS", "WF_REPEAT_EACH", "WF_TEST_DIR",
   "WF_RETRIES", "WF_MAX_FAILURES", "WF_HEADED", "WF_SLOW_MO_MS", "WF_TIMEOUT_MS", "WF_REQUEST_TIMEOUT_MS", "WF_REPORT_DIR", "WF_HOST", "WF_PORT",
   "WF_WORKFLOWS_DIR", "WF_DATA_DIR",
+  // Read before the configuration, without zod (see @wf/server/env-flag); checked here so a malformed value fails like any other.
+  "WF_TIMING", "WF_DEBUG",
 ] as const;
 
 /** @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` listing every malformed variable (the shared parse's message). */
 function readCliEnv(env: Record<string, string | undefined>): Pick<WfEnv, (typeof CLI_ENV)[number]> {
+  return parseCliEnv(env, CLI_ENV);
+}
+
+/**
+ * Reads the variables `names` of `env` through the one environment schema (`@wf/server/env`):
+ * how every part of the CLI reads a `WF_*` variable.
+ *
+ * @returns each variable's value, `undefined` when unset or blank.
+ * @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` listing every malformed one, what it should
+ *   be and what to do (the schema's message).
+ */
+export function parseCliEnv<const K extends WfEnvName>(env: Record<string, string | undefined>, names: readonly K[]): Pick<WfEnv, K> {
   try {
-    return parseWfEnv(env, CLI_ENV);
+    return parseWfEnv(env, names);
   } catch (error) {
     if (error instanceof WfEnvError) throw new CliUsageError("WF_CLI_CONFIG_INVALID", error.message, { cause: error });
     throw error;

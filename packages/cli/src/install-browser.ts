@@ -16,6 +16,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { parseCliEnv } from "./config.js";
 import { EXIT, type ExitCode } from "./errors.js";
 import type { OutputStream } from "./reporters.js";
 
@@ -64,9 +65,10 @@ export async function installBrowser(options: InstallBrowserOptions = {}): Promi
   const stderr = options.stderr ?? process.stderr;
   const say = (line: string) => stdout.write(`${line}\n`);
   const commands: string[] = [];
+  const vars = parseCliEnv(env, ["WF_BROWSER_ENDPOINT", "WF_CHROMIUM_PATH"]);
 
-  if (env.WF_BROWSER_ENDPOINT?.trim()) {
-    say(`WF_BROWSER_ENDPOINT is set (${env.WF_BROWSER_ENDPOINT}): the server connects to that browser over CDP. Nothing to install.`);
+  if (vars.WF_BROWSER_ENDPOINT) {
+    say(`WF_BROWSER_ENDPOINT is set (${vars.WF_BROWSER_ENDPOINT}): the server connects to that browser over CDP. Nothing to install.`);
     return { status: "found", commands, exitCode: EXIT.ok };
   }
   const before = await lookUp(env);
@@ -77,7 +79,7 @@ export async function installBrowser(options: InstallBrowserOptions = {}): Promi
   say(before.broken ? `Chromium at ${before.broken.path} does not start (${before.broken.reason}).` : `No Chromium found (looked at ${before.candidates.join(", ")}).`);
   // A WF_CHROMIUM_PATH that names nothing: install anyway, look for the result where the server
   // looks without it, and say to unset it (installed() does).
-  const afterEnv = env.WF_CHROMIUM_PATH?.trim() && !before.working ? { ...env, WF_CHROMIUM_PATH: undefined } : env;
+  const afterEnv = vars.WF_CHROMIUM_PATH && !before.working ? { ...env, WF_CHROMIUM_PATH: undefined } : env;
 
   const system = detectSystem();
   const playwright = [process.execPath, playwrightCli(), "install", ...(system.apt && system.root ? ["--with-deps"] : []), "chromium"];
@@ -103,7 +105,7 @@ export async function installBrowser(options: InstallBrowserOptions = {}): Promi
   commands.push(shellLine(playwright));
   if ((await run(playwright, { env, stdout, stderr, signal: options.signal })) === 0) {
     const after = await lookUp(afterEnv);
-    if (after.working) return installed(after.working, commands, env, say);
+    if (after.working) return installed(after.working, commands, vars.WF_CHROMIUM_PATH, say);
     say(`Playwright's download finished, but no working Chromium is found${after.broken ? ` (${after.broken.path}: ${after.broken.reason})` : ""}.`);
   } else {
     say("Playwright's download failed (see above).");
@@ -120,7 +122,7 @@ export async function installBrowser(options: InstallBrowserOptions = {}): Promi
       }
     }
     const after = await lookUp(afterEnv);
-    if (after.working) return installed(after.working, commands, env, say);
+    if (after.working) return installed(after.working, commands, vars.WF_CHROMIUM_PATH, say);
     say(`apt-get installed ${APT_PACKAGES.join(", ")}, but no working Chromium is found${after.broken ? ` (${after.broken.path}: ${after.broken.reason})` : ""}. Set WF_CHROMIUM_PATH to one.`);
     return { status: "manual", commands, exitCode: EXIT.failed };
   }
@@ -128,9 +130,10 @@ export async function installBrowser(options: InstallBrowserOptions = {}): Promi
   return { status: "manual", commands, exitCode: EXIT.failed };
 }
 
-function installed(found: Working, commands: string[], env: Record<string, string | undefined>, say: (line: string) => void): InstallBrowserResult {
+/** The result of an install that found `found`; `chromiumPath` is `WF_CHROMIUM_PATH`, said to unset when it names another file. */
+function installed(found: Working, commands: string[], chromiumPath: string | undefined, say: (line: string) => void): InstallBrowserResult {
   say(`Chromium is installed: ${found.path} (${found.version}). \`wf run\` and \`wf serve\` will use it.`);
-  if (env.WF_CHROMIUM_PATH?.trim() && env.WF_CHROMIUM_PATH !== found.path) say(`Note: WF_CHROMIUM_PATH is set to ${env.WF_CHROMIUM_PATH}; unset it, or set it to ${found.path}.`);
+  if (chromiumPath && chromiumPath !== found.path) say(`Note: WF_CHROMIUM_PATH is set to ${chromiumPath}; unset it, or set it to ${found.path}.`);
   return { status: "installed", executablePath: found.path, commands, exitCode: EXIT.ok };
 }
 

@@ -11,7 +11,7 @@ import { WfError, isWfError, redactParams, redactText, secretValues } from "@wf/
 import { RUN_RECORD_VERSION, type RunRecord, type ServiceClient } from "@wf/runtime";
 import type { BrowserHost } from "@wf/server/prelaunch";
 import type { RunningServer, ServerOptions } from "@wf/server";
-import { resolveCliConfig, type LockModeName, type ResolvedCliConfig, type ReporterName } from "./config.js";
+import { parseCliEnv, resolveCliConfig, type LockModeName, type ResolvedCliConfig, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
 import { buildParams, readParamsFile } from "./params.js";
@@ -279,7 +279,7 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
     apiKeys: [apiKey],
     dataDir: config.server.dataDir ?? tempDir!,
     // Off unless WF_LOG_LEVEL asks for it; then on stderr, so stdout keeps the reporter's output alone.
-    logger: embeddedLogger(config.env.WF_LOG_LEVEL, stderr),
+    logger: embeddedLogger(parseCliEnv(config.env, ["WF_LOG_LEVEL"]).WF_LOG_LEVEL, stderr),
     // The embedded server's records live in a throw-away folder: no need to sync them to disk.
     journalSync: false,
     // Records thrown away with that folder stay in memory: opening the embedded database costs
@@ -407,9 +407,8 @@ function redactRecord(record: RunRecord, redact: (s: string) => string): RunReco
   return JSON.parse(redact(JSON.stringify(record))) as RunRecord;
 }
 
-/** The embedded server's logger: off, or pino at `WF_LOG_LEVEL` writing to `stderr` (an unknown level is refused by the server). */
+/** The embedded server's logger: off, or pino at `level` (`WF_LOG_LEVEL`, read through the environment schema) writing to `stderr`. */
 function embeddedLogger(level: string | undefined, stderr: OutputStream): false | { level: string; stream: { write(line: string): void } } {
-  const chosen = level?.trim().toLowerCase();
-  if (!chosen) return false;
-  return { level: chosen, stream: { write: (line: string) => void stderr.write(line) } };
+  if (!level) return false;
+  return { level, stream: { write: (line: string) => void stderr.write(line) } };
 }

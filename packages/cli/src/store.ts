@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { CliUsageError } from "./errors.js";
-import { resolveCliConfig } from "./config.js";
+import { parseCliEnv, resolveCliConfig } from "./config.js";
 
 /** Options of {@link backupStoreFile} and {@link restoreStoreFile}. */
 export interface StoreFileOptions {
@@ -46,7 +46,7 @@ export async function restoreStoreFile(options: StoreFileOptions): Promise<{ dat
 async function dataDirOf(options: StoreFileOptions): Promise<{ dataDir: string; cwd: string }> {
   const cwd = options.cwd ?? process.cwd();
   const config = await resolveCliConfig({ cwd, env: options.env ?? process.env, flags: { dataDir: options.dataDir } });
-  const databaseUrl = config.env.WF_DATABASE_URL?.trim();
+  const databaseUrl = parseCliEnv(config.env, ["WF_DATABASE_URL"]).WF_DATABASE_URL;
   if (databaseUrl && databaseUrl !== "memory:") {
     throw new CliUsageError(
       "WF_CLI_USAGE",

@@ -10,7 +10,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
 import { createColors } from "picocolors";
 import type { RunRecord } from "@wf/runtime";
-import type { ReporterSpec } from "./config.js";
+import { parseCliEnv, type ReporterSpec } from "./config.js";
 import { CliUsageError } from "./errors.js";
 import { createReporter, formatMs, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
 import type { SuiteResult, WorkflowEntry, WorkflowResult } from "./suite-result.js";
@@ -47,7 +47,7 @@ export function createSuiteReporters(specs: ReadonlyArray<ReporterSpec>, options
 
 function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions): SuiteReporter {
   const { stdout, env, cwd } = options;
-  const outputFile = spec.outputFile ?? (spec.name === "junit" ? env.WF_JUNIT_OUTPUT_FILE || DEFAULT_OUTPUT_FILES.junit : undefined);
+  const outputFile = spec.outputFile ?? (spec.name === "junit" ? (parseCliEnv(env, ["WF_JUNIT_OUTPUT_FILE"]).WF_JUNIT_OUTPUT_FILE ?? DEFAULT_OUTPUT_FILES.junit) : undefined);
   const emit = async (text: string) => {
     if (!outputFile) return void stdout.write(text);
     const path = resolve(cwd, outputFile);

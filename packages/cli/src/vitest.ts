@@ -16,7 +16,7 @@ import type { TestContext } from "vitest";
 import { currentRun, SoftChecksFailedError, workflow, type Executor, type StepOutcome, type StepRequest } from "@wf/core";
 import { lockPathFor, runWorkflow, type RunRecord } from "@wf/runtime";
 import { CliUsageError } from "./errors.js";
-import { LOCK_MODE_NAMES, resolveCliConfig, type LockModeName, type ResolvedCliConfig } from "./config.js";
+import { parseCliEnv, resolveCliConfig, type LockModeName, type ResolvedCliConfig } from "./config.js";
 import { openService, type OpenService } from "./run.js";
 
 /** Options of {@link useWf}; each defaults to what `wf run` resolves (flags aside) from `wf.config.ts`, `.env` and the environment. */
@@ -232,16 +232,11 @@ class TestSession implements Executor {
 /**
  * The lock mode: `useWf({ lock })`, else `WF_LOCK` (how a Vitest run records: `WF_LOCK=write npx
  * vitest run`), else the config's.
- * @throws CliUsageError `WF_CLI_CONFIG_INVALID` when `WF_LOCK` is not a mode.
+ * @throws CliUsageError `WF_CLI_CONFIG_INVALID` when `WF_LOCK` is not a mode (the environment schema's message).
  */
 function lockMode(option: LockModeName | undefined, config: ResolvedCliConfig): LockModeName {
   if (option) return option;
-  const fromEnv = config.env.WF_LOCK;
-  if (fromEnv === undefined || fromEnv === "") return config.lock;
-  if (!(LOCK_MODE_NAMES as readonly string[]).includes(fromEnv)) {
-    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `WF_LOCK=${JSON.stringify(fromEnv)} is not a lock mode; use one of ${LOCK_MODE_NAMES.join(", ")}.`);
-  }
-  return fromEnv as LockModeName;
+  return parseCliEnv(config.env, ["WF_LOCK"]).WF_LOCK ?? config.lock;
 }
 
 /** `suite > test`, as Vitest names a test in its output. */

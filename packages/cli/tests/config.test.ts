@@ -122,6 +122,15 @@ describe("resolveCliConfig", () => {
     await expect(resolveCliConfig({ cwd: dir, env: { WF_BASE_URL: "ftp://x" } })).rejects.toMatchObject({ code: "WF_CLI_CONFIG_INVALID" });
   });
 
+  it("rejects a malformed WF_TIMING or WF_DEBUG (read before the configuration, without zod) with the schema's message", async () => {
+    await expect(resolveCliConfig({ cwd: dir, env: { WF_TIMING: "sometimes" } })).rejects.toMatchObject({
+      code: "WF_CLI_CONFIG_INVALID",
+      message: 'Environment variable WF_TIMING="sometimes" is not a yes/no value. Set it to 1/true/yes or 0/false/no, or unset it.',
+    });
+    await expect(resolveCliConfig({ cwd: dir, env: { WF_DEBUG: "verbose" } })).rejects.toMatchObject({ code: "WF_CLI_CONFIG_INVALID" });
+    await expect(resolveCliConfig({ cwd: dir, env: { WF_TIMING: "0", WF_DEBUG: "yes" } })).resolves.toBeDefined();
+  });
+
   it("defineConfig is a typed identity", () => {
     const config = { baseUrl: "http://127.0.0.1:8787", reporter: "json" as const };
     expect(defineConfig(config)).toBe(config);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeWfEnv, parseWfEnv, WF_ENV_NAMES, WfEnvError, wfEnvSchema } from "./env.js";
+import { earlyFlag, FLAG_FALSE, FLAG_TRUE } from "./env-flag.js";
 
 describe("the environment schema", () => {
   it("reads empty and blank values as unset, and trims the rest", () => {
@@ -51,6 +52,47 @@ describe("the environment schema", () => {
 
   it("reads only the variables asked for: a malformed one the caller does not read is no error", () => {
     expect(parseWfEnv({ WF_PORT: "abc", WF_HOST: "0.0.0.0" }, ["WF_HOST"])).toEqual({ WF_HOST: "0.0.0.0" });
+  });
+
+  it("declares the variables once read on their own (WF_TIMING, WF_DEBUG, WF_LOCK, WF_JUNIT_OUTPUT_FILE), each with its message for a bad value", () => {
+    const bad = { WF_TIMING: "sometimes", WF_DEBUG: "verbose", WF_LOCK: "replay" };
+    let error: unknown;
+    try {
+      parseWfEnv(bad, ["WF_TIMING", "WF_DEBUG", "WF_LOCK"]);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(WfEnvError);
+    expect((error as WfEnvError).problems.map((p) => p.name)).toEqual(["WF_TIMING", "WF_DEBUG", "WF_LOCK"]);
+    const message = (error as WfEnvError).message;
+    expect(message).toContain('Environment variable WF_TIMING="sometimes" is not a yes/no value. Set it to 1/true/yes or 0/false/no, or unset it.');
+    expect(message).toContain('Environment variable WF_DEBUG="verbose" is not a yes/no value.');
+    expect(message).toContain('Environment variable WF_LOCK="replay" is not one of frozen, read, write, heal, off. Set it to write, or unset it.');
+    expect(parseWfEnv({ WF_TIMING: "1", WF_DEBUG: "no", WF_LOCK: "Write", WF_JUNIT_OUTPUT_FILE: " out/junit.xml " }, ["WF_TIMING", "WF_DEBUG", "WF_LOCK", "WF_JUNIT_OUTPUT_FILE"])).toEqual({
+      WF_TIMING: true,
+      WF_DEBUG: false,
+      WF_LOCK: "write",
+      WF_JUNIT_OUTPUT_FILE: "out/junit.xml",
+    });
+  });
+
+  it("reads the variables the CLI's install-browser and store commands take as text (no bad value): blank is unset, the rest trimmed", () => {
+    const names = ["WF_CHROMIUM_PATH", "WF_BROWSER_ENDPOINT", "WF_DATABASE_URL", "WF_JUNIT_OUTPUT_FILE"] as const;
+    expect(parseWfEnv({ WF_CHROMIUM_PATH: "  ", WF_BROWSER_ENDPOINT: "", WF_DATABASE_URL: " postgres://h/db ", WF_JUNIT_OUTPUT_FILE: "\t" }, names)).toEqual({
+      WF_CHROMIUM_PATH: undefined,
+      WF_BROWSER_ENDPOINT: undefined,
+      WF_DATABASE_URL: "postgres://h/db",
+      WF_JUNIT_OUTPUT_FILE: undefined,
+    });
+  });
+
+  it("reads an early flag (read before zod loads) with the schema's words: the same answer for every yes/no word, and no for a bad value the schema refuses", () => {
+    for (const word of [...FLAG_TRUE, ...FLAG_FALSE, "YES", " Off ", "", "  "]) {
+      expect(earlyFlag({ WF_TIMING: word }, "WF_TIMING"), word).toBe(parseWfEnv({ WF_TIMING: word }, ["WF_TIMING"]).WF_TIMING);
+    }
+    expect(earlyFlag({ WF_DEBUG: "verbose" }, "WF_DEBUG")).toBeUndefined();
+    expect(() => parseWfEnv({ WF_DEBUG: "verbose" }, ["WF_DEBUG"])).toThrowError(WfEnvError);
+    expect(earlyFlag({}, "WF_DEBUG")).toBeUndefined();
   });
 
   it("describes every variable (the READMEs' tables list the same names)", () => {

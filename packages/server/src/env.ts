@@ -6,11 +6,19 @@
  * Rules, the same for every variable: a value is trimmed; empty (or only spaces) means unset;
  * flags take what `z.stringbool()` takes (`1`/`true`/`yes`/`on`/`y`/`enabled` or
  * `0`/`false`/`no`/`off`/`n`/`disabled`, any case); numbers are decimal (`z.coerce.number()`);
- * modes are enums. The module imports only zod (the CLI reads it at start, before loading the
- * server: `@wf/server/env`), and never reads `process.env` itself: callers pass the environment.
+ * modes are enums. The module imports only zod and `env-flag.ts` (the CLI reads it at start, before
+ * loading the server: `@wf/server/env`), and never reads `process.env` itself: callers pass the environment.
+ * Its zod-free part (blank values, the yes/no words, the flags read before any configuration:
+ * `WF_TIMING`, `WF_DEBUG`) is `env-flag.ts`.
+ *
+ * The runtime (`@wf/runtime`) reads no variable: its service client takes its base URL and API key
+ * from its caller (the CLI reads `WF_BASE_URL`, `WF_API_KEY` here); see docs/decisions.md.
  */
 import { z } from "zod";
 import type { ScreenshotMode } from "@wf/core/protocol";
+import { FLAG_FALSE, FLAG_TRUE, nonBlank } from "./env-flag.js";
+
+export { nonBlank };
 
 /** When `wf run` records a Playwright trace (`--trace`, `WF_TRACE`), in Playwright's words. */
 export const TRACE_MODES = ["on", "off", "retain-on-failure", "on-first-retry"] as const;
@@ -18,6 +26,8 @@ export const TRACE_MODES = ["on", "off", "retain-on-failure", "on-first-retry"] 
 export const ENV_SCREENSHOT_MODES = ["on", "only-on-failure", "off"] as const satisfies ReadonlyArray<ScreenshotMode>;
 /** pino's levels, and `silent` for no log (`WF_LOG_LEVEL`). */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+/** How ACTs use the action lock (`wf run --lock`, `lock` in wf.config.ts, `WF_LOCK` for `@wf/cli/vitest`); see the CLI README's lock section. */
+export const LOCK_MODES = ["frozen", "read", "write", "heal", "off"] as const;
 /** How model answers are constrained (`WF_MODEL_RESPONSE_FORMAT`). */
 export const RESPONSE_FORMATS = ["json_schema", "json_object"] as const;
 
@@ -27,15 +37,6 @@ interface EnvMeta {
   expected: string;
   /** An example of a good value, for "set it to …". */
   example: string;
-}
-
-/**
- * `value` trimmed, or `undefined` when it is missing, empty or only spaces: how wf reads every
- * variable, and what the server and CLI apply to string options and flags too.
- */
-export function nonBlank(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed === undefined || trimmed === "" ? undefined : trimmed;
 }
 
 function blankToUndefined(value: unknown): unknown {
@@ -51,7 +52,7 @@ function text(description: string, example = "a value") {
 }
 
 function flag(description: string) {
-  return withMeta(z.stringbool(), { description, expected: "a yes/no value", example: "1/true/yes or 0/false/no" });
+  return withMeta(z.stringbool({ truthy: [...FLAG_TRUE], falsy: [...FLAG_FALSE], case: "insensitive" }), { description, expected: "a yes/no value", example: "1/true/yes or 0/false/no" });
 }
 
 /** A whole number, `min` or more, of `unit`s. */
@@ -97,6 +98,7 @@ const FIELDS = {
     30000,
   ),
   WF_LOG_LEVEL: () => oneOf("Level of the server's log (pino JSON lines). Default off; info in `wf serve`.", LOG_LEVELS, "info"),
+  WF_TIMING: () => flag("Write start-up milestones on stderr, one line each: `wf timing: <epoch ms> <label>` (ms since the Unix epoch). Read as `wf` and the server load, before the configuration (see env-flag.ts). Default false."),
 
   // The server.
   WF_API_KEYS: () => withMeta(z.string().transform((keys) => keys.split(",").map((k) => k.trim()).filter((k) => k.length > 0)), {
@@ -144,6 +146,9 @@ const FIELDS = {
   WF_TRACE: () => oneOf("When runs record a Playwright trace. Default retain-on-failure.", TRACE_MODES, "retain-on-failure"),
   WF_SCREENSHOT: () => oneOf("Which steps get a screenshot. Default only-on-failure.", ENV_SCREENSHOT_MODES, "only-on-failure"),
   WF_REPORT_DIR: () => text("Folder of the HTML report. Default wf-report.", "wf-report"),
+  WF_JUNIT_OUTPUT_FILE: () => text("File the junit reporter writes when its outputFile is not set, relative to the working directory. Default wf-report/junit.xml.", "results/junit.xml"),
+  WF_LOCK: () => oneOf("How the ACTs of a Vitest test (`@wf/cli/vitest`) use the action lock beside the test file; useWf({ lock }) wins. Default the config's lock (frozen on CI, heal with a model, else read).", LOCK_MODES, "write"),
+  WF_DEBUG: () => flag("`wf` prints the stack of an unexpected error below its message. Default false."),
 };
 
 type Fields = typeof FIELDS;

@@ -397,6 +397,8 @@ const SERVER_ENV = [
   "WF_WRITE_LOCKS", "WF_FROZEN_LOCKS", "WF_MAX_MODEL_CALLS", "WF_UPLOAD_ROOT", "WF_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
   "WF_MODEL_RESPONSE_FORMAT", "WF_MODEL_TEMPERATURE", "WF_MODEL_MAX_PROMPT_TOKENS", "WF_REQUEST_HASH_SECRET", "WF_WARM_SESSIONS", "WF_INSTANCE_ID",
   "WF_INTERNAL_URL", "WF_INSTANCE_LEASE_MS",
+  // Read as the server loads, without zod (timing.ts); checked here so a malformed value fails like any other.
+  "WF_TIMING",
 ] as const;
 type ServerEnv = Pick<WfEnv, (typeof SERVER_ENV)[number]>;
 

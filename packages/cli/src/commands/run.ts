@@ -2,6 +2,7 @@
 import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "../names.js";
 import { defineCommand } from "./_types.js";
 import { timingMark } from "../timing.js";
+import { nonBlank } from "@wf/server/env-flag";
 
 export const runCommand = defineCommand({
   command: "run [files..]",
@@ -89,7 +90,8 @@ export const runCommand = defineCommand({
     // first workflow file registers tsx (see _import.ts).
     const { preloadBeforeTsx } = await import("../_import.js");
     preloadBeforeTsx(() => import("@wf/runtime"));
-    if (args["base-url"] === undefined && !context.env.WF_BASE_URL) preloadBeforeTsx(() => import("@wf/server"));
+    // Blank is unset, as resolveCliConfig reads it (the zod-free half of the schema: this runs before it).
+    if (args["base-url"] === undefined && nonBlank(context.env.WF_BASE_URL) === undefined) preloadBeforeTsx(() => import("@wf/server"));
     const { resolveCliConfig } = await import("../config.js");
     const config = await resolveCliConfig({
       cwd: context.cwd,
