@@ -36,7 +36,7 @@ import type { ResolvedServerOptions } from "./options.js";
 import { REQUEST_HASH_PREFIX } from "./secret.js";
 import { saveTrace, startTracing, tracePath } from "./tracing.js";
 import type { StepInterpreter, StepReport } from "./interpreter/types.js";
-import { saveScreenshot, screenshotFile, SessionBrowser, WarmSessionBrowser } from "./session-browser.js";
+import { saveScreenshot, screenshotFile, SessionBrowser, WarmSessionBrowser } from "./sessions/session-browser.js";
 import { SessionSecrets } from "./session-secrets.js";
 
 /** How long a client is asked to wait after a 429, in ms. */

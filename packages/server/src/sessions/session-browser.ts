@@ -7,16 +7,16 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
 import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
-import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "./browser.js";
-import { HttpProblem, StepExecutionError } from "./errors.js";
-import { blockPrivateNetworkRequests } from "./network-guard.js";
-import { MASK_COLOR } from "./session-secrets.js";
-import type { ResolvedServerOptions } from "./options.js";
-import type { ActContext, StepInterpreter, StepReport } from "./interpreter/types.js";
-import { SessionTabs } from "./session-tabs.js";
-import { SessionUploads } from "./session-uploads.js";
-import { answerErrors } from "./interpreter/_answer-check.js";
-import { replayActions, replayOptions } from "./interpreter/replay.js";
+import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "../browser.js";
+import { HttpProblem, StepExecutionError } from "../errors.js";
+import { blockPrivateNetworkRequests } from "../network-guard.js";
+import { MASK_COLOR } from "../session-secrets.js";
+import type { ResolvedServerOptions } from "../options.js";
+import type { ActContext, StepInterpreter, StepReport } from "../interpreter/types.js";
+import { SessionTabs } from "../session-tabs.js";
+import { SessionUploads } from "../session-uploads.js";
+import { answerErrors } from "../interpreter/_answer-check.js";
+import { replayActions, replayOptions } from "../interpreter/replay.js";
 
 /** Longest a screenshot after a step may take, in ms. */
 const SCREENSHOT_TIMEOUT_MS = 5_000;
