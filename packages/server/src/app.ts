@@ -31,6 +31,7 @@ import {
 import type { ServerContext } from "./context.js";
 import { registerDebuggerRoutes } from "./debugger.js";
 import { registerTraceRoute } from "./http/trace.js";
+import { problemFor } from "./http/problems.js";
 import { HttpProblem, isHttpProblem } from "./errors.js";
 import { checkUploadSize } from "./session-uploads.js";
 import { registerStoredWorkflowRoutes } from "./stored/routes.js";
@@ -273,7 +274,9 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
 
   // 5xx answers are logged with their stack (pino's `err` serializer), under the request id the answer names.
   const logsErrors = Boolean(options.logger) && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("error") === true;
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler((thrown, request, reply) => {
+    // The session wing throws domain errors; they are answered as the problems they stand for.
+    const error = problemFor(thrown);
     const { body } = toProblem(error);
     if (body.status >= 500) request.log.error({ err: error, code: body.code }, `request failed: ${request.method} ${pathOf(request)} answered ${body.status}`);
     return sendProblem(reply, error, pathOf(request), logsErrors ? { requestId: String(request.id) } : undefined);

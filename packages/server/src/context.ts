@@ -9,14 +9,14 @@
  * - `sessions`: the {@link SessionManager}:
  *   - `createSession({ kind: "STORED", workflowId, proxy })` opens a session with its own browser
  *     context (`proxy` is a URL such as `options.proxyUrl`, passed to `browser.newContext({ proxy })`);
- *     throws `HttpProblem` 429 / 503 when the pool is full or the browser is down.
+ *     throws `TooManySessionsError` / `WF_BROWSER_UNAVAILABLE` when the pool is full or the browser is down.
  *   - `runStep(sessionId, { type, step, schema, timeoutMs }, { signal })` runs one step in-process
  *     through the same queue, interpreter, timeouts, records and screenshots as step mode,
  *     and resolves with the finished `StepStatus` (`SUCCEEDED` or `FAILED`, never rejects for a
- *     step failure; throws `HttpProblem` when the session is unknown or closed).
+ *     step failure; throws `SessionNotFoundError` / `SessionClosedError` when the session is unknown or closed).
  *   - `finishSession(sessionId, { status, output?, error? })` records the end of a session
  *     (`SUCCEEDED` with `output`, `FAILED`/`CANCELLED` with `error`), aborts its running step and
- *     frees its browser context; throws `HttpProblem` `WF_SESSION_FINISHED` (409) if it already ended.
+ *     frees its browser context; throws `SessionFinishedError` (`WF_SESSION_FINISHED`) if it already ended.
  *   - `sessionStatus(id)`, `waitForSession(id, { since, waitMs })`, `onChange(listener)` for
  *     status answers, long-polls and live pages; `viewUrl(session)` for the `previewUrl`.
  * - `browser`: the one browser process (`newContext()`), for pages outside any session.

@@ -28,6 +28,16 @@ export type { ServerOptions, ResolvedServerOptions } from "./options.js";
 export type { ServerContext, ServerAuth } from "./context.js";
 export { SessionManager } from "./sessions.js";
 export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions.js";
+export {
+  BrowserUnavailableError,
+  IdempotencyKeyReusedError,
+  SessionClosedError,
+  SessionFinishedError,
+  SessionNotFoundError,
+  StepNotFoundError,
+  StepRequestInvalidError,
+  TooManySessionsError,
+} from "./sessions.js";
 export { openStore, PGLITE_DIR, redactDatabaseUrl } from "./store/drivers.js";
 export { MemoryStore, MEMORY_DATABASE_URL } from "./store/memory-store.js";
 export { backupStore, restoreStore } from "./store/backup.js";

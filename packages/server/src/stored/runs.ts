@@ -199,7 +199,7 @@ export class StoredRuns {
       } catch (error) {
         // Already ended (cancelled at the same moment): its end stands. A full disk: the session
         // manager writes the end as soon as the database takes it.
-        if (!(error instanceof HttpProblem && (error.code === "WF_SESSION_FINISHED" || error.code === "WF_STORAGE_UNAVAILABLE"))) throw error;
+        if (!(isWfError(error) && (error.code === "WF_SESSION_FINISHED" || error.code === "WF_STORAGE_UNAVAILABLE"))) throw error;
       }
     })()
       .catch((error: unknown) => {

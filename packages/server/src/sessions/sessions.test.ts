@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toWireError } from "./sessions.js";
+import { toWireError } from "./step-runner.js";
 import { validateAnswer, withBaseHref } from "./session-browser.js";
 
 describe("validateAnswer", () => {

@@ -1,22 +1,27 @@
 /**
  * The browser side of a session: its browser context and page (proxy, private-network guard,
  * watchers for a context that closes or a page that crashes), carrying out one step's interpreter
- * call on that page, and the screenshots taken after steps (CDP capture, PNG files).
+ * call on that page, the screenshots taken after steps (CDP capture, PNG files), and the
+ * session's Playwright trace (started at creation, saved before the context closes; the zip
+ * itself: `tracing.ts`).
  */
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
 import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
-import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "./browser.js";
-import { HttpProblem, StepExecutionError } from "./errors.js";
-import { blockPrivateNetworkRequests } from "./network-guard.js";
-import { MASK_COLOR } from "./session-secrets.js";
-import type { ResolvedServerOptions } from "./options.js";
-import type { ActContext, StepInterpreter, StepReport } from "./interpreter/types.js";
-import { SessionTabs } from "./session-tabs.js";
-import { SessionUploads } from "./session-uploads.js";
-import { answerErrors } from "./interpreter/_answer-check.js";
-import { replayActions, replayOptions } from "./interpreter/replay.js";
+import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "../browser.js";
+import { StepExecutionError } from "../errors.js";
+import { blockPrivateNetworkRequests } from "../network-guard.js";
+import { MASK_COLOR } from "../session-secrets.js";
+import type { ResolvedServerOptions } from "../options.js";
+import type { ActContext, StepInterpreter, StepReport } from "../interpreter/types.js";
+import { SessionTabs } from "../session-tabs.js";
+import { SessionUploads } from "../session-uploads.js";
+import { answerErrors } from "../interpreter/_answer-check.js";
+import { replayActions, replayOptions } from "../interpreter/replay.js";
+import type { TraceScrubber } from "../trace-scrub.js";
+import { saveTrace, startTracing, tracePath } from "../tracing.js";
+import { BrowserUnavailableError } from "./errors.js";
 
 /** Longest a screenshot after a step may take, in ms. */
 const SCREENSHOT_TIMEOUT_MS = 5_000;
@@ -92,7 +97,7 @@ export class SessionBrowser {
    * Opens a context (behind `proxy` when given; with the private-network guard when
    * `options.blockPrivateNetworks`) and its page.
    * @throws what `browser.newContext` throws (`WF_BROWSER_UNAVAILABLE` when the browser is down);
-   *   {@link HttpProblem} `WF_BROWSER_UNAVAILABLE` (503) when the page takes over 15 s to open.
+   *   {@link BrowserUnavailableError} `WF_BROWSER_UNAVAILABLE` when the page takes over 15 s to open.
    */
   static async open(browser: BrowserHost, options: ResolvedServerOptions, proxy?: string | NonNullable<BrowserContextOptions["proxy"]>): Promise<SessionBrowser> {
     const guarded = options.blockPrivateNetworks;
@@ -105,9 +110,7 @@ export class SessionBrowser {
       if (guarded) await blockPrivateNetworkRequests(context);
       const page = await within(context.newPage(), PAGE_OPEN_TIMEOUT_MS);
       if (page === TIMED_OUT) {
-        throw new HttpProblem("WF_BROWSER_UNAVAILABLE", `The browser did not open a page within ${PAGE_OPEN_TIMEOUT_MS} ms. Retry the session create.`, {
-          retryAfterMs: BROWSER_RETRY_AFTER_MS,
-        });
+        throw new BrowserUnavailableError(`The browser did not open a page within ${PAGE_OPEN_TIMEOUT_MS} ms. Retry the session create.`, BROWSER_RETRY_AFTER_MS);
       }
       return new SessionBrowser(context, page);
     } catch (error) {
@@ -234,6 +237,27 @@ export class SessionBrowser {
       this.cdpSessions.delete(page);
       return undefined;
     }
+  }
+
+  /**
+   * Starts recording a Playwright trace of the context (see `tracing.ts`, `startTracing`). On
+   * failure the context is closed and the error rethrown: a session that asked for a trace never
+   * runs without one.
+   */
+  async startTrace(title: string): Promise<void> {
+    await startTracing(this.context, title).catch(async (error: unknown) => {
+      await this.close();
+      throw error;
+    });
+  }
+
+  /**
+   * Saves the trace, when the context records one, to `<dataDir>/traces/<sessionId>.zip`,
+   * scrubbed of the session's `secrets` (see `tracing.ts`, `saveTrace`); call it before
+   * {@link SessionBrowser.close}. Never throws: a trace that can't be saved is missing.
+   */
+  async saveTrace(dataDir: string, sessionId: string, secrets: TraceScrubber & { any: boolean }): Promise<void> {
+    await saveTrace(this.context, tracePath(dataDir, sessionId), secrets);
   }
 
   /** Closes the context (and its pages) and deletes the files its steps brought. Never throws. */

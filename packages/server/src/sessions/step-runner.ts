@@ -1,0 +1,223 @@
+/**
+ * The step runner: runs one step of a session (its queue calls it, one at a time) and records its
+ * outcome. It sets the step's deadline (its `timeoutMs`, else the server's `stepTimeoutMs`), aborts
+ * it on that deadline, on the caller's signal or when the session closes, keeps the step's secrets
+ * out of everything recorded (redaction), decides which steps get a screenshot (the screenshot
+ * policy, {@link wantsScreenshot}) and commits the outcome before anyone waiting hears of it
+ * ({@link StepRunner.finishStep}).
+ */
+import { isWfError, redactValue } from "@wf/core";
+import type { ScreenshotMode, WireError } from "@wf/core/protocol";
+import { StepExecutionError } from "../errors.js";
+import type { StepInterpreter, StepReport } from "../interpreter/types.js";
+import type { ResolvedServerOptions } from "../options.js";
+import type { StoreRetry } from "../store-retry.js";
+import type { SessionRecord, StepRecord, Store } from "../store/store.js";
+import type { ChangeFeed } from "./feed.js";
+import type { IdleTimers } from "./idle.js";
+import { isFinished, type SessionRegistry } from "./registry.js";
+import { saveScreenshot } from "./session-browser.js";
+import type { LiveSession, StepInput } from "./types.js";
+
+/** How long a timed-out step's interpreter call may take to wind down before the next step starts, in ms. */
+const SETTLE_GRACE_MS = 2_000;
+
+/** What a step's outcome is, as recorded. */
+type Outcome = { result?: unknown; error?: WireError; endedAt?: string };
+
+/** What the {@link StepRunner} works with. */
+export interface StepRunnerParts {
+  options: ResolvedServerOptions;
+  interpreter: StepInterpreter;
+  store: Store;
+  storeRetry: StoreRetry;
+  registry: SessionRegistry;
+  feed: ChangeFeed;
+  idle: IdleTimers;
+  /** Folder of the screenshots taken after steps. */
+  screenshotDir: string;
+}
+
+export class StepRunner {
+  constructor(private readonly parts: StepRunnerParts) {}
+
+  /**
+   * Runs one step (the session's queue calls it, one at a time). `onFinished` is called as soon as
+   * the step's outcome is recorded; the screenshot is taken after that, still inside the queue, so
+   * the answer isn't delayed by it and the next step still sees the page as this one left it.
+   * Never throws: whatever goes wrong becomes the step's `FAILED` outcome.
+   */
+  async execute(
+    session: SessionRecord,
+    live: LiveSession,
+    step: StepRecord,
+    input: StepInput,
+    externalSignal: AbortSignal | undefined,
+    onFinished: () => void,
+  ): Promise<void> {
+    const { registry, feed, store, options } = this.parts;
+    /** Settles `live.capture` once this step's picture is recorded, or when there is none. */
+    let pictureRecorded: (() => void) | undefined;
+    try {
+      if (session.status !== "RUNNING" || registry.stopping) {
+        if (registry.stopping) return;
+        await this.finishStep(session, step, {
+          error: session.error ?? { code: "WF_SESSION_CLOSED", message: `Session ${session.sessionId} was closed (${session.status}) before this step ran.` },
+        });
+        return;
+      }
+      step.status = "RUNNING";
+      step.startedAt = new Date().toISOString();
+      feed.touch(session, step.stepId);
+      // Not awaited here: no answer depends on RUNNING being committed (a restart fails QUEUED and
+      // RUNNING steps alike); the step's end waits for it, so the two rows never cross.
+      const runningRecorded = store.saveStep({ ...step }).catch(() => undefined);
+
+      const timeoutMs = input.timeoutMs ?? options.stepTimeoutMs;
+      const controller = new AbortController();
+      live.running = controller;
+      const timer = setTimeout(
+        () =>
+          controller.abort(
+            new StepExecutionError("WF_STEP_TIMEOUT", `The step did not finish within ${timeoutMs} ms. Send a larger timeoutMs, or split the step.`, { details: { timeoutMs } }),
+          ),
+        timeoutMs,
+      );
+      const onExternalAbort = () => controller.abort(externalSignal?.reason ?? new StepExecutionError("WF_ABORTED", "The step was aborted."));
+      if (externalSignal?.aborted) onExternalAbort();
+      else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
+
+      const report: StepReport = {};
+      live.secrets.add(input.redact);
+      const work = live.browser.interpret(this.parts.interpreter, options, input, { timeoutMs, signal: controller.signal, secrets: secretsOf(input), report });
+      const aborted = new Promise<never>((_, reject) => {
+        if (controller.signal.aborted) reject(controller.signal.reason);
+        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+      });
+      let outcome: Outcome;
+      try {
+        outcome = { result: await Promise.race([work, aborted]) };
+        outcome.endedAt = new Date().toISOString();
+      } catch (error) {
+        outcome = { error: toWireError(error), endedAt: new Date().toISOString() };
+        // Let the interpreter's call wind down before the next step touches the page.
+        await Promise.race([work.catch(() => undefined), delay(SETTLE_GRACE_MS)]);
+      } finally {
+        clearTimeout(timer);
+        externalSignal?.removeEventListener("abort", onExternalAbort);
+        live.running = undefined;
+      }
+      // Every secret of the session so far: a URL or a page may still carry an earlier step's.
+      outcome = live.secrets.redactor.value(redactValue(outcome, secretsOf(input)));
+      Object.assign(step, live.secrets.redactor.value(redactValue(reportFields(report), secretsOf(input))));
+      if (registry.stopping && outcome.error) return;
+      await live.secrets.markFields(live.browser.page);
+      const rawUrl = live.browser.currentUrl();
+      const pageUrl = rawUrl === undefined ? undefined : live.secrets.redactor.text(rawUrl);
+      if (session.status === "RUNNING" && pageUrl !== undefined) {
+        step.pageUrl = pageUrl;
+        session.currentUrl = pageUrl;
+      }
+      // The capture starts now, while the outcome is recorded (a commit), so the two overlap; the
+      // next step still waits for it, so the picture is the page as this step left it.
+      const wanted = wantsScreenshot(live.screenshot, outcome.error !== undefined, feed.watched(session.sessionId));
+      const shot = wanted && session.status === "RUNNING" && !registry.stopping ? live.browser.capture((page) => live.secrets.maskFor(page)) : Promise.resolve(undefined);
+      // A close waits for this step's picture to be written and recorded (the failed step's
+      // picture, the one that matters, comes right before the runtime's close).
+      live.capture = new Promise<void>((done) => (pictureRecorded = done));
+      await runningRecorded;
+      await this.finishStep(session, step, outcome);
+      onFinished();
+      const png = await shot;
+      // Taken while the session ran; written even if it was closed meanwhile (right after a failed step).
+      if (png && !registry.stopping && (await saveScreenshot(this.parts.screenshotDir, step.stepId, png))) {
+        step.screenshot = true;
+        feed.touch(session, step.stepId);
+        // Not awaited by the queue: nothing else writes this step's row now, and a crash that loses
+        // it only loses the debugger's link to this picture. A close waits for it.
+        const recorded = pictureRecorded;
+        pictureRecorded = undefined;
+        void store.saveStep({ ...step }).catch(() => undefined).then(recorded);
+      }
+    } catch (error) {
+      // Never let one step break the session's queue.
+      if (!isFinished(step.status) && !registry.stopping) {
+        await this.finishStep(session, step, { error: redactValue(toWireError(error), secretsOf(input)) }).catch(() => undefined);
+      }
+    } finally {
+      pictureRecorded?.();
+      live.pending -= 1;
+      if (live.pending === 0) this.parts.idle.arm(session, live);
+    }
+  }
+
+  /**
+   * Records a step's outcome: the step's row and the session's version in one transaction,
+   * committed before anyone waiting hears of the outcome (the record in memory, what status answers
+   * read, changes only once the database holds it). While the store is unavailable (a full disk)
+   * the write is retried and the session's queue waits here (see `store-retry.ts`).
+   */
+  async finishStep(session: SessionRecord, step: StepRecord, outcome: Outcome): Promise<void> {
+    const { registry, feed, store } = this.parts;
+    const now = outcome.endedAt ?? new Date().toISOString();
+    const finished: StepRecord = {
+      ...step,
+      finishedAt: now,
+      durationMs: step.startedAt ? Date.parse(now) - Date.parse(step.startedAt) : null,
+      ...(outcome.error ? { status: "FAILED" as const, error: outcome.error } : { status: "SUCCEEDED" as const, result: outcome.result }),
+    };
+    try {
+      await this.parts.storeRetry.write(
+        `the outcome of step ${step.stepId}`,
+        () => store.saveStep(finished, session.status === "RUNNING" ? { ...session, version: session.version + 1, updatedAt: now } : undefined),
+        () => registry.stopping || session.status !== "RUNNING",
+      );
+    } finally {
+      Object.assign(step, finished);
+      feed.bump(session);
+      feed.emit(session, step.stepId);
+    }
+  }
+}
+
+/**
+ * The screenshot policy: whether a step gets a screenshot after it. `on`: every step;
+ * `only-on-failure` (the default): failed steps; `off`: none; and every step, whatever the mode,
+ * while a debugger page watches the session.
+ */
+export function wantsScreenshot(mode: ScreenshotMode, failed: boolean, watched: boolean): boolean {
+  return mode === "on" || (mode === "only-on-failure" && failed) || watched;
+}
+
+/** Turns anything thrown by a step into its wire error, keeping wf codes. */
+export function toWireError(error: unknown): WireError {
+  if (isWfError(error)) {
+    const details = (error as { details?: unknown }).details;
+    return { code: error.code, message: error.message, ...(details !== undefined ? { details } : {}) };
+  }
+  if (error instanceof Error) {
+    if (error.name === "TimeoutError") return { code: "WF_STEP_TIMEOUT", message: error.message.split("\n")[0] ?? error.message };
+    return { code: "WF_STEP_FAILED", message: error.message.split("\n")[0] ?? error.message };
+  }
+  return { code: "WF_STEP_FAILED", message: String(error) };
+}
+
+/** The secret values of a step, longest first so a secret containing another is replaced whole. */
+export function secretsOf(input: StepInput): string[] {
+  return input.redact && input.redact.length > 0 ? [...input.redact].sort((a, b) => b.length - a.length) : [];
+}
+
+/** The fields of an interpreter's {@link StepReport} a step record keeps. */
+function reportFields(report: StepReport): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced" | "replayed"> {
+  return {
+    ...(report.interpreter ? { interpreter: report.interpreter } : {}),
+    ...(report.resolved !== undefined ? { resolved: report.resolved } : {}),
+    ...(report.usage ? { usage: { ...report.usage } } : {}),
+    ...(report.pageReduced ? { pageReduced: true } : {}),
+    ...(report.replayed ? { replayed: true } : {}),
+  };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

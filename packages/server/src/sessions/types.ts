@@ -1,0 +1,119 @@
+/**
+ * The shapes of the session wing: what its callers pass in and get back, what it needs at
+ * construction, and what it keeps about each session open here ({@link LiveSession}).
+ */
+import type { BrowserContextOptions } from "playwright-core";
+import type { ReplayAction, ScreenshotMode, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
+import type { BrowserHost } from "../browser.js";
+import type { StepInterpreter } from "../interpreter/types.js";
+import type { ResolvedServerOptions } from "../options.js";
+import type { SessionSecrets } from "../session-secrets.js";
+import type { StoreRetry } from "../store-retry.js";
+import type { Store } from "../store/store.js";
+import type { SessionBrowser } from "./session-browser.js";
+
+/** What a session needs at creation. */
+export interface CreateSessionOptions {
+  /** `STEP` for step mode, `STORED` for a stored-workflow run. */
+  kind: SessionKind;
+  /** For `STORED`: the stored workflow's id. */
+  workflowId?: string;
+  /**
+   * Proxy of the session's browser context, passed to `browser.newContext({ proxy })`: a proxy
+   * URL (`http://host:port`, credentials in the URL are used) or Playwright's proxy settings.
+   */
+  proxy?: string | NonNullable<BrowserContextOptions["proxy"]>;
+  /** Record a Playwright trace of the session, saved when it ends (see `tracing.ts`). */
+  trace?: boolean;
+  /** Which steps get a screenshot after them (Playwright Test's `screenshot` values). @default "only-on-failure" */
+  screenshot?: ScreenshotMode;
+}
+
+/** A step to run, as `POST /workflow/step/run/{id}` takes it (already validated). */
+export interface StepInput {
+  type: StepType;
+  /** The instruction (ACT) or question (ASK). */
+  step: string;
+  /** Structured output wanted from an ASK, in any form `normalizeStepSchema` accepts. Must be absent or `{}` for an ACT. */
+  schema?: Record<string, unknown>;
+  /** HTML an ASK reads instead of the live page. */
+  currentDom?: string;
+  /** Base URL of `currentDom`. */
+  currentPageURL?: string;
+  /** Step timeout in ms. @default the server's `stepTimeoutMs` */
+  timeoutMs?: number;
+  /**
+   * Secret values kept out of every record, status and page: each occurrence in the step's text,
+   * result and error is replaced by `[secret]`. The interpreter still gets the real text.
+   */
+  redact?: string[];
+  /** ACT only: recorded actions to replay instead of interpreting `step` (see `interpreter/replay.ts`). */
+  replay?: ReplayAction[];
+  /** With `replay`: look again for a recorded element its instruction no longer finds (see `interpreter/replay.ts`). @default false */
+  refind?: boolean;
+  /** Whether the step may call the model (see `BrowserStepInput`). @default true */
+  allowModel?: boolean;
+  /** ACT: files the step brought (a remote client's upload bytes); never recorded (see `session-uploads.ts`). */
+  files?: StepFile[];
+  /** ASK: the step is a check (an assertion) of the statement `step`; see `interpreter/check.ts`. */
+  check?: { timeoutMs?: number };
+}
+
+/** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */
+export interface SubmitStepOptions {
+  /** Idempotency key: the same key in the same session returns the first step without running again. */
+  idempotencyKey?: string;
+  /** Aborts the step (it fails with the abort reason's code, or `WF_ABORTED`). */
+  signal?: AbortSignal;
+}
+
+export type { SessionRecord, StepRecord } from "../store/store.js";
+
+/** A change of a session or one of its steps: what long-polls and live pages wait for. */
+export interface SessionChange {
+  sessionId: string;
+  version: number;
+  /** The step that changed, when a step did. */
+  stepId?: string;
+}
+
+/** What {@link SessionManager.submitStep} returns. */
+export interface SubmittedStep {
+  stepId: string;
+  jobTaskId: string;
+  /** False when an earlier request with the same idempotency key made the step. */
+  created: boolean;
+  /** Resolves with the step's status once it finished (never rejects). */
+  done: Promise<StepStatus>;
+}
+
+/** What the wing keeps about a session open on this server, beside its record. */
+export interface LiveSession {
+  browser: SessionBrowser;
+  /** The tail of the session's step queue. */
+  tail: Promise<void>;
+  /** Steps queued or running. */
+  pending: number;
+  running: AbortController | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+  /** The screenshot being taken after the last step: a close waits for it (the failed step's picture matters most). */
+  capture?: Promise<unknown>;
+  /** Which steps get a screenshot; every step while a debugger page watches (see `watchView`). */
+  screenshot: ScreenshotMode;
+  /** The session's secrets: redaction of its URLs and results, masked fields, the trace's scrub. */
+  secrets: SessionSecrets;
+}
+
+/** Dependencies of the {@link SessionManager}. */
+export interface SessionManagerDeps {
+  options: ResolvedServerOptions;
+  browser: BrowserHost;
+  store: Store;
+  interpreter: StepInterpreter;
+  /** The base URL of links handed out (`viewUrl`, `debuggerUrl`), known once the server listens. */
+  publicUrl: () => string;
+  /** Key of the request digests (idempotency); see `loadServerSecret`. @default random per process (digests then don't survive a restart) */
+  secret?: Buffer;
+  /** Retries of writes that must reach the store (outcomes, ends). @default one that warns on stderr */
+  storeRetry?: StoreRetry;
+}
