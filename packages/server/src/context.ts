@@ -22,7 +22,6 @@
  * - `browser`: the one browser process (`newContext()`), for pages outside any session.
  * - `store`: the records (see `store/store.ts`); `store.appendLog(sessionId, type, record)` keeps
  *   a stored run's log lines.
- * - `openapi`: register each route's operation so the served OpenAPI document covers it.
  * - `auth`: `requireApiKey` (a Fastify `onRequest` hook) and `checkSessionToken`.
  * - `parse(schema, value, prefix?)`: validates with a zod schema or throws the 422 problem with
  *   JSON Pointer field errors.
@@ -31,7 +30,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { BrowserHost } from "./browser.js";
 import type { z } from "zod";
-import type { OpenApiRegistry } from "./openapi.js";
 import type { ResolvedServerOptions } from "./options.js";
 import type { SessionManager, SessionRecord } from "./sessions.js";
 import type { StepInterpreter } from "./interpreter/types.js";
@@ -70,8 +68,6 @@ export interface ServerContext {
   interpreter: StepInterpreter;
   /** The records: the embedded database in `options.dataDir`, or PostgreSQL (`options.databaseUrl`). */
   store: Store;
-  /** Register operations here so `GET ROUTES.openapi` documents them. */
-  openapi: OpenApiRegistry;
   auth: ServerAuth;
   /**
    * Parses `value` with `schema`; on failure throws the `WF_VALIDATION_FAILED` (422) problem whose
