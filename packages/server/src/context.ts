@@ -1,7 +1,8 @@
 /**
  * `ServerContext`: everything a group of routes needs from the running server, handed to each
- * route module (`registerStepRoutes`, `registerStoredWorkflowRoutes`, …). The stored-workflow
- * routes of issue 5 (`src/stored/`) are built on this object only.
+ * route module of `src/http/` (`registerStepRoutes`, `registerStoredWorkflowRoutes`, …). The
+ * stored-workflow routes and runs of issue 5 (`src/http/stored.ts`, `src/stored/`) are built on
+ * this object only.
  *
  * What it gives:
  * - `options`: the resolved server options, including the stored-workflow ones (`workflowsDir`,
