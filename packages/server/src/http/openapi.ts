@@ -95,11 +95,17 @@ export async function registerOpenApi(app: FastifyInstance, context: ServerConte
 }
 
 /**
- * The last touches: only the output form of a component (answers use it; requests never send
- * problem details), and `requestBody.required: false` where a route says {@link BODY_OPTIONAL}.
+ * The last touches: a component's input form (the converter makes one of each) is left out when no
+ * request refers to it (problem details are only answered), and `requestBody.required: false` where
+ * a route says {@link BODY_OPTIONAL}.
  */
 function finish(document: OpenApiDocument): OpenApiDocument {
-  for (const id of Object.keys(document.components?.schemas ?? {})) if (id.endsWith("Input")) delete document.components!.schemas![id];
+  const schemas = document.components?.schemas ?? {};
+  const used = JSON.stringify(document.paths ?? {});
+  for (const id of Object.keys(schemas)) {
+    const input = `${id}Input`;
+    if (input in schemas && !used.includes(`"#/components/schemas/${input}"`)) delete schemas[input];
+  }
   for (const operations of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(operations)) {
       if (!(BODY_OPTIONAL in operation)) continue;
