@@ -446,6 +446,12 @@ describe("debugger page", () => {
     expect(noToken.status).toBe(401);
     const wrongToken = await fetch(`${server.url}${routePath(ROUTES.sessionView, { id })}?token=nope`);
     expect(wrongToken.status).toBe(401);
+    // The token is the handler's to check: a query the documented schema does not take (the token twice) is a 401, not a 422.
+    for (const path of [routePath(ROUTES.sessionView, { id }), VIEW_ROUTES.events.replace("{id}", id), routePath(ROUTES.sessionTrace, { id })]) {
+      const twice = await fetch(`${server.url}${path}?token=${encodeURIComponent(session.sessionToken)}&token=nope`);
+      expect(twice.status, path).toBe(401);
+      expect(twice.headers.get("content-type")).toContain(PROBLEM_CONTENT_TYPE);
+    }
     await closeSession(id);
   });
 });
