@@ -1,7 +1,8 @@
 /**
  * `ServerContext`: everything a group of routes needs from the running server, handed to each
- * route module (`registerStepRoutes`, `registerStoredWorkflowRoutes`, …). The stored-workflow
- * routes of issue 5 (`src/stored/`) are built on this object only.
+ * route module of `src/http/` (`registerStepRoutes`, `registerStoredWorkflowRoutes`, …). The
+ * stored-workflow routes and runs of issue 5 (`src/http/stored.ts`, `src/stored/`) are built on
+ * this object only.
  *
  * What it gives:
  * - `options`: the resolved server options, including the stored-workflow ones (`workflowsDir`,
@@ -22,7 +23,6 @@
  * - `browser`: the one browser process (`newContext()`), for pages outside any session.
  * - `store`: the records (see `store/store.ts`); `store.appendLog(sessionId, type, record)` keeps
  *   a stored run's log lines.
- * - `openapi`: register each route's operation so the served OpenAPI document covers it.
  * - `auth`: `requireApiKey` (a Fastify `onRequest` hook) and `checkSessionToken`.
  * - `parse(schema, value, prefix?)`: validates with a zod schema or throws the 422 problem with
  *   JSON Pointer field errors.
@@ -31,7 +31,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { BrowserHost } from "./browser.js";
 import type { z } from "zod";
-import type { OpenApiRegistry } from "./openapi.js";
 import type { ResolvedServerOptions } from "./options.js";
 import type { SessionManager, SessionRecord } from "./sessions.js";
 import type { StepInterpreter } from "./interpreter/types.js";
@@ -70,8 +69,6 @@ export interface ServerContext {
   interpreter: StepInterpreter;
   /** The records: the embedded database in `options.dataDir`, or PostgreSQL (`options.databaseUrl`). */
   store: Store;
-  /** Register operations here so `GET ROUTES.openapi` documents them. */
-  openapi: OpenApiRegistry;
   auth: ServerAuth;
   /**
    * Parses `value` with `schema`; on failure throws the `WF_VALIDATION_FAILED` (422) problem whose

@@ -14,6 +14,7 @@ import { ROUTES, SessionStatus } from "@wf/core/protocol";
 import type { ServerContext } from "./context.js";
 import { requestApiKey } from "./auth.js";
 import { HttpProblem } from "./errors.js";
+import { mediaAnswer, problemAnswers, SECURITY } from "./http/openapi.js";
 import type { SessionRecord } from "./sessions.js";
 
 /** Routes of the debugger page beside `ROUTES.sessionView` (OpenAPI-style paths). */
@@ -58,18 +59,15 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     return { status, screenshots: screenshotStepIds };
   };
 
-  context.openapi.add({
-    method: "get",
-    path: ROUTES.sessionView,
+  const pageSchema = {
     summary: "Debugger / preview page of a session (HTML)",
-    pathParams: { id: "The session id." },
-    query: TokenQuery,
-    response: { contentType: "text/html", description: "The live page." },
-    errors: { 401: "Missing or wrong token", 404: "Unknown session" },
-    auth: "sessionToken",
     tags: ["sessions"],
-  });
-  app.get<{ Params: { id: string } }>(fastifyPath(ROUTES.sessionView), async (request, reply) => {
+    security: SECURITY.sessionToken,
+    params: z.object({ id: z.string().describe("The session id.") }),
+    querystring: TokenQuery,
+    response: { 200: mediaAnswer("text/html", "The live page."), ...problemAnswers({ 401: "Missing or wrong token", 404: "Unknown session" }) },
+  };
+  app.get<{ Params: { id: string } }>(fastifyPath(ROUTES.sessionView), { attachValidation: true, schema: pageSchema }, async (request, reply) => {
     const session = await requireSession(request, request.params.id);
     const token = z.string().parse((request.query as { token?: string }).token ?? "");
     // The page's one script runs by a nonce new for each answer: no 'unsafe-inline' script, so a
@@ -82,19 +80,16 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
       .send(renderPage(session.sessionId, token, nonce));
   });
 
-  context.openapi.add({
-    method: "get",
-    path: VIEW_ROUTES.events,
+  const eventsSchema = {
     summary: "Live updates of the debugger page (server-sent events)",
     description: "Each `status` event's data is `{ status: SessionStatus, screenshots: stepId[] }`, sent at once and after every change.",
-    pathParams: { id: "The session id." },
-    query: TokenQuery,
-    response: { contentType: "text/event-stream", description: "The event stream." },
-    errors: { 401: "Missing or wrong token", 404: "Unknown session" },
-    auth: "sessionToken",
     tags: ["sessions"],
-  });
-  app.get<{ Params: { id: string } }>(fastifyPath(VIEW_ROUTES.events), async (request, reply) => {
+    security: SECURITY.sessionToken,
+    params: z.object({ id: z.string().describe("The session id.") }),
+    querystring: TokenQuery,
+    response: { 200: mediaAnswer("text/event-stream", "The event stream."), ...problemAnswers({ 401: "Missing or wrong token", 404: "Unknown session" }) },
+  };
+  app.get<{ Params: { id: string } }>(fastifyPath(VIEW_ROUTES.events), { attachValidation: true, schema: eventsSchema }, async (request, reply) => {
     const session = await requireSession(request, request.params.id);
     // A HEAD gets the stream's headers and ends (a stream that never ends would hold it forever).
     if (request.method === "HEAD") return reply.type("text/event-stream; charset=utf-8").header("cache-control", "no-store").send();
@@ -127,18 +122,15 @@ export async function registerDebuggerRoutes(app: FastifyInstance, context: Serv
     });
   });
 
-  context.openapi.add({
-    method: "get",
-    path: VIEW_ROUTES.screenshot,
+  const screenshotSchema = {
     summary: "Screenshot taken after a step (PNG)",
-    pathParams: { id: "The session id.", stepId: "The step id." },
-    query: TokenQuery,
-    response: { contentType: "image/png", description: "The screenshot." },
-    errors: { 401: "Missing or wrong token", 404: "Unknown session or step, or no screenshot" },
-    auth: "sessionToken",
     tags: ["sessions"],
-  });
-  app.get<{ Params: { id: string; stepId: string } }>(fastifyPath(VIEW_ROUTES.screenshot), async (request, reply) => {
+    security: SECURITY.sessionToken,
+    params: z.object({ id: z.string().describe("The session id."), stepId: z.string().describe("The step id.") }),
+    querystring: TokenQuery,
+    response: { 200: mediaAnswer("image/png", "The screenshot."), ...problemAnswers({ 401: "Missing or wrong token", 404: "Unknown session or step, or no screenshot" }) },
+  };
+  app.get<{ Params: { id: string; stepId: string } }>(fastifyPath(VIEW_ROUTES.screenshot), { attachValidation: true, schema: screenshotSchema }, async (request, reply) => {
     const session = await requireSession(request, request.params.id);
     const step = await sessions.getStep(request.params.stepId);
     const path = step && step.sessionId === session.sessionId ? await sessions.screenshotPath(step.stepId) : undefined;

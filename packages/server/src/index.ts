@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { buildApp, createParse } from "./app.js";
+import { buildApp } from "./http/app.js";
+import { createParse } from "./http/validation.js";
 import { createAuth } from "./auth.js";
 import { BrowserHost } from "./browser.js";
 import type { ServerContext } from "./context.js";
@@ -15,7 +16,6 @@ import { corruptMessage } from "./store/sql-store.js";
 import type { CorruptRecord } from "./store/store.js";
 import { startRetentionSweep } from "./retention.js";
 import { internalUrlOf, startInstanceLease } from "./instances.js";
-import { OpenApiRegistry } from "./openapi.js";
 import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./options.js";
 import { SessionManager } from "./sessions.js";
 import { StoreRetry, stderrLog } from "./store-retry.js";
@@ -153,11 +153,6 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       browser,
       interpreter,
       store,
-      openapi: new OpenApiRegistry({
-        title: "wf browser-automation service",
-        version: SERVER_VERSION,
-        description: "Step mode and stored workflows over a real Chromium. Contract: docs/protocol.md.",
-      }),
       auth: createAuth(resolved.apiKeys),
       parse: createParse(),
       version: SERVER_VERSION,

@@ -20,7 +20,7 @@ import {
   StepStatus,
   routePath,
 } from "@wf/core/protocol";
-import { startServer, type RunningServer } from "../src/index.js";
+import { startServer, VIEW_ROUTES, type RunningServer } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
 const KEY = "test-key-http";
@@ -103,6 +103,36 @@ describe("health, OpenAPI, auth", () => {
     const run = res.json.paths[ROUTES.stepRun].post;
     expect(run.requestBody.content["application/json"].schema.properties.type.enum).toEqual(["ACT", "ASK"]);
     expect(run.responses["422"].content[PROBLEM_CONTENT_TYPE]).toBeDefined();
+  });
+
+  it("documents every route from its declaration: summary, security, the protocol's field descriptions, problem answers", async () => {
+    const { json } = await call("GET", ROUTES.openapi);
+    expect(json.servers).toEqual([{ url: server.url }]);
+    expect(json.components.schemas.ProblemDetails.properties.code).toBeDefined();
+    const operations: Array<[string, string]> = [
+      ["get", ROUTES.health], ["get", ROUTES.openapi], ["post", ROUTES.stepCreate], ["post", ROUTES.stepRun], ["get", ROUTES.stepStatus],
+      ["post", ROUTES.stepClose], ["get", ROUTES.sessionStatus], ["post", ROUTES.sessionCancel], ["get", ROUTES.workflowList],
+      ["post", ROUTES.workflowRun], ["post", ROUTES.workflowRunAlias], ["get", ROUTES.sessionView], ["get", VIEW_ROUTES.events],
+      ["get", VIEW_ROUTES.screenshot], ["get", ROUTES.sessionTrace],
+    ];
+    for (const [method, path] of operations) {
+      const op = json.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.summary, `${method} ${path}`).toEqual(expect.any(String));
+      expect(op.responses["200"], `${method} ${path}`).toBeDefined();
+      if (path === ROUTES.health) expect(op.security).toEqual([]);
+      else expect(op.responses["401"].content[PROBLEM_CONTENT_TYPE].schema, `${method} ${path}`).toEqual({ $ref: "#/components/schemas/ProblemDetails" });
+    }
+    // The field descriptions of @wf/core/protocol reach the document.
+    const create = json.paths[ROUTES.stepCreate].post;
+    expect(create.requestBody.required).toBe(false);
+    expect(create.requestBody.content["application/json"].schema.properties.browserMode.description).toMatch(/REMOTE/);
+    expect(json.paths[ROUTES.stepRun].post.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: "header", name: "idempotency-key", description: expect.stringContaining("retry") })]),
+    );
+    const status = json.paths[ROUTES.sessionStatus].get;
+    expect(status.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: "query", name: "since", description: expect.any(String) })]));
+    expect(status.responses["200"].content["application/json"].schema.properties.version.description).toMatch(/since/);
   });
 
   it("401 without a key, with a wrong key, and with a wrong bearer; any header case and Bearer work", async () => {
@@ -416,6 +446,12 @@ describe("debugger page", () => {
     expect(noToken.status).toBe(401);
     const wrongToken = await fetch(`${server.url}${routePath(ROUTES.sessionView, { id })}?token=nope`);
     expect(wrongToken.status).toBe(401);
+    // The token is the handler's to check: a query the documented schema does not take (the token twice) is a 401, not a 422.
+    for (const path of [routePath(ROUTES.sessionView, { id }), VIEW_ROUTES.events.replace("{id}", id), routePath(ROUTES.sessionTrace, { id })]) {
+      const twice = await fetch(`${server.url}${path}?token=${encodeURIComponent(session.sessionToken)}&token=nope`);
+      expect(twice.status, path).toBe(401);
+      expect(twice.headers.get("content-type")).toContain(PROBLEM_CONTENT_TYPE);
+    }
     await closeSession(id);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HttpProblem } from "../errors.js";
-import { toProblem } from "../app.js";
+import { toProblem } from "./error-handler.js";
 import {
   BrowserUnavailableError,
   IdempotencyKeyReusedError,

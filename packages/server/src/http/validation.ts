@@ -1,0 +1,59 @@
+/**
+ * How requests are validated and answers serialised, for every route: the zod schemas a route
+ * declares (`schema.params`, `body`, `querystring`, `headers`, from `@wf/core/protocol`) are run
+ * by {@link validatorCompiler}, and a failure is the `WF_VALIDATION_FAILED` (422) problem with
+ * JSON Pointer field errors, the same answer {@link createParse} gives inside a handler.
+ */
+import type { FastifySchemaCompiler } from "fastify";
+import type { z } from "zod";
+import { toFieldErrors } from "@wf/core/protocol";
+import type { ServerContext } from "../context.js";
+import { HttpProblem } from "../errors.js";
+
+/**
+ * The 422 problem of a failed zod parse: one field error per issue, its path a JSON Pointer
+ * (`prefix` + the issue's path, `~` and `/` escaped), an enum's issue naming the allowed values.
+ */
+export function validationProblem(error: z.ZodError, prefix = ""): HttpProblem {
+  const errors = toFieldErrors(
+    error.issues.map((issue) =>
+      issue.code === "invalid_value" && issue.values.length > 0
+        ? { path: issue.path, message: `${issue.message}; allowed values: ${issue.values.map((v) => String(v)).join(", ")}` }
+        : issue,
+    ),
+    prefix,
+  );
+  return new HttpProblem("WF_VALIDATION_FAILED", `The request is invalid: ${errors.map((e) => `${e.path || "(root)"}: ${e.message}`).join("; ")}`, { errors });
+}
+
+/** Builds the `parse` of a server context: zod parse or the 422 problem with JSON Pointer paths. */
+export function createParse(): ServerContext["parse"] {
+  return (schema, value, prefix = "") => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    throw validationProblem(parsed.error, prefix);
+  };
+}
+
+/**
+ * Fastify's validator for the zod schemas of a route. A body that is absent (or JSON `null`) is
+ * read as `{}`, so a route whose fields are all optional needs no body. The parsed value (defaults
+ * and coercions applied) replaces the request's part, except the headers, which are only checked.
+ * A failure is returned (not thrown) as the 422 {@link HttpProblem}, which the error handler answers.
+ */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema, httpPart }) =>
+  (data) => {
+    const parsed = schema.safeParse(httpPart === "body" && data == null ? {} : data);
+    if (!parsed.success) return { error: validationProblem(parsed.error) };
+    return httpPart === "headers" ? true : { value: parsed.data };
+  };
+
+/**
+ * Answers are serialised as they are, with `JSON.stringify`: the response schemas a route declares
+ * describe it in the OpenAPI document and type its handler, but are not run over each answer (no
+ * field stripped, no cost per answer).
+ */
+export function serializerCompiler(): (data: unknown) => string {
+  return (data) => JSON.stringify(data);
+}
