@@ -29,7 +29,7 @@ import {
   type ProblemDetails,
 } from "@wf/core/protocol";
 import type { ServerContext } from "./context.js";
-import { registerDebuggerRoutes } from "./debugger.js";
+import { registerDebuggerRoutes } from "./http/view.js";
 import { registerTraceRoute } from "./http/trace.js";
 import { HttpProblem, isHttpProblem } from "./errors.js";
 import { checkUploadSize } from "./session-uploads.js";
