@@ -38,6 +38,12 @@ export default defineConfig({
   // `@wf/cli/vitest` imports vitest from the user's project (never a dependency of ours, never bundled).
   deps: { alwaysBundle: (id) => inPackage(BUNDLED, id) || inPackage(YARGS, id), neverBundle: [/^vitest(\/|$)/], onlyBundle: false },
   plugins: [yargsLocales],
+  // Files read at run time beside the built modules (all in dist/): the HTML report's page
+  // (src/report/page.ts) and the bundled server's debugger page (server src/http/view.ts).
+  copy: [
+    { from: "assets/report", to: "dist/assets" },
+    { from: "../server/assets/debugger", to: "dist/assets" },
+  ],
   // The bundled packages' declarations are inlined too: dist/index.d.ts names no package the user lacks.
   dts: { eager: true },
 });

@@ -9,6 +9,7 @@ import { createColors } from "picocolors";
 import type { RunEvent, RunRecord, StepRecord } from "@wf/runtime";
 import type { ReporterName } from "./config.js";
 import { isLiveTerminal, wantsColor } from "./color.js";
+import { redactJson } from "./redact-json.js";
 
 /** Where a reporter writes: anything with `write(string)` (a stream, or a test's collector). */
 export interface OutputStream {
@@ -55,12 +56,12 @@ export function createReporter(name: ReporterName, options: CreateReporterOption
         if (event.type === "run-finished") record = event.record;
       },
       end: () => {
-        if (record) stdout.write(redact(JSON.stringify(record, null, 2)) + "\n");
+        if (record) stdout.write(JSON.stringify(redactJson(record, redact), null, 2) + "\n");
       },
     };
   }
   if (name === "ndjson") {
-    return { onEvent: (event) => void stdout.write(redact(JSON.stringify(event)) + "\n"), end: () => {} };
+    return { onEvent: (event) => void stdout.write(JSON.stringify(redactJson(event, redact)) + "\n"), end: () => {} };
   }
   return createPrettyReporter(stdout, options.stderr ?? stdout, redact, options.env ?? process.env, options.cwd ?? process.cwd());
 }

@@ -15,6 +15,7 @@ import { parseCliEnv, resolveCliConfig, type LockModeName, type ResolvedCliConfi
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
 import { buildParams, readParamsFile } from "./params.js";
+import { redactJson } from "./redact-json.js";
 import { createReporter, type OutputStream, type Reporter } from "./reporters.js";
 import { timingMark } from "./timing.js";
 
@@ -404,7 +405,7 @@ function unreachable(config: ResolvedCliConfig, cause: unknown, redact: (s: stri
 
 /** The record with every secret value masked, wherever the runtime may have let one through. */
 function redactRecord(record: RunRecord, redact: (s: string) => string): RunRecord {
-  return JSON.parse(redact(JSON.stringify(record))) as RunRecord;
+  return redactJson(record, redact);
 }
 
 /** The embedded server's logger: off, or pino at `level` (`WF_LOG_LEVEL`, read through the environment schema) writing to `stderr`. */

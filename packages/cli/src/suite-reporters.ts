@@ -15,6 +15,7 @@ import { CliUsageError } from "./errors.js";
 import { createReporter, formatMs, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
 import type { SuiteResult, WorkflowEntry, WorkflowResult } from "./suite-result.js";
 import { isLiveTerminal, wantsColor } from "./color.js";
+import { redactJson } from "./redact-json.js";
 
 /** Receives a many-workflow run. Every method is optional. */
 export interface SuiteReporter {
@@ -72,7 +73,7 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
       const write = (line: string) => (outputFile ? lines.push(line) : stdout.write(line));
       return {
         attemptReporter: (entry, attempt, redact) => ({
-          onEvent: (event) => void write(redact(JSON.stringify({ ...event, file: entry.relFile, retry: attempt })) + "\n"),
+          onEvent: (event) => void write(JSON.stringify(redactJson({ ...event, file: entry.relFile, retry: attempt }, redact)) + "\n"),
           end: () => {},
         }),
         onEnd: async (result) => {

@@ -75,8 +75,12 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
       const ran = await exec("tar", ["tzf", tarballs[name]], dir);
       expectOk(ran, "tar");
       const files = ran.stdout.trim().split("\n");
-      expect(files.filter((f) => !/^package\/(dist\/.+\.(js|d\.ts)|bin\/wf\.js|package\.json|README\.md)$/.test(f))).toEqual([]);
+      expect(files.filter((f) => !/^package\/(dist\/.+\.(js|d\.ts)|dist\/assets\/.+|bin\/wf\.js|package\.json|README\.md)$/.test(f))).toEqual([]);
       expect(files).toContain("package/dist/index.d.ts");
+      // The files the CLI reads at run time: the report's page, and the bundled server's debugger page.
+      if (name === "cli") {
+        for (const asset of ["report/index.html", "report/report.js", "debugger/index.html", "debugger/debugger.js", "debugger/debugger.css"]) expect(files).toContain(`package/dist/assets/${asset}`);
+      }
     }
     const cli = JSON.parse(await readFile(join(project, "node_modules", "@wf", "cli", "package.json"), "utf8"));
     expect(cli.exports["."]).toEqual({ types: "./dist/index.d.ts", import: "./dist/index.js" });
@@ -130,6 +134,8 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
     const source = (await readFile(join(project, "workflows", "example.ts"), "utf8")).split("\n");
     const at = (text: string) => `${join(project, "workflows", "example.ts")}:${source.findIndex((l) => l.includes(text)) + 1}:${source.find((l) => l.includes(text))!.indexOf("await") + 7}`;
     expect(record.steps.map((s: { callSite?: string }) => s.callSite)).toEqual([at("await act("), at('ask("the main heading")'), at('ask("the table of plans"')]);
+    // The report's page, copied from the installed package.
+    expect(await readFile(join(project, "wf-report", "index.html"), "utf8")).toContain('<script src="report.js"></script>');
   }, 300_000);
 
   it("a workflow and the helper it imports each see their own import.meta, also from the compile cache", async () => {

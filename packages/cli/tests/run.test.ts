@@ -2,12 +2,13 @@
  * `runWorkflowFile()` against a real wf service (one `serve()` server, one Chromium, for the whole
  * file), and the spawned `wf run` for Ctrl-C.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServiceClient } from "@wf/runtime";
 import { runWorkflowFile, serve, type ServeHandle } from "../src/index.js";
+import { createRunReport } from "../src/report/report.js";
 import { FIXTURES, collector, runWf, scratchDir, startPages } from "./_helpers.js";
 
 const SECRET = "correct-horse-battery-staple";
@@ -72,6 +73,33 @@ describe("runWorkflowFile against a service", { timeout: 120_000 }, () => {
       expect(JSON.parse(written).params.password).toBe("[secret]");
       for (const text of [stdout.text(), stderr.text(), written, JSON.stringify(result.record)]) expect(text).not.toContain(SECRET);
       if (reporter === "json") expect(JSON.parse(stdout.text()).steps[1].instruction).toBe('type "[secret]" into "Password"');
+    }
+  });
+
+  it("a secret that is also part of the record's own text (a field name, a number) hides only in values: every step keeps its index, the report names each screenshot by it", async () => {
+    // "in" is part of the field names index, instruction, interpreter; "1" is step 1's index.
+    for (const password of ["in", "1"]) {
+      const dir = join(scratch.dir, `report-${password}`);
+      const entry = { file: join(FIXTURES, "hello.ts"), relFile: "hello.ts", name: "hello", title: "hello", repeatEachIndex: 0, workflow: undefined as never };
+      const report = await createRunReport({ dir, trace: "off", entries: [entry], cwd: scratch.dir, warn: (m) => expect.fail(m) });
+      const stdout = collector();
+      const result = await runWorkflowFile({
+        ...base(),
+        env: { WF_SCREENSHOT: "on" },
+        file: join(FIXTURES, "hello.ts"),
+        params: { url: `${pages.url}/index.html`, password },
+        reporter: "json",
+        stdout,
+        stderr: collector(),
+        afterRun: (record, client) => report.collect(entry, 0, record, client),
+      });
+      // The json reporter's record is still JSON, the same record.
+      expect(JSON.parse(stdout.text()), password).toEqual(result.record);
+      expect(result.exitCode, password).toBe(0);
+      expect(result.record.steps.map((s) => s.index), password).toEqual([1, 2, 3]);
+      expect(result.record.params.password, password).toBe("[secret]");
+      expect(result.record.steps[1]!.instruction, password).not.toContain(`"${password}"`);
+      expect((await readdir(join(dir, "hello"))).sort(), password).toEqual(["step-1.png", "step-2.png", "step-3.png"]);
     }
   });
 

@@ -48,7 +48,7 @@ export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.
 export type { Store, StoredSession, RecoveredWork, CorruptRecord, SweepResult } from "./store/store.js";
 export { sweepOnce } from "./retention.js";
 export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError, StoreDamagedError } from "./errors.js";
-export { VIEW_ROUTES } from "./debugger.js";
+export { VIEW_ROUTES } from "./http/view.js";
 export { loadServerSecret, SECRET_FILE } from "./secret.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
 export { parseInstructions, ACT_RESPONSE_SCHEMA, estimateTokens, renderPageView, readPageView, grammarText } from "./interpreter/index.js";

@@ -420,8 +420,15 @@ describe("debugger page", () => {
     await waitStep((await runStep(id, { step: `go to "${pages.url}/form.html"`, type: "ACT" })).stepId);
 
     const page = await viewer.newPage();
+    // The page's script and style load under its policy: nothing blocked, nothing thrown.
+    const problems: string[] = [];
+    page.on("console", (message) => void (message.type() === "error" && problems.push(`${message.text()} ${message.location().url}`)));
+    page.on("pageerror", (error) => void problems.push(error.message));
+    page.on("response", (response) => void (response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`)));
     await page.goto(session.debuggerUrl);
     await page.locator("li.step").first().waitFor();
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(246, 246, 247)");
+    expect(await page.locator("#session-id").textContent()).toBe(id);
     expect(await page.locator("#session-status").textContent()).toBe("RUNNING");
     expect(await page.locator("#current-url").textContent()).toBe(`${pages.url}/form.html`);
 
@@ -435,6 +442,13 @@ describe("debugger page", () => {
     const img = page.locator(`#shot img[src*="${typed.stepId}"]`);
     await img.waitFor();
     await expect.poll(() => img.evaluate((e) => (e as HTMLImageElement).complete && (e as HTMLImageElement).naturalWidth > 0), { timeout: 10_000 }).toBe(true);
+    // A step's text is shown as text: markup in it is not parsed, so no script of it runs.
+    const marked = await runStep(id, { step: 'click "<img src=x onerror=document.title=1>"', type: "ACT" });
+    await waitStep(marked.stepId);
+    await page.locator("li.step").nth(2).waitFor();
+    expect(await page.locator("li.step").nth(2).textContent()).toContain("<img src=x onerror=document.title=1>");
+    expect(await page.locator("#steps img").count()).toBe(0);
+    expect(problems).toEqual([]);
     await page.close();
 
     // Screenshots: PNG with the token, 401 without.

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES, routePath, type CreateSessionResponse } from "@wf/core/protocol";
 import { startServer, type RunningServer } from "../src/index.js";
-import { VIEW_ROUTES } from "../src/debugger.js";
+import { VIEW_ROUTES } from "../src/http/view.js";
 import { apiClient } from "./helpers/api.js";
 import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 

@@ -19,7 +19,7 @@ import type { ResolvedCliConfig, TraceMode } from "../config.js";
 import type { OutputStream } from "../reporters.js";
 import { CliUsageError } from "../errors.js";
 import type { SuiteResult, WorkflowEntry } from "../suite-result.js";
-import { REPORT_PAGE, REPORT_SCRIPT } from "./html.js";
+import { writeReportPage } from "./page.js";
 import { timingMark } from "../timing.js";
 
 /** What one attempt left in the report folder; paths are relative to the folder, with `/`. */
@@ -154,14 +154,14 @@ export async function createRunReport(options: {
 
 /**
  * Writes the report page and its data into `dir`: `report-data.js` (what the page reads, a classic
- * script so it opens from file:// too), `report.json` (the same data, for `wf merge-reports` and
- * other tools), `report.js` and `index.html`.
+ * script so it opens from file:// too; JSON is valid JavaScript and the file is never parsed as
+ * HTML, so the data needs no escaping), `report.json` (the same data, for `wf merge-reports` and
+ * other tools), and the page's fixed files `index.html` and `report.js` (`page.ts`).
  */
 export async function writeReportFiles(dir: string, data: ReportData): Promise<void> {
   await writeFile(join(dir, "report-data.js"), `window.wfReport = ${JSON.stringify(data)};\n`);
   await writeFile(join(dir, REPORT_JSON), `${JSON.stringify(data, null, 2)}\n`);
-  await writeFile(join(dir, "report.js"), REPORT_SCRIPT);
-  await writeFile(join(dir, "index.html"), REPORT_PAGE);
+  await writeReportPage(dir);
 }
 
 /** The machine-readable report of a run in its report folder (the page's data as JSON). */

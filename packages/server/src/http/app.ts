@@ -9,7 +9,7 @@ import helmet from "@fastify/helmet";
 import Fastify, { type FastifyInstance } from "fastify";
 import { ROUTES } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
-import { registerDebuggerRoutes } from "../debugger.js";
+import { registerDebuggerRoutes } from "./view.js";
 import { HttpProblem } from "../errors.js";
 import { registerForwarding } from "../instances.js";
 import { registerJsonBodyParser } from "./body.js";

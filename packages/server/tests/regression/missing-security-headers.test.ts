@@ -60,14 +60,37 @@ describe("security headers", () => {
     const page = answers.at(-1)!;
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
-    // The page's script runs by a nonce, new for each answer; no inline script without it.
+    // The page's script is a file of this server ('self'): no inline script runs, so a script
+    // injected into the page (through a step's text, a URL) does not. Its style is a file too.
     const csp = page.headers.get("content-security-policy")!;
-    const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
-    expect(nonce, csp).toBeDefined();
-    expect(csp).not.toContain("script-src 'unsafe-inline'");
-    expect(await page.text()).toContain(`<script nonce="${nonce}">`);
-    const again = (await fetch(debuggerUrl)).headers.get("content-security-policy")!;
-    expect(again).not.toContain(nonce);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).not.toContain("'unsafe-inline'");
+    const html = await page.text();
+    const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toMatch(/\bsrc="/);
+    // The page is one fixed file: another session's page is the same bytes (nothing interpolated).
+    const other = await api.create();
+    expect(await (await fetch(other.debuggerUrl)).text()).toBe(html);
+    // Its script and style: the right types, nosniff, no token needed (nothing in them is the session's).
+    const files = [
+      [/<script\b[^>]*src="([^"]+)"/.exec(html)![1]!, "text/javascript"],
+      [/<link rel="stylesheet" href="([^"]+)"/.exec(html)![1]!, "text/css"],
+      [/<link rel="icon" href="([^"]+)"/.exec(html)![1]!, "image/svg+xml"],
+    ] as const;
+    for (const [src, type] of files) {
+      const asset = await fetch(new URL(src, debuggerUrl).href.replace(/\?.*$/, ""));
+      expect(asset.status, src).toBe(200);
+      expect(asset.headers.get("content-type"), src).toContain(type);
+      expect(asset.headers.get("x-content-type-options"), src).toBe("nosniff");
+    }
+    // Nothing else is served from there (not the page itself without its token check).
+    for (const name of ["index.html", "nope.js"]) {
+      const missing = await fetch(new URL(`../view-assets/${name}`, debuggerUrl).href.replace(/\?.*$/, ""));
+      expect(missing.status, name).toBe(404);
+      expect(((await missing.json()) as { code: string }).code).toBe("WF_ROUTE_NOT_FOUND");
+    }
 
     const events = await fetch(debuggerUrl.replace("?", "/events?"));
     expect(events.headers.get("content-type")).toContain("text/event-stream");

@@ -107,7 +107,13 @@ describe("several instances on one PostgreSQL", () => {
     const page = await fetch(`${B.url}${new URL(viewUrlOf(view)).pathname}${new URL(viewUrlOf(view)).search}`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
-    expect(await page.text()).toContain(sessionId);
+    expect(await page.text()).toContain("debugger.js");
+    // The page is the same for every session: what it shows of this one comes from its event stream, through B too.
+    const events = await fetch(`${B.url}${new URL(viewUrlOf(view)).pathname}/events${new URL(viewUrlOf(view)).search}`);
+    expect(events.status).toBe(200);
+    const reader = events.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain(`"sessionId":"${sessionId}"`);
+    await reader.cancel();
 
     // A second step through B sees the page the first left in A's browser.
     const second = await B.api.runOk(sessionId, { type: "ACT", step: "reload" });

@@ -1,59 +1,8 @@
-/**
- * The files of the HTML report page: `index.html` (markup and style) and `report.js` (renders
- * `window.wfReport`, set by `report-data.js`). Both are fixed; the run's data only ever reaches the
- * page through the DOM's `textContent` and attributes (`setAttribute`, `href`/`src` of paths the
- * report made), never through HTML parsing, so nothing needs escaping. Classic scripts and relative
- * paths: the page works when opened from disk (file://) as well as from `wf show-report`.
- */
-
-/** `index.html`. */
-export const REPORT_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="wf">
-<title>wf report</title>
-<style>
-  :root { color-scheme: light dark; --fg: #1f2328; --dim: #656d76; --bg: #fff; --panel: #f6f8fa; --line: #d0d7de; --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; }
-  @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --dim: #8d96a0; --bg: #0d1117; --panel: #161b22; --line: #30363d; --ok: #3fb950; --bad: #f85149; --warn: #d29922; } }
-  body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 0 auto; padding: 16px 24px; max-width: 1280px; }
-  h1 { font-size: 20px; margin: 0 0 4px; }
-  .meta, .dim { color: var(--dim); }
-  .filters { margin: 12px 0; display: flex; gap: 6px; flex-wrap: wrap; }
-  .filters button { border: 1px solid var(--line); background: var(--panel); color: var(--fg); border-radius: 6px; padding: 3px 10px; cursor: pointer; }
-  .filters button[aria-pressed="true"] { border-color: var(--fg); font-weight: 600; }
-  details.workflow { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; }
-  details.workflow > summary { padding: 8px 12px; cursor: pointer; background: var(--panel); border-radius: 6px; }
-  .attempt { padding: 8px 12px; border-top: 1px solid var(--line); }
-  .attempt h3 { font-size: 14px; margin: 4px 0 8px; }
-  .passed, .succeeded { color: var(--ok); } .failed { color: var(--bad); } .flaky, .cancelled, .interrupted { color: var(--warn); } .skipped { color: var(--dim); }
-  .badge { font-size: 12px; border: 1px solid currentColor; border-radius: 10px; padding: 0 7px; margin-left: 6px; }
-  table { border-collapse: collapse; width: 100%; }
-  th, td { text-align: left; vertical-align: top; padding: 4px 6px; border-bottom: 1px solid var(--line); }
-  th { font-weight: 600; color: var(--dim); font-size: 12px; }
-  td.num { white-space: nowrap; text-align: right; }
-  code, pre { font: 12px/1.4 ui-monospace, monospace; }
-  pre { background: var(--panel); padding: 6px 8px; border-radius: 4px; overflow: auto; max-height: 320px; margin: 4px 0; white-space: pre-wrap; }
-  img.thumb { width: 160px; border: 1px solid var(--line); border-radius: 3px; display: block; }
-  img.shot { max-width: min(100%, 960px); border: 1px solid var(--line); border-radius: 4px; display: block; margin: 6px 0; }
-  .error { border-left: 3px solid var(--bad); padding: 4px 10px; margin: 6px 0; background: var(--panel); }
-  .error ul { margin: 4px 0; padding-left: 20px; }
-  .lock-change { border-left: 3px solid var(--warn); padding: 4px 10px; margin: 6px 0; background: var(--panel); }
-  .lock-shots { display: flex; gap: 12px; } .lock-shots figure { margin: 4px 0; }
-  code.old { color: var(--bad); } code.new { color: var(--ok); }
-</style>
-</head>
-<body>
-<main id="app"><p>Loading the report… (it needs report-data.js and report.js beside this page, and JavaScript)</p></main>
-<script src="report-data.js"></script>
-<script src="report.js"></script>
-</body>
-</html>
-`;
-
-/** `report.js`: plain ES2020, no dependency; builds the page with DOM calls only. */
-export const REPORT_SCRIPT = `"use strict";
+// The script of the HTML report (index.html beside it): renders `window.wfReport`, which
+// report-data.js sets, with DOM calls only; the run's data reaches the page through textContent
+// and attributes, never through HTML parsing. Plain ES2020, no dependency, a classic script, so
+// the page works from disk (file://) as well as from `wf show-report`.
+"use strict";
 (function () {
   var data = window.wfReport;
   var app = document.getElementById("app");
@@ -215,4 +164,3 @@ export const REPORT_SCRIPT = `"use strict";
     h("div", { class: "filters" }, buttons),
     list);
 })();
-`;
