@@ -79,6 +79,24 @@ export const DESCRIBE_SOURCE = String.raw`
     }
     return "text";
   }
+  // The role Playwright's getByRole is sure to give the element (HTML-AAM implicit roles with no
+  // room for doubt), or "" when it could differ: an explicit role attribute, a select, a list, custom elements.
+  function wfCertainRole(el) {
+    if (el.hasAttribute("role")) return "";
+    var tag = el.tagName;
+    if (tag === "BUTTON") return "button";
+    if (tag === "A") return el.hasAttribute("href") ? "link" : "";
+    if (tag === "TEXTAREA") return "textbox";
+    if (tag !== "INPUT" || el.hasAttribute("list")) return "";
+    var type = el.type;
+    if (type === "text" || type === "email" || type === "tel" || type === "url") return "textbox";
+    if (type === "search") return "searchbox";
+    if (type === "checkbox" || type === "radio") return type;
+    if (type === "button" || type === "submit" || type === "reset") return "button";
+    if (type === "number") return "spinbutton";
+    if (type === "range") return "slider";
+    return "";
+  }
   function wfText(el) {
     return ((el.innerText !== undefined ? el.innerText : el.textContent) || "").replace(/\s+/g, " ").trim();
   }
@@ -282,6 +300,13 @@ export interface ElementInfo {
   context: { section: string; row: string; table: string; dialog: string; form: string; item: string };
   /** Attributes of a field that say what it does: placeholder, `name`, `type`. */
   fieldKey: string;
+  /**
+   * The role Playwright's `getByRole` is sure to compute for the element itself (a `<button>`, an
+   * `<a href>`, a text `<input>` without `list`, …), or `""` when it could differ (an explicit
+   * `role`, a `<select>`, a custom element). Lets a match of a union of roles be acted on through
+   * the one role's locator (see `actionLocator` in locate.ts).
+   */
+  certainRole: string;
   /** Set in Node when the target names scopes and this element lies outside them. */
   outOfScope?: boolean;
 }
@@ -302,7 +327,7 @@ export const describeElements = new Function(
       var href = c.tagName === "A" && c.hasAttribute("href") ? c.href : "";
       var samePageAnchor = Boolean(href) && href.indexOf("#") > 0 && href.split("#")[0] === location.href.split("#")[0];
       var fieldKey = /^(INPUT|TEXTAREA|SELECT)$/.test(c.tagName) ? [c.getAttribute("placeholder") || "", c.getAttribute("name") || "", c.getAttribute("type") || ""].join("|") : "";
-      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside, href: href, samePageAnchor: samePageAnchor, context: wfContext(c, headings), fieldKey: fieldKey };
+      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside, href: href, samePageAnchor: samePageAnchor, context: wfContext(c, headings), fieldKey: fieldKey, certainRole: wfCertainRole(el) };
     });
   }`,
 )() as (elements: Element[]) => ElementInfo[];

@@ -303,8 +303,15 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
           infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
         }
         if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
-        const picked = hit(pick(loc, infos, target, false, purpose, root), root);
-        if (picked) return picked;
+        let chosen = -1;
+        const union = loc;
+        const forAction = (index: number) => {
+          chosen = index;
+          return (strategy === "role" && actionLocator(root.root, infos, index, target.text, tier, tierRoles)) || union.nth(index);
+        };
+        const found = pick(loc, infos, target, false, purpose, root, forAction);
+        // The report (a frame's element's normalized locator) names the match as the union does.
+        if (found) return { locator: union.nth(chosen), found, root };
         if (!hiddenFallback) hiddenFallback = { locator: loc, infos, root };
       }
     }
@@ -313,11 +320,36 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
 }
 
 /**
+ * The locator an action on match `index` of a role strategy's union (`getByRole(r1).or(getByRole(r2))…`)
+ * goes through: the one role's `getByRole(role, { name }).nth(j)`, when every match of the union
+ * has a role Playwright is sure to compute ({@link ElementInfo.certainRole}), so that the one
+ * role's matches are the union's matches of that role, in the same document order. Undefined
+ * otherwise (the union's `nth(index)` is used). The same element either way; what it saves is
+ * Playwright's work on a 17-role selector in the action: parsing it, rendering it for the action's
+ * log (`asLocator`, ~1–5 ms of CPU), and matching it in the page again.
+ */
+function actionLocator(root: Page | FrameLocator, infos: ElementInfo[], index: number, text: string, tier: Tier, roles: AriaRole[]): Locator | undefined {
+  const role = infos[index]!.certainRole as AriaRole;
+  if (roles.length < 2 || !role || !roles.includes(role) || !infos.every((info) => info.certainRole)) return undefined;
+  const before = infos.slice(0, index).filter((info) => info.certainRole === role).length;
+  const { value, exact } = textArg(text, tier);
+  return root.getByRole(role, { name: value, exact }).nth(before);
+}
+
+/**
  * Picks among one strategy's matches: visible, de-duplicated, then the ordinal or the only one.
  * For `scroll` without an ordinal, several matches narrow to the headings among them, else to
  * those that are not links to an anchor of the same page.
  */
-function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHidden = false, purpose?: TargetPurpose, root?: SearchRoot): FoundElement | undefined {
+function pick(
+  loc: Locator,
+  infos: ElementInfo[],
+  target: TargetSpec,
+  includeHidden = false,
+  purpose?: TargetPurpose,
+  root?: SearchRoot,
+  forAction: (index: number) => Locator = (index) => loc.nth(index),
+): FoundElement | undefined {
   let kept: number[] = [];
   infos.forEach((info, i) => {
     if (info.sameAs !== -1 || info.inside !== -1 || info.outOfScope) return;
@@ -347,9 +379,9 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
         { target: target.text, candidates: kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name })) },
       );
     }
-    return found(loc.nth(index), infos[index]!, target, undefined, root);
+    return found(forAction(index), infos[index]!, target, undefined, root);
   }
-  if (kept.length === 1) return found(loc.nth(kept[0]!), infos[kept[0]!]!, target, undefined, root);
+  if (kept.length === 1) return found(forAction(kept[0]!), infos[kept[0]!]!, target, undefined, root);
   // Twins: the same role and name and nothing else to tell them apart (links to the same address,
   // fields with the same placeholder, name and form, elements in the same section, row, table and
   // dialog). They do the same thing: act on the first visible one, in document order, and say so.
@@ -362,7 +394,7 @@ function pick(loc: Locator, infos: ElementInfo[], target: TargetSpec, includeHid
     return JSON.stringify(o.context) === JSON.stringify(first.context);
   });
   if (twins) {
-    return { ...found(loc.nth(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`, root), matches: kept.length };
+    return { ...found(forAction(kept[0]!), first, target, `${kept.length} identical matches, ${describe(first)}; used the first in document order`, root), matches: kept.length };
   }
   const candidates: ElementCandidate[] = kept.map((i) => ({ role: infos[i]!.role, name: infos[i]!.name }));
   const list = kept
