@@ -21,7 +21,10 @@ import { SessionManager } from "./sessions.js";
 import { StoreRetry, stderrLog } from "./store-retry.js";
 import { loadServerSecret } from "./secret.js";
 import { timingMark } from "./timing.js";
-import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider, type StepInterpreter } from "./interpreter/index.js";
+// The grammar's interpreter only: the model's (and the openai SDK under it, ~14 MB) loads when a
+// model is configured (createInterpreter), not with every server (issue 26).
+import { createDeterministicInterpreter } from "./interpreter/deterministic.js";
+import type { StepInterpreter } from "./interpreter/types.js";
 
 export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
 export type { ServerOptions, ResolvedServerOptions } from "./options.js";
@@ -41,7 +44,10 @@ export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError, S
 export { VIEW_ROUTES } from "./debugger.js";
 export { loadServerSecret, SECRET_FILE } from "./secret.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
-export { parseInstructions, ACT_RESPONSE_SCHEMA, estimateTokens, renderPageView, readPageView, grammarText } from "./interpreter/index.js";
+export { parseInstructions } from "./interpreter/grammar.js";
+export { grammarText } from "./interpreter/grammar-text.js";
+export { ACT_RESPONSE_SCHEMA } from "./interpreter/model/prompts.js";
+export { estimateTokens, renderPageView, readPageView } from "./interpreter/model/page-view.js";
 
 /** The server's version, from its package.json. */
 export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -121,7 +127,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     const warn = (message: string) => (appLog ? appLog.warn(message) : process.stderr.write(`wf server: ${message}\n`));
     await launching;
     timingMark("server: browser launched");
-    const interpreter = resolved.interpreter ?? createInterpreter(resolved, warn);
+    const interpreter = resolved.interpreter ?? (await createInterpreter(resolved, warn));
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
     // Retried writes warn through the logger once the app (and its logger) exists, else on stderr.
@@ -248,9 +254,13 @@ function hostForUrl(host: string): string {
  * `warn`, else stderr).
  * @throws {@link InterpreterError} `WF_MODEL_AUTH_FAILED` when a model is set for OpenAI without an API key.
  */
-function createInterpreter(resolved: ResolvedServerOptions, warn: (message: string) => void): StepInterpreter {
+async function createInterpreter(resolved: ResolvedServerOptions, warn: (message: string) => void): Promise<StepInterpreter> {
   const grammar = createDeterministicInterpreter({ uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls });
   if (!resolved.model) return grammar;
+  const [{ createModelProvider }, { createModelInterpreter, createGrammarThenModelInterpreter }] = await Promise.all([
+    import("./interpreter/model/provider.js"),
+    import("./interpreter/model/interpreter.js"),
+  ]);
   const { name, apiKey, baseUrl, responseFormat, temperature, maxPromptTokens } = resolved.model;
   const provider = createModelProvider({ model: name, apiKey, baseUrl, responseFormat, temperature, warn });
   const model = createModelInterpreter({
