@@ -76,7 +76,7 @@ const runPlain = () => spawnTimed([PLAIN, CHROMIUM, PAGE, JSON.stringify(CHROMIU
 const PHASES: Record<string, string> = {
   "process start": "process start (spawn → Node's time origin)",
   "tsx registered": "Node start, preloads (yargs, zod, undici, playwright-core, fastify), tsx register",
-  "cli loaded": "CLI modules loaded (through tsx in the source checkout; built JavaScript installed)",
+  "cli loaded": "CLI modules loaded (source: through tsx; installed: Node's start and the built CLI)",
   "config resolved": "command parsed, config resolved",
   "workflow files loaded": "workflow file found, compiled and loaded",
   "run: config ready": "(run: config ready)",
