@@ -9,11 +9,11 @@
  * once per process.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { constants as fsConstants, existsSync } from "node:fs";
+import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Pool } from "pg";
 import { SCHEMA_SQL, SqlStore, type BeforeCommit, type SqlDatabase, type SqlQueryable } from "./sql-store.js";
@@ -153,6 +153,34 @@ async function pgliteTemplate(a: PgliteAssets): Promise<string> {
   throw lastError;
 }
 
+/** How many files {@link copyFolder} copies at once. */
+const COPY_WIDTH = 16;
+
+/**
+ * Copies the folder `from` to `to` (which must not exist yet): its folders first, then its files
+ * {@link COPY_WIDTH} at a time, each file and folder with its mode (copyFile keeps a file's); a file
+ * is cloned where the file system can (copy-on-write: btrfs, XFS, APFS), else copied.
+ * `fs.cp` copies one entry after the other: 550–600 ms for the template database's ~1,000 files
+ * (39 MB) against ~150 ms here on this machine's ext4 with the disk quiet, and 1.28 s against
+ * 1.00 s (medians of 6) with it busy (issue 26): the copy is most of a fresh folder's extra start.
+ * @param skip - files to leave out, by their path relative to `from` (`/`-separated on POSIX).
+ */
+async function copyFolder(from: string, to: string, skip: (file: string) => boolean): Promise<void> {
+  const entries = await readdir(from, { recursive: true, withFileTypes: true });
+  const folders = ["", ...entries.filter((e) => e.isDirectory()).map((e) => relative(from, join(e.parentPath, e.name)))].sort((a, b) => a.length - b.length);
+  for (const folder of folders) {
+    const { mode } = await stat(join(from, folder));
+    await mkdir(join(to, folder), { mode: mode & 0o777 });
+    await chmod(join(to, folder), mode & 0o777); // mkdir's mode is masked by the umask
+  }
+  const files = entries.filter((e) => e.isFile()).map((e) => relative(from, join(e.parentPath, e.name))).filter((file) => !skip(file));
+  let next = 0;
+  const copyNext = async (): Promise<void> => {
+    for (let file = files[next++]; file !== undefined; file = files[next++]) await copyFile(join(from, file), join(to, file), fsConstants.COPYFILE_FICLONE);
+  };
+  await Promise.all(Array.from({ length: COPY_WIDTH }, copyNext));
+}
+
 /**
  * PGlite runs PostgreSQL in single-user mode: no checkpointer and no autovacuum. Without a
  * checkpoint the write-ahead log is never recycled (measured: 97 MB of WAL after 60,000 small
@@ -170,7 +198,7 @@ async function openPglite(dataDir: string, dir: string, sync: boolean): Promise<
     const template = await pgliteTemplate(a).catch(() => undefined);
     if (template) {
       const scratch = `${dir}.tmp-${randomBytes(4).toString("hex")}`;
-      await cp(template, scratch, { recursive: true, filter: (src) => !src.endsWith("READY") });
+      await copyFolder(template, scratch, (file) => file === "READY");
       await rename(scratch, dir);
     }
   }
