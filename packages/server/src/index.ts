@@ -104,7 +104,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
   // what is reported when both fail (the store is awaited first, and the browser closed).
   const browser = started.browser ?? new BrowserHost(resolved);
   const launching = browser.start();
-  launching.catch(() => undefined); // awaited below, after the store, where its error is thrown
+  launching.catch(() => undefined); // awaited below, after the store and the app, where its error is thrown
   let store: Awaited<ReturnType<typeof openStore>>;
   try {
     store = await openStore({
@@ -125,8 +125,6 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     // The interpreter's and the store retry's warnings go to the app's logger once it exists, else to stderr.
     let appLog: FastifyInstance["log"] | undefined;
     const warn = (message: string) => (appLog ? appLog.warn(message) : process.stderr.write(`wf server: ${message}\n`));
-    await launching;
-    timingMark("server: browser launched");
     const interpreter = resolved.interpreter ?? (await createInterpreter(resolved, warn));
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
@@ -161,6 +159,10 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     timingMark("server: sessions recovered");
     const app = await buildApp(context);
     timingMark("server: app built");
+    // Awaited only now: the app is built while Chromium starts (`wf run`'s server, whose store
+    // opens at once, waited for it here before). A failed launch still stops the start, before listen.
+    await launching;
+    timingMark("server: browser launched");
     corrupt.useLogger(resolved.logger ? app : undefined);
     if (resolved.logger) appLog = app.log;
     warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
