@@ -3,8 +3,31 @@
  * of a `wf run` arrives (and answers 401 at once, so the run ends right after), spawning `wf` and
  * timing it, and the median.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PACKAGES_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Packs @wf/core and @wf/cli (their `prepack` builds them) and installs the tarballs with npm, with
+ * zod, into a new project outside the workspace: wf as a user gets it (built JavaScript, the embedded
+ * server bundled into the CLI). Copies each `[from, to]` of `files` (files or folders) into it.
+ * Returns the project's folder; its parent (the tarballs) is the caller's to delete.
+ */
+export function installBuild(prefix: string, files: [from: string, to: string][] = []): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  for (const name of ["core", "cli"]) execFileSync("pnpm", ["pack", "--pack-destination", dir], { cwd: join(PACKAGES_DIR, name), stdio: "ignore" });
+  const project = join(dir, "project");
+  execFileSync("mkdir", [project]);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "wf-bench", private: true, type: "module" }));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(dir, "wf-core-0.1.0.tgz"), join(dir, "wf-cli-0.1.0.tgz"), "zod"], { cwd: project, stdio: "ignore" });
+  for (const [from, to] of files) cpSync(from, join(project, to), { recursive: true });
+  return project;
+}
 
 /** The instant service: its port, and `close()`. */
 export interface InstantService {

@@ -10,6 +10,13 @@
  * loading, server start by part, session create, each step, session close, report writing, exit)
  * and, last, `ratio wf run / plain script: N×` (issue 26's goal: ≤ 1.3×).
  *
+ * Two `wf`s are measured: this **source** checkout (`bin/wf.js`: the CLI's and the server's TypeScript
+ * through tsx), and the **installed** build a user gets (`@wf/core` and `@wf/cli` packed and installed
+ * with npm into a temporary project holding a copy of the examples; built JavaScript, the server
+ * bundled into the CLI). Each gets its ratio to the plain script; the installed one is printed last.
+ * `WF_BENCH_SKIP_INSTALL=1` measures the source checkout only; `WF_BENCH_PROJECT=<dir>` uses the wf
+ * installed in that project (it must hold `examples/pg-numeric-types` and `examples/_shared`).
+ *
  * Run (in packages/cli): pnpm bench:e2e [runs]; 5 runs by default. `WF_BENCH_WF_ARGS` adds arguments
  * to `wf run` (e.g. `--trace off`: no Playwright trace, whose recording the default
  * `retain-on-failure` starts with every session). Needs /usr/bin/chromium (or
@@ -21,7 +28,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS } from "../../server/src/browser.js";
-import { median } from "./_startup.js";
+import { installBuild, median } from "./_startup.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 5);
 const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -44,9 +51,9 @@ interface Timed {
 
 const scratch = mkdtempSync(join(tmpdir(), "wf-e2e-bench-"));
 
-async function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timed> {
+async function spawnTimed(args: string[], env: NodeJS.ProcessEnv, cwd = scratch): Promise<Timed> {
   const spawnedAt = performance.timeOrigin + performance.now();
-  const child = spawn(process.execPath, args, { cwd: scratch, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...env } });
+  const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...env } });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -60,14 +67,16 @@ async function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timed
 }
 
 const EXTRA_ARGS = (process.env.WF_BENCH_WF_ARGS ?? "").split(/\s+/).filter(Boolean);
-const runWf = () => spawnTimed([WF, "run", EXAMPLE, "--reporter", "json", "--report-dir", join(scratch, "wf-report"), ...EXTRA_ARGS], { WF_TIMING: "1" });
+/** Runs the example through the `wf` at `bin` (the source checkout's by default), from `cwd`, with the example at `example`. */
+const runWf = (bin = WF, example = EXAMPLE, cwd = scratch) =>
+  spawnTimed([bin, "run", example, "--reporter", "json", "--report-dir", join(scratch, "wf-report"), ...EXTRA_ARGS], { WF_TIMING: "1" }, cwd);
 const runPlain = () => spawnTimed([PLAIN, CHROMIUM, PAGE, JSON.stringify(CHROMIUM_ARGS)], { WF_TIMING: "1" });
 
 /** The phase each milestone ends, named for the breakdown. */
 const PHASES: Record<string, string> = {
   "process start": "process start (spawn → Node's time origin)",
   "tsx registered": "Node start, preloads (yargs, zod, undici, playwright-core, fastify), tsx register",
-  "cli loaded": "CLI modules loaded (through tsx)",
+  "cli loaded": "CLI modules loaded (source: through tsx; installed: Node's start and the built CLI)",
   "config resolved": "command parsed, config resolved",
   "workflow files loaded": "workflow file found, compiled and loaded",
   "run: config ready": "(run: config ready)",
@@ -102,25 +111,41 @@ function breakdown(what: string, runs: Timed[]): void {
   console.log(`  ${median(tail).toFixed(0).padStart(6)} ms  process gone (last milestone → the parent sees it close)`);
 }
 
+let installedProject: string | undefined;
 try {
   console.log(`bench:e2e: ${RUNS} runs each after a warm-up${EXTRA_ARGS.length ? `; wf run … ${EXTRA_ARGS.join(" ")}` : ""}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} (a shared machine raises every figure)`);
+  let project = process.env.WF_BENCH_PROJECT;
+  if (!project && process.env.WF_BENCH_SKIP_INSTALL !== "1") {
+    console.log("packing and installing @wf/core and @wf/cli into a temporary project…");
+    project = installedProject = installBuild("wf-e2e-bench-", [[join(REPO, "examples", "pg-numeric-types"), "examples/pg-numeric-types"], [join(REPO, "examples", "_shared"), "examples/_shared"]]);
+  }
+  const runInstalled = project
+    ? () => runWf(join(project, "node_modules", "@wf", "cli", "bin", "wf.js"), join(project, "examples", "pg-numeric-types", "workflow.ts"), project)
+    : undefined;
   await runWf();
+  await runInstalled?.();
   await runPlain();
   const wf: Timed[] = [];
+  const installed: Timed[] = [];
   const plain: Timed[] = [];
   for (let i = 0; i < RUNS; i++) {
     wf.push(await runWf());
+    if (runInstalled) installed.push(await runInstalled());
     plain.push(await runPlain());
-    console.log(`run ${i + 1}: wf run ${wf[i]!.exitMs.toFixed(0)} ms, plain script ${plain[i]!.exitMs.toFixed(0)} ms`);
+    console.log(`run ${i + 1}: wf run (source) ${wf[i]!.exitMs.toFixed(0)} ms, ${runInstalled ? `wf run (installed) ${installed[i]!.exitMs.toFixed(0)} ms, ` : ""}plain script ${plain[i]!.exitMs.toFixed(0)} ms`);
   }
   const wfMedian = median(wf.map((r) => r.exitMs));
   const plainMedian = median(plain.map((r) => r.exitMs));
 
-  breakdown("wf run", wf);
+  breakdown("wf run, source checkout", wf);
+  if (runInstalled) breakdown("wf run, installed build", installed);
   breakdown("the plain script", plain);
-  console.log(`\nwf run (embedded): median ${wfMedian.toFixed(0)} ms`);
+  console.log(`\nwf run (embedded), source checkout: median ${wfMedian.toFixed(0)} ms`);
+  if (runInstalled) console.log(`wf run (embedded), installed build: median ${median(installed.map((r) => r.exitMs)).toFixed(0)} ms`);
   console.log(`plain playwright-core script: median ${plainMedian.toFixed(0)} ms`);
-  console.log(`ratio wf run / plain script: ${(wfMedian / plainMedian).toFixed(2)}×`);
+  console.log(`ratio wf run (source checkout) / plain script: ${(wfMedian / plainMedian).toFixed(2)}×`);
+  if (runInstalled) console.log(`ratio wf run / plain script: ${(median(installed.map((r) => r.exitMs)) / plainMedian).toFixed(2)}× (the installed build)`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+  if (installedProject) rmSync(join(installedProject, ".."), { recursive: true, force: true });
 }

@@ -13,12 +13,11 @@
  * Prints each run in ms and the medians, beside Node's own start on this machine (`node -e ""`,
  * spawn to exit): the floor under both figures, which load on a shared machine raises.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { median, startInstantService } from "./_startup.js";
+import { installBuild, median, startInstantService } from "./_startup.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 7);
 const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -45,18 +44,6 @@ async function measure(label: string, bin: string, workflow: string, cwd: string
   return result;
 }
 
-/** Packs @wf/core and @wf/cli and installs them with npm into a new project; returns its folder. */
-function installBuild(): string {
-  const dir = mkdtempSync(join(tmpdir(), "wf-startup-bench-"));
-  for (const name of ["core", "cli"]) execFileSync("pnpm", ["pack", "--pack-destination", dir], { cwd: join(CLI_DIR, "..", name), stdio: "ignore" });
-  const project = join(dir, "project");
-  execFileSync("mkdir", [project]);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "wf-startup-bench", private: true, type: "module" }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(dir, "wf-core-0.1.0.tgz"), join(dir, "wf-cli-0.1.0.tgz"), "zod"], { cwd: project, stdio: "ignore" });
-  copyFileSync(WORKFLOW, join(project, "flow.ts"));
-  return project;
-}
-
 /** Median ms from spawning `node -e ""` to its exit: what any command costs before wf's first line. */
 async function nodeFloor(): Promise<number> {
   const times: number[] = [];
@@ -76,7 +63,7 @@ try {
   if (process.env.WF_BENCH_SKIP_INSTALL !== "1") {
     const given = process.env.WF_BENCH_PROJECT;
     if (!given) console.log("packing and installing @wf/core and @wf/cli into a temporary project…");
-    const installedIn = given ?? (project = installBuild());
+    const installedIn = given ?? (project = installBuild("wf-startup-bench-", [[WORKFLOW, "flow.ts"]]));
     const installed = await measure("installed", join(installedIn, "node_modules", "@wf", "cli", "bin", "wf.js"), join(installedIn, "flow.ts"), installedIn);
     console.log(`installed ÷ source: help ${(installed.help / source.help).toFixed(2)}×, run ${(installed.run / source.run).toFixed(2)}×`);
   }

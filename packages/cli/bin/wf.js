@@ -29,6 +29,7 @@ if (existsSync(source)) {
 } else {
   // `wf --help` prints the text yargs rendered at build time when it is what yargs would print now
   // (src/cached-help.ts says when), without loading the CLI.
+  if (process.env.WF_TIMING === "1") process.stderr.write(`wf timing: ${performance.timeOrigin.toFixed(1)} process start\n`);
   const args = process.argv.slice(2);
   let help;
   if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {

@@ -18,6 +18,9 @@ import { buildParams, readParamsFile } from "./params.js";
 import { redactJson } from "./redact-json.js";
 import { createReporter, type OutputStream, type Reporter } from "./reporters.js";
 import { timingMark } from "./timing.js";
+import { closeEarlyBrowser, type EarlyBrowser } from "./early-browser.js";
+
+export { closeEarlyBrowser, launchEmbeddedBrowser, type EarlyBrowser } from "./early-browser.js";
 
 /** Options of {@link runWorkflowFile}. Unset fields come from `wf.config.ts`, the environment, then defaults. */
 export interface RunWorkflowFileOptions {
@@ -291,17 +294,17 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
     ...(config.model ? { model: config.model } : {}),
     headed: config.headed,
     slowMoMs: config.slowMoMs,
-    // One run, one session: a context opened ahead would be taken by it and replaced at once by
-    // another nobody uses, a second renderer starting during the first step (bench:e2e: ~250 ms
-    // of a 2.3 s run on this 2-core machine). The session's own context opens when it is created.
-    ...(embedded.oneSession ? { warmSessions: false } : {}),
+    // One run, one session: its context and page open while the server starts (the browser is
+    // up by then), and none replaces them once taken: a replacement nobody uses would start a
+    // second renderer during the first step (bench:e2e: ~250 ms of a 2.3 s run on this 2-core machine).
+    ...(embedded.oneSession ? { warmSessions: "first" as const } : {}),
   };
   let server: RunningServer;
   let browser: BrowserHost | undefined;
   try {
     // Chromium starts (a process of its own) while the rest of the server is imported, if it has
     // not started earlier; the server then owns it.
-    browser = early ? await early.take() : (await import("@wf/server/prelaunch")).prelaunchBrowser(options, config.env);
+    browser = early ? await early.take() : (await import("@wf/server/prelaunch")).prelaunchBrowser(options, config.env, { openPage: embedded.oneSession === true });
     timingMark("embedded server: importing @wf/server");
     const { startServer } = await import("@wf/server");
     timingMark("embedded server: @wf/server imported");
@@ -337,40 +340,6 @@ export interface EmbeddedServiceOptions {
   browser?: EarlyBrowser;
   /** The service will serve one session (one `wf run`): no browser context is opened ahead of sessions. @default false */
   oneSession?: boolean;
-}
-
-/** The embedded server's browser, launching ahead of the server: {@link launchEmbeddedBrowser}. */
-export interface EarlyBrowser {
-  /** The browser host, for the server to own; undefined when none could be launched ahead. Once taken, the server closes it. */
-  take(): Promise<BrowserHost | undefined>;
-}
-
-/**
- * Starts the embedded server's Chromium now, before the workflow files are loaded, so its
- * launch overlaps their compilation (`wf run`). Pass the result to {@link runWorkflowFile}
- * (`browser`), or close it with {@link closeEarlyBrowser}.
- *
- * @returns undefined when the run will not start an embedded server (a base URL is configured).
- */
-export function launchEmbeddedBrowser(config: ResolvedCliConfig): EarlyBrowser | undefined {
-  if (config.baseUrl) return undefined;
-  // The browser fields of openService's options: the same Chromium, headed and slowed down alike.
-  const launching = import("@wf/server/prelaunch")
-    .then(({ prelaunchBrowser }) => prelaunchBrowser({ headed: config.headed, slowMoMs: config.slowMoMs }, config.env))
-    .catch(() => undefined);
-  let taken = false;
-  return {
-    take: () => {
-      if (taken) return Promise.resolve(undefined);
-      taken = true;
-      return launching;
-    },
-  };
-}
-
-/** Closes a browser launched ahead that no server took. */
-export async function closeEarlyBrowser(early: EarlyBrowser | undefined): Promise<void> {
-  await (await early?.take())?.close();
 }
 
 async function closeClient(client: unknown): Promise<void> {

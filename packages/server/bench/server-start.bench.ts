@@ -8,6 +8,9 @@
  *
  * Run (in packages/server): pnpm bench:server-start [runs]; 3 runs by default. It runs the
  * TypeScript sources through tsx (as `pnpm start` does), so module loading is slower than a build.
+ * `WF_BENCH_WF=<path of an installed @wf/cli's bin/wf.js>` measures `wf serve` of that installed
+ * build instead (built JavaScript, the server bundled into the CLI; `pnpm bench:e2e` in packages/cli
+ * makes one, or `npm install` the packed tarballs).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -28,19 +31,24 @@ function median(values: number[]): number {
 async function startOnce(dataDir: string): Promise<{ healthyMs: number; rssMb: number; marks: Map<string, number> }> {
   const startedAt = performance.now();
   const spawnedAt = performance.timeOrigin + startedAt;
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: SERVER_DIR,
-    stdio: ["ignore", "ignore", "pipe"],
+  const installed = process.env.WF_BENCH_WF;
+  const args = installed ? [installed, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, "--api-key", "bench"] : ["--import", "tsx", "src/main.ts"];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: installed ? tmpdir() : SERVER_DIR,
+    // `wf serve` says where it listens on stdout, the server on stderr: both are read.
+    stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, WF_TIMING: "1", WF_DATA_DIR: dataDir, WF_PORT: "0", WF_HOST: "127.0.0.1", WF_API_KEYS: "bench", WF_LOG_LEVEL: "silent" },
   });
   try {
     let stderr = "";
     const url = await new Promise<string>((resolve, reject) => {
-      child.stderr!.on("data", (chunk: Buffer) => {
+      const read = (chunk: Buffer) => {
         stderr += chunk.toString();
         const found = /listening on (http:\/\/\S+)/.exec(stderr);
         if (found) resolve(found[1]!);
-      });
+      };
+      child.stderr!.on("data", read);
+      child.stdout!.on("data", read);
       child.on("exit", (code) => reject(new Error(`the server exited (${code}) before listening:\n${stderr}`)));
     });
     for (;;) {
@@ -62,7 +70,7 @@ async function startOnce(dataDir: string): Promise<{ healthyMs: number; rssMb: n
 
 const root = mkdtempSync(join(tmpdir(), "wf-server-start-bench-"));
 try {
-  console.log(`bench:server-start: ${RUNS} runs; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} (a shared machine raises every figure)`);
+  console.log(`bench:server-start: ${RUNS} runs of ${process.env.WF_BENCH_WF ? `the installed wf serve (${process.env.WF_BENCH_WF})` : "src/main.ts through tsx"}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} (a shared machine raises every figure)`);
   await startOnce(join(root, "warm-up")); // the template database and tsx's compile cache
   const fresh: number[] = [];
   const existing: number[] = [];

@@ -3,7 +3,7 @@
  * over CDP to one that runs elsewhere (`browserEndpoint`). Relaunches (or reconnects) on demand
  * after the browser went away, so one crash doesn't take the service down for good.
  */
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { BrowserNotFoundError, HttpProblem } from "./errors.js";
 
 /** Flags for a headless Chromium in containers and CI. */
@@ -46,11 +46,20 @@ export interface BrowserHostOptions {
   slowMoMs?: number;
 }
 
+/** A browser context and its page, opened ahead of a session ({@link BrowserHost.openAhead}). */
+export interface OpenedAhead {
+  context: BrowserContext;
+  page: Page;
+}
+
 /** Owns the browser process (or CDP connection) and makes browser contexts from it. */
 export class BrowserHost {
   private browser: Browser | undefined;
   private starting: Promise<Browser> | undefined;
   private closed = false;
+  /** The plain context and page of {@link openAhead}; undefined before, and once taken. */
+  private ahead: Promise<OpenedAhead | undefined> | undefined;
+  private aheadAsked = false;
 
   constructor(private readonly options: BrowserHostOptions) {}
 
@@ -111,6 +120,51 @@ export class BrowserHost {
         cause: error,
       });
     }
+  }
+
+  /**
+   * Opens one plain browser context and page (no proxy, service workers allowed) as soon as the
+   * browser is up, for the first session that needs no more than that ({@link takeOpenedAhead}).
+   * `wf run` asks for it through `prelaunchBrowser`, so Chromium opens the page (its renderer
+   * process, the slowest part of a session create) while the rest of the server loads. Once per
+   * host; a failure is silent (the session then opens its own).
+   */
+  openAhead(): void {
+    if (this.closed || this.aheadAsked) return;
+    this.aheadAsked = true;
+    this.ahead = this.newContext()
+      .then(async (context) => {
+        try {
+          return { context, page: await context.newPage() };
+        } catch (error) {
+          await context.close().catch(() => undefined);
+          throw error;
+        }
+      })
+      .catch(() => undefined);
+  }
+
+  /**
+   * The context and page of {@link openAhead}, once, waiting up to `waitMs` for them. Undefined when
+   * none was asked for, it failed, it is not ready in time (then closed once it opens), or it is no
+   * longer usable (then closed). The caller owns what it gets.
+   */
+  async takeOpenedAhead(waitMs: number): Promise<OpenedAhead | undefined> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    if (!ahead) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const late = Symbol("late");
+    const opened = await Promise.race([ahead, new Promise<typeof late>((resolve) => (timer = setTimeout(() => resolve(late), waitMs)))]).finally(() => clearTimeout(timer));
+    if (opened === late) {
+      void ahead.then((o) => o?.context.close().catch(() => undefined));
+      return undefined;
+    }
+    if (opened && (opened.page.isClosed() || !opened.context.browser()?.isConnected())) {
+      await opened.context.close().catch(() => undefined);
+      return undefined;
+    }
+    return opened;
   }
 
   /** How many browser contexts are open: the sessions' and the one opened ahead of the next session. 0 before the browser started. */

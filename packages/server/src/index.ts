@@ -21,7 +21,10 @@ import { SessionManager } from "./sessions.js";
 import { StoreRetry, stderrLog } from "./store-retry.js";
 import { loadServerSecret } from "./secret.js";
 import { timingMark } from "./timing.js";
-import { createDeterministicInterpreter, createGrammarThenModelInterpreter, createModelInterpreter, createModelProvider, type StepInterpreter } from "./interpreter/index.js";
+// The grammar's interpreter only: the model's (and the openai SDK under it, ~14 MB) loads when a
+// model is configured (createInterpreter), not with every server (issue 26).
+import { createDeterministicInterpreter } from "./interpreter/deterministic.js";
+import type { StepInterpreter } from "./interpreter/types.js";
 
 export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
 export type { ServerOptions, ResolvedServerOptions } from "./options.js";
@@ -51,7 +54,10 @@ export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError, S
 export { VIEW_ROUTES } from "./http/view.js";
 export { loadServerSecret, SECRET_FILE } from "./secret.js";
 export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
-export { parseInstructions, ACT_RESPONSE_SCHEMA, estimateTokens, renderPageView, readPageView, grammarText } from "./interpreter/index.js";
+export { parseInstructions } from "./interpreter/grammar.js";
+export { grammarText } from "./interpreter/grammar-text.js";
+export { ACT_RESPONSE_SCHEMA } from "./interpreter/model/prompts.js";
+export { estimateTokens, renderPageView, readPageView } from "./interpreter/model/page-view.js";
 
 /** The server's version, from its package.json. */
 export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -108,7 +114,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
   // what is reported when both fail (the store is awaited first, and the browser closed).
   const browser = started.browser ?? new BrowserHost(resolved);
   const launching = browser.start();
-  launching.catch(() => undefined); // awaited below, after the store, where its error is thrown
+  launching.catch(() => undefined); // awaited below, after the store and the app, where its error is thrown
   let store: Awaited<ReturnType<typeof openStore>>;
   try {
     store = await openStore({
@@ -129,9 +135,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     // The interpreter's and the store retry's warnings go to the app's logger once it exists, else to stderr.
     let appLog: FastifyInstance["log"] | undefined;
     const warn = (message: string) => (appLog ? appLog.warn(message) : process.stderr.write(`wf server: ${message}\n`));
-    await launching;
-    timingMark("server: browser launched");
-    const interpreter = resolved.interpreter ?? createInterpreter(resolved, warn);
+    const interpreter = resolved.interpreter ?? (await createInterpreter(resolved, warn));
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
     // Retried writes warn through the logger once the app (and its logger) exists, else on stderr.
@@ -160,6 +164,10 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     timingMark("server: sessions recovered");
     const app = await buildApp(context);
     timingMark("server: app built");
+    // Awaited only now: the app is built while Chromium starts (`wf run`'s server, whose store
+    // opens at once, waited for it here before). A failed launch still stops the start, before listen.
+    await launching;
+    timingMark("server: browser launched");
     corrupt.useLogger(resolved.logger ? app : undefined);
     if (resolved.logger) appLog = app.log;
     warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
@@ -253,9 +261,13 @@ function hostForUrl(host: string): string {
  * `warn`, else stderr).
  * @throws {@link InterpreterError} `WF_MODEL_AUTH_FAILED` when a model is set for OpenAI without an API key.
  */
-function createInterpreter(resolved: ResolvedServerOptions, warn: (message: string) => void): StepInterpreter {
+async function createInterpreter(resolved: ResolvedServerOptions, warn: (message: string) => void): Promise<StepInterpreter> {
   const grammar = createDeterministicInterpreter({ uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls });
   if (!resolved.model) return grammar;
+  const [{ createModelProvider }, { createModelInterpreter, createGrammarThenModelInterpreter }] = await Promise.all([
+    import("./interpreter/model/provider.js"),
+    import("./interpreter/model/interpreter.js"),
+  ]);
   const { name, apiKey, baseUrl, responseFormat, temperature, maxPromptTokens } = resolved.model;
   const provider = createModelProvider({ model: name, apiKey, baseUrl, responseFormat, temperature, warn });
   const model = createModelInterpreter({

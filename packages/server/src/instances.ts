@@ -11,7 +11,6 @@
  * internal HTTP hop; a load balancer that routes by the session id in the path saves it.
  */
 import { hostname } from "node:os";
-import replyFrom from "@fastify/reply-from";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { MAX_LONG_POLL_MS } from "@wf/core/protocol";
 import type { ServerContext } from "./context.js";
@@ -91,6 +90,9 @@ export function internalUrlOf(configured: string | undefined, host: string, port
  * `Retry-After`); once its lease runs out, the retry is answered here.
  */
 export async function registerForwarding(app: FastifyInstance, context: ServerContext): Promise<void> {
+  // Loaded here, not with the module: only a server on PostgreSQL forwards (~20 MB and its load
+  // time spared by every other server, `wf run`'s embedded one included; issue 26).
+  const { default: replyFrom } = await import("@fastify/reply-from");
   await app.register(replyFrom, {
     // A long-poll answers only after up to MAX_LONG_POLL_MS; the debugger's event stream stays open
     // (a keep-alive comment every few seconds).

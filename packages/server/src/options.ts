@@ -176,9 +176,12 @@ export interface ServerOptions {
   /**
    * Keep one browser context and page opened ahead of the next session, so creating a session
    * does not wait for Chromium (sessions with a proxy still do). Costs one idle context (a
-   * renderer process, about 50 MB). Env `WF_WARM_SESSIONS`. @default true
+   * renderer process, about 50 MB). `"first"`: open one ahead for the first session only and none
+   * after it, for a server that will serve one session (`wf run`'s own embedded server: a
+   * replacement would start a second renderer during that session's first step, for nobody).
+   * Env `WF_WARM_SESSIONS` (a boolean). @default true
    */
-  warmSessions?: boolean;
+  warmSessions?: boolean | "first";
   /**
    * Name of this server instance among those sharing one database (see `instances.ts`): the
    * sessions it holds are recorded under it, and at start it ends the ones its previous run left
@@ -248,7 +251,7 @@ export interface ResolvedServerOptions {
   interpreter: StepInterpreter | undefined;
   journalSync: boolean;
   requestHashSecret: string | undefined;
-  warmSessions: boolean;
+  warmSessions: boolean | "first";
   instanceId: string;
   /** Undefined until the port is known (see `instances.ts`). */
   internalUrl: string | undefined;

@@ -15,13 +15,16 @@ import { timingMark } from "./timing.js";
  *
  * @param options - the options `startServer` will be given (the browser fields are the ones read).
  * @param env - the environment `startServer` will be given. @default process.env
+ * @param ahead - `openPage: true` also opens a plain context and page once the browser is up
+ *   (`BrowserHost.openAhead`), which the server's first session without a proxy takes: for a
+ *   server that will serve one session (`wf run`). @default {}
  * @returns the host, to pass as `startServer(options, env, { browser })`, which then owns it (and
  *   closes it); `undefined` when the options cannot be resolved (`startServer` reports why).
  *   A failed launch is not reported here: `startServer` launches again and throws
  *   `WF_BROWSER_NOT_FOUND` as it would have. Close the host yourself only if `startServer` is
  *   never called.
  */
-export function prelaunchBrowser(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env): BrowserHost | undefined {
+export function prelaunchBrowser(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env, ahead: { openPage?: boolean } = {}): BrowserHost | undefined {
   let host: BrowserHost;
   try {
     host = new BrowserHost(resolveServerOptions(options, env));
@@ -30,6 +33,7 @@ export function prelaunchBrowser(options: ServerOptions = {}, env: NodeJS.Proces
   }
   timingMark("server: browser launch started early");
   host.start().catch(() => undefined);
+  if (ahead.openPage) host.openAhead();
   return host;
 }
 

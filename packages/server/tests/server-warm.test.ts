@@ -2,7 +2,8 @@
  * The browser context opened ahead of the next session (`warmSessions`, `WarmSessionBrowser`):
  * it is there before the first session, a session takes it and the next one is opened, and a
  * session on it starts clean (nothing of an earlier session's storage). Off, no context is open
- * before a session. Real Chromium, pages from disk.
+ * before a session. `"first"` (`wf run`'s one-session server): one before the first session, no
+ * replacement after it. Real Chromium, pages from disk.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -66,6 +67,24 @@ describe("the context opened ahead of the next session", () => {
       expect(server.context.browser.contextCount).toBe(1);
       expect((await api.session(id)).status).toBe("RUNNING");
       expect(server.context.browser.contextCount).toBe(1);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("with warmSessions \"first\" is open before the first session and not replaced once taken", async () => {
+    const server = await startServer({ port: 0, apiKeys: [KEY], dataDir: join(root, "first"), databaseUrl: "memory:", warmSessions: "first" });
+    try {
+      const api = apiClient(server.url, KEY);
+      await contexts(server, 1);
+      const first = (await api.create()).workflowId;
+      expect(await api.finished((await api.runOk(first, { type: "ACT", step: `go to "${pages.url}/visits.html"` })).stepId)).toMatchObject({ status: "SUCCEEDED" });
+      // The session runs on the one opened ahead; no other was opened in its place.
+      expect(server.context.browser.contextCount).toBe(1);
+      const second = (await api.create()).workflowId;
+      expect(server.context.browser.contextCount).toBe(2);
+      expect(await api.finished((await api.runOk(second, { type: "ACT", step: `go to "${pages.url}/visits.html"` })).stepId)).toMatchObject({ status: "SUCCEEDED" });
+      expect(server.context.browser.contextCount).toBe(2);
     } finally {
       await server.close();
     }

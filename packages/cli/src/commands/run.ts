@@ -146,9 +146,11 @@ export const runCommand = defineCommand({
     }
     // One named file, run once (the usual `wf run flow.ts`): its embedded server's Chromium starts
     // now, while the file is compiled and loaded; the run takes it, or it is closed below.
-    const { launchEmbeddedBrowser, closeEarlyBrowser } = await import("../run.js");
+    // The launch begins (playwright-core loaded, Chromium spawning) before the runner and the file load.
+    const { launchEmbeddedBrowser, closeEarlyBrowser } = await import("../early-browser.js");
     const oneFile = files.length === 1 && /\.[cm]?ts$/.test(files[0]!) && !/[*?{[]/.test(files[0]!);
     const early = oneFile && !args.list && !shard && config.retries === 0 && config.repeatEach === 1 ? launchEmbeddedBrowser(config) : undefined;
+    await early?.started;
     try {
       const { findWorkflows, selectWorkflows, runWorkflows, reporterSpecs } = await import("../runner.js");
       const selected = args.list ? [] : selectWorkflows(await findWorkflows(files, context.cwd, config.testDir), args.grep, args["grep-invert"]);

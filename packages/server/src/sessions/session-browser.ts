@@ -101,6 +101,10 @@ export class SessionBrowser {
    */
   static async open(browser: BrowserHost, options: ResolvedServerOptions, proxy?: string | NonNullable<BrowserContextOptions["proxy"]>): Promise<SessionBrowser> {
     const guarded = options.blockPrivateNetworks;
+    // The plain context and page the host opened while the server loaded (`wf run`), when this
+    // session needs nothing more: no proxy, no private-network guard (it blocks service workers).
+    const ahead = proxy || guarded ? undefined : await browser.takeOpenedAhead(WARM_WAIT_MS);
+    if (ahead) return new SessionBrowser(ahead.context, ahead.page);
     const context = await browser.newContext({
       ...(proxy ? { proxy: toProxySettings(proxy) } : {}),
       // A service worker's requests would bypass the guard's route.
@@ -330,7 +334,7 @@ function toProxySettings(proxy: string | NonNullable<BrowserContextOptions["prox
  * wait for Chromium to make them. Only for sessions without a proxy (a proxy is set when the
  * context is made). The context is new and unused until it is taken: no cookie, storage or
  * history of another session can be in it. After each take the next one is opened in the
- * background.
+ * background, unless `options.warmSessions` is `"first"` (then only the first session gets one).
  */
 export class WarmSessionBrowser {
   private next: Promise<SessionBrowser | undefined> | undefined;
@@ -349,14 +353,15 @@ export class WarmSessionBrowser {
 
   /**
    * The context and page opened ahead (waiting up to 3 s when it is still opening), then starts
-   * opening the next. @returns undefined when there is none, it is not ready within 3 s (it is
+   * opening the next (with `warmSessions: "first"`, none: no more are opened). @returns undefined when there is none, it is not ready within 3 s (it is
    * closed once it opens), or it is no longer usable (it is then closed).
    */
   async take(): Promise<SessionBrowser | undefined> {
     const next = this.next;
     this.next = undefined;
     const opened = next ? await within(next, WARM_WAIT_MS) : undefined;
-    this.fill();
+    if (this.options.warmSessions === "first") this.closed = true;
+    else this.fill();
     if (opened === TIMED_OUT) {
       void next!.then((late) => late?.close());
       return undefined;

@@ -14,7 +14,7 @@ import { readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/p
 import { dirname, join, resolve } from "node:path";
 import { WfError } from "@wf/core";
 import { StoreDamagedError } from "../errors.js";
-import { INITDB_PARAMS, PGLITE_DIR, pgliteAssets } from "./drivers.js";
+import { INITDB_PARAMS, PGLITE_DIR, pgliteAssets, pgliteStartParams } from "./drivers.js";
 import { inspectPgliteFolder, PgliteLog, verifyPgliteTables } from "./pglite-folder.js";
 import type { SqlQueryable } from "./sql-store.js";
 
@@ -41,7 +41,7 @@ export async function backupStore(options: { dataDir: string; file: string }): P
   }
   const a = await pgliteAssets();
   const log = new PgliteLog();
-  const pg = await a.PGlite.create(dbDir, { ...a.options, onStderr: log.write }).catch((error: unknown) => {
+  const pg = await a.PGlite.create(dbDir, { ...a.options, startParams: pgliteStartParams(a.PGlite), onStderr: log.write }).catch((error: unknown) => {
     throw new StoreDamagedError(dataDir, dbDir, `PostgreSQL could not start on it: ${log.explain() || (error as Error).message}`, { cause: error });
   });
   let blob: Blob;
@@ -95,7 +95,7 @@ export async function restoreStore(options: { dataDir: string; file: string; for
   const log = new PgliteLog();
   try {
     const bytes = await readFile(file);
-    const pg = await a.PGlite.create(scratch, { ...a.options, loadDataDir: new Blob([new Uint8Array(bytes)]), initDbStartParams: INITDB_PARAMS, onStderr: log.write }).catch((error: unknown) => {
+    const pg = await a.PGlite.create(scratch, { ...a.options, startParams: pgliteStartParams(a.PGlite), loadDataDir: new Blob([new Uint8Array(bytes)]), initDbStartParams: INITDB_PARAMS, onStderr: log.write }).catch((error: unknown) => {
       throw new WfError("WF_BACKUP_INVALID", `${file} is not a wf store backup PGlite can load (${log.explain() || (error as Error).message}). Use a file written by \`wf store backup\`.`, { cause: error });
     });
     try {

@@ -3,6 +3,8 @@
  * earlier, while `@wf/server` is imported (`prelaunchBrowser`). The rule of issue 25 still holds:
  * a damaged store is reported as such, never blamed on the browser, even when the browser fails
  * too; and a browser launched for a server that then refuses to start is closed, not left running.
+ * A page opened with that browser (`openPage`, for `wf run`'s one session) is taken by the first
+ * session that needs nothing more (no proxy, no private-network guard).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -68,4 +70,42 @@ it("a browser launched ahead is the one the server runs its sessions in", async 
   }
   const refused = await browser!.newContext().catch((e: unknown) => e);
   expect(isHttpProblem(refused) && refused.code).toBe("WF_BROWSER_UNAVAILABLE");
+}, 60_000);
+
+/** Waits until `browser` has `count` contexts open (the one ahead opens in the background). */
+async function contexts(browser: { contextCount: number }, count: number): Promise<void> {
+  for (const deadline = Date.now() + 30_000; browser.contextCount !== count; ) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} browser contexts, found ${browser.contextCount}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+it("a page opened ahead with the browser (wf run) is the one the first session takes, and only one is", async () => {
+  const options = { port: 0, apiKeys: ["k"], dataDir: join(root, "ahead"), databaseUrl: "memory:", chromiumPath: "/usr/bin/chromium", warmSessions: false };
+  const browser = prelaunchBrowser(options, {}, { openPage: true });
+  await contexts(browser!, 1);
+  const server = await startServer(options, {}, { browser });
+  try {
+    const first = await server.context.sessions.createSession({ kind: "STEP" });
+    expect(browser!.contextCount).toBe(1);
+    const second = await server.context.sessions.createSession({ kind: "STEP" });
+    expect(browser!.contextCount).toBe(2);
+    for (const session of [first, second]) await server.context.sessions.finishSession(session.sessionId, { status: "SUCCEEDED" });
+  } finally {
+    await server.close();
+  }
+}, 60_000);
+
+it("a session behind the private-network guard does not take the plain page opened ahead", async () => {
+  const options = { port: 0, apiKeys: ["k"], dataDir: join(root, "guarded"), databaseUrl: "memory:", chromiumPath: "/usr/bin/chromium", warmSessions: false, blockPrivateNetworks: true };
+  const browser = prelaunchBrowser(options, {}, { openPage: true });
+  await contexts(browser!, 1);
+  const server = await startServer(options, {}, { browser });
+  try {
+    const session = await server.context.sessions.createSession({ kind: "STEP" });
+    expect(browser!.contextCount).toBe(2);
+    await server.context.sessions.finishSession(session.sessionId, { status: "SUCCEEDED" });
+  } finally {
+    await server.close();
+  }
 }, 60_000);
