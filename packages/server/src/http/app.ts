@@ -1,8 +1,8 @@
 /**
  * The Fastify app: its limits and timeouts, security headers, the JSON body parser, zod validation
  * of every route's declared schemas, problem details for every failure, the OpenAPI document
- * generated from the routes, and the route groups: health, step mode, sessions, the session view
- * (debugger page, events, screenshots, trace) and the stored workflows.
+ * generated from the routes (on its first request), and the route groups: health, step mode,
+ * sessions, the session view (debugger page, events, screenshots, trace) and the stored workflows.
  */
 import type { Socket } from "node:net";
 import helmet from "@fastify/helmet";
@@ -80,7 +80,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   if (context.store.driver === "postgres") await registerForwarding(app, context);
 
   // Before any route: the document is generated from the routes registered after it.
-  await registerOpenApi(app, context);
+  registerOpenApi(app, context);
   registerHealthRoute(app, context);
   registerStepRoutes(app, context);
   registerSessionRoutes(app, context);
