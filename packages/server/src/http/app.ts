@@ -20,7 +20,7 @@ import { registerSessionRoutes } from "./sessions.js";
 import { registerStepRoutes } from "./steps.js";
 import { registerStoredWorkflowRoutes } from "./stored.js";
 import { registerTraceRoute } from "./trace.js";
-import { serializerCompiler, validatorCompiler } from "./validation.js";
+import { serializerCompiler, validatorCompiler, zodCompilers } from "./validation.js";
 
 /**
  * Builds the Fastify app on a server context: error handling, every route, the stored-workflow
@@ -32,6 +32,9 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   const app = Fastify({
     logger: options.logger,
     bodyLimit: options.bodyLimitBytes,
+    // The routes' zod compilers from the start: Fastify then never loads its default ones (Ajv,
+    // fast-json-stringify: ~25 ms of every start, no route uses them).
+    schemaController: { compilersFactory: zodCompilers },
     forceCloseConnections: true,
     return503OnClosing: true,
     // Slow clients are cut off: the whole request within requestTimeoutMs (408), no silent
