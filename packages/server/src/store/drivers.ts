@@ -105,10 +105,12 @@ export const INITDB_PARAMS = ["--data-checksums"];
 /**
  * PostgreSQL's buffer pool of the embedded store (`shared_buffers`), in MB. PostgreSQL's default
  * (128 MB) is memory the WebAssembly heap touches at start: 128 MB made the idle server ~100 MB
- * larger than 32 MB (measured, issue 26). wf's records are small rows written once and read by id,
- * and PGlite's files are read through the operating system's cache anyway.
+ * larger than 32 MB, and 16 MB is another ~18 MB less than 32 (measured, issue 26: a process
+ * opening the template store, baseline-compiled, 175 → 157 MB; 8 MB 150). wf's records are small
+ * rows written once and read by id, and PGlite's files are read through the operating system's
+ * cache anyway, so a page not in the pool costs a read from memory, not from the disk.
  */
-export const PGLITE_SHARED_BUFFERS_MB = 32;
+export const PGLITE_SHARED_BUFFERS_MB = 16;
 
 /** PGlite's own start parameters, with wf's buffer pool size ({@link PGLITE_SHARED_BUFFERS_MB}). */
 export function pgliteStartParams(pglite: { readonly defaultStartParams: readonly string[] }): string[] {
