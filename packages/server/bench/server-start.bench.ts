@@ -93,8 +93,14 @@ try {
     const values = runs.map((m) => m.get(label)).filter((v): v is number => v !== undefined);
     return values.length ? median(values) : undefined;
   };
-  const labels = [...new Set([...marks.fresh, ...marks.existing].flatMap((m) => [...m.keys()]))];
-  labels.sort((a, b) => (at(marks.fresh, a) ?? at(marks.existing, a)!) - (at(marks.fresh, b) ?? at(marks.existing, b)!));
+  const labels = [...new Set(marks.fresh.flatMap((m) => [...m.keys()]))];
+  for (const run of marks.existing) {
+    let after = -1;
+    for (const label of run.keys()) {
+      if (!labels.includes(label)) labels.splice(after + 1, 0, label);
+      after = labels.indexOf(label);
+    }
+  }
   for (const label of labels) {
     const show = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(0)).padStart(6);
     console.log(`  ${show(at(marks.fresh, label))} / ${show(at(marks.existing, label))} ms  ${label}`);
