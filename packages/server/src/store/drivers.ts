@@ -133,10 +133,12 @@ export function pgliteAssets(tier: PgliteWasmTier = "optimizing"): Promise<Pglit
   // Before the first compile: V8 reads the flag when it compiles a module.
   if (!assets && tier === "baseline") setFlagsFromString("--liftoff-only");
   assets ??= (async () => {
-    const { PGlite } = await import("@electric-sql/pglite");
+    // The files are read and compiled (off the main thread) while PGlite's JavaScript is imported,
+    // not after: that import queues behind whatever else the process is loading (issue 26).
     const dist = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
-    const version = (JSON.parse(await readFile(join(dist, "..", "package.json"), "utf8")) as { version: string }).version;
-    const [pgliteWasmModule, initdbWasmModule, bundle] = await Promise.all([
+    const [{ PGlite }, version, pgliteWasmModule, initdbWasmModule, bundle] = await Promise.all([
+      import("@electric-sql/pglite"),
+      readFile(join(dist, "..", "package.json"), "utf8").then((text) => (JSON.parse(text) as { version: string }).version),
       readFile(join(dist, "pglite.wasm")).then((b) => WebAssembly.compile(b)),
       readFile(join(dist, "initdb.wasm")).then((b) => WebAssembly.compile(b)),
       readFile(join(dist, "pglite.data")),
