@@ -55,7 +55,9 @@ export interface ServeHandle {
 }
 
 /**
- * Starts the wf service and prints its URL and API key.
+ * Starts the wf service and prints its URL and API key. With the embedded database, its
+ * WebAssembly is compiled by V8's baseline compiler only (`pgliteWasmTier: "baseline"` of
+ * `@wf/server`: a smaller, quicker-starting service), a V8 flag that holds for the whole process.
  *
  * @returns the running server; with `signal`, only after the signal aborted and the server closed.
  * @throws {@link CliUsageError} `WF_CLI_SERVER_FAILED` when the server cannot start (port taken,
