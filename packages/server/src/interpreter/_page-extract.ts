@@ -33,9 +33,8 @@ export interface PageData {
   mainText: string;
 }
 
-/** Walks the DOM once and returns {@link PageData}. */
-export const extractPage = new Function(
-  String.raw`return function () {${DESCRIBE_SOURCE}
+/** The source of {@link extractPage}: a function expression. */
+const EXTRACT_SOURCE = String.raw`function () {${DESCRIBE_SOURCE}
   var MAX_ITEMS = 500;
   function clean(s) { return (s || "").replace(/[\u00a0\u202f]/g, " ").replace(/\s+/g, " ").trim(); }
   function text(el) { return clean(el.innerText !== undefined ? el.innerText : el.textContent); }
@@ -304,5 +303,24 @@ export const extractPage = new Function(
   var main = document.querySelector("main,[role=main],article") || document.body;
   data.mainText = main ? text(main).slice(0, 20000) : "";
   return data;
+  }`;
+
+/** Walks the DOM once and returns {@link PageData}. */
+export const extractPage = new Function(`return ${EXTRACT_SOURCE}`)() as () => PageData;
+
+/**
+ * {@link extractPage} returning its {@link PageData} as one JSON text, for `JSON.parse` in Node:
+ * the same data (strings, numbers and booleans only), read ~4× faster on the main example, where
+ * Playwright's serialiser walks a ~120 kB object value by value (~200 ms more; issue 26). Returns
+ * the data itself, unserialised, when the page replaced `JSON.stringify` or gave a built-in
+ * prototype a `toJSON` (Prototype.js does, on `Array`): then a JSON text would not be the data.
+ */
+export const extractPageJson = new Function(
+  String.raw`return function () {
+  var data = (${EXTRACT_SOURCE})();
+  var J = window.JSON;
+  var native = !!J && typeof J.stringify === "function" && /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(J.stringify));
+  var patched = [Object, Array, String, Number, Boolean].some(function (C) { return "toJSON" in C.prototype; });
+  return native && !patched ? J.stringify(data) : data;
   }`,
-)() as () => PageData;
+)() as () => string | PageData;

@@ -3,17 +3,15 @@
  * instruction with the grammar of `./grammar.ts` and drives the page with Playwright; ASK reads the
  * page once and builds the answer with `./ask.ts`.
  */import path from "node:path";
-import type { Page } from "playwright-core";
 import { z } from "zod";
 import { redactText } from "@wf/core";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions } from "./grammar.js";
-import { childRoots, framePhrase } from "./frames.js";
 import { isNavigationRace } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
+import { readPage } from "./ask-read.js";
 import { isFileUrl, leaveRefusedPage } from "./navigation-policy.js";
 import { performAction, type ActionDone } from "./perform.js";
-import { extractPage, type PageData } from "./_page-scripts.js";
 import { words } from "./_text.js";
 import type { ActContext, ActResult, AskContext, StepInterpreter } from "./types.js";
 import { StepClock } from "./_clock.js";
@@ -98,7 +96,7 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       return clock.guard(async () => {
         const read = async () => {
           await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
-          return readFrames(context.page, (await context.page.evaluate(extractPage)) as PageData);
+          return readPage(context.page);
         };
         // A page still navigating destroys the evaluation's context; read again once it has loaded.
         const data = await read().catch((error: unknown) => (isNavigationRace(error) ? read() : Promise.reject(error)));
@@ -115,30 +113,6 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
 
     check: grammarCheck,
   };
-}
-
-/**
- * Adds what the page's shown iframes show (same-origin and cross-origin, nested ones too) to what
- * its main frame shows: each frame is read with {@link extractPage} on its own and appended after
- * the main frame's data, frames in document order. A table or list without a caption or heading
- * of its own takes its frame's name as its context. A frame that cannot be read (navigating,
- * detached) is left out. The page's own data, unchanged, when it has no frames.
- */
-async function readFrames(page: Page, data: PageData): Promise<PageData> {
-  const roots = await childRoots(page).catch(() => []);
-  for (const root of roots) {
-    const inner = (await root.frame!.evaluate(extractPage).catch(() => undefined)) as PageData | undefined;
-    if (!inner) continue;
-    const where = root.frames[0]!.label || framePhrase(root.frames);
-    data.headings.push(...inner.headings);
-    data.pairs.push(...inner.pairs);
-    data.tables.push(...inner.tables.map((t) => ({ ...t, context: t.context || where })));
-    data.groups.push(...inner.groups.map((g) => ({ ...g, context: g.context || where })));
-    data.counters = [...(data.counters ?? []), ...(inner.counters ?? [])];
-    data.checklists = [...(data.checklists ?? []), ...(inner.checklists ?? []).map((c) => ({ ...c, context: c.context || where }))];
-    if (inner.mainText) data.mainText = `${data.mainText}\n${inner.mainText}`.slice(0, 20_000);
-  }
-  return data;
 }
 
 /**
