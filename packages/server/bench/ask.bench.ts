@@ -9,8 +9,9 @@
  * - the plain playwright-core script a user would write, in the same browser: `page.goto(url)` and
  *   `page.$$eval("table tbody tr", …)` of the rows' cell texts.
  *
- * Prints the median of each, a breakdown of the ASK inside the server's process (the page read in
- * the browser and the answer built in Node, measured on a page of its own), and, last,
+ * Prints the median of each, a breakdown of the ASK inside the server's process (the partial and
+ * the full read of the page, and the answer built in Node from the partial one, each measured on a
+ * fresh page of its own, as the step meets it), and, last,
  * `ratio ask / plain read: N×`. Each run is preceded by one warm-up of each.
  *
  * Run: `pnpm --filter @wf/server bench:ask [runs]` (15 runs by default).
@@ -24,8 +25,6 @@ import { z } from "zod";
 import { toResponseFormat } from "@wf/core";
 import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
 import { startServer } from "../src/index.js";
-import { answerFromPage } from "../src/interpreter/ask.js";
-import { readPage } from "../src/interpreter/ask-read.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 15);
 const PAGE = "/usr/share/doc/postgresql-doc-15/html/datatype-numeric.html";
@@ -51,7 +50,7 @@ async function main(): Promise<void> {
   const url = `file://${PAGE}`;
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-ask-"));
   const key = "bench-key";
-  const server = await startServer({ port: 0, apiKeys: [key], dataDir, allowFileUrls: true, logLevel: "silent" });
+  const server = await startServer({ port: 0, apiKeys: [key], dataDir, allowFileUrls: true });
   try {
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(server.url + path, {
@@ -98,18 +97,33 @@ async function main(): Promise<void> {
       return { goto: t1 - t0, read: t2 - t1 };
     };
 
-    // Inside the server's process: the page read in the browser, and the answer built from it.
+    // Inside the server's process: the page read in the browser (partial, as the step reads it
+    // first, and full), and the answer built from the partial read. Loaded on demand, so that the
+    // bench also runs against a checkout from before these modules (the parts then print n/a).
+    const inServer = await Promise.all([import("../src/interpreter/ask-read.js"), import("../src/interpreter/ask.js")]).catch(() => undefined);
     const parts = async () => {
-      const context = await server.context.browser.newContext();
-      const page = await context.newPage();
-      await page.goto(url);
-      const t0 = performance.now();
-      const data = await readPage(page);
-      const t1 = performance.now();
+      if (!inServer) return { partial: NaN, full: NaN, answer: NaN };
+      const [{ readPage }, { answerFromPage }] = inServer;
+      const fresh = async () => {
+        const context = await server.context.browser.newContext();
+        const page = await context.newPage();
+        await page.goto(url);
+        return { page, close: () => context.close() };
+      };
+      const a = await fresh();
+      let t = performance.now();
+      const data = await readPage(a.page, { partial: true });
+      const partial = performance.now() - t;
+      t = performance.now();
       answerFromPage(data, QUESTION, FORMAT.json_schema.schema);
-      const t2 = performance.now();
-      await context.close();
-      return { extract: t1 - t0, answer: t2 - t1 };
+      const answer = performance.now() - t;
+      await a.close();
+      const b = await fresh();
+      t = performance.now();
+      await readPage(b.page);
+      const full = performance.now() - t;
+      await b.close();
+      return { partial, full, answer };
     };
 
     await throughServer();
@@ -117,7 +131,7 @@ async function main(): Promise<void> {
     await parts();
     const wf = { goto: [] as number[], read: [] as number[] };
     const plain = { goto: [] as number[], read: [] as number[] };
-    const inside = { extract: [] as number[], answer: [] as number[] };
+    const inside = { partial: [] as number[], full: [] as number[], answer: [] as number[] };
     for (let i = 0; i < RUNS; i++) {
       const a = await throughServer();
       const b = await plainScript();
@@ -126,17 +140,19 @@ async function main(): Promise<void> {
       wf.read.push(a.read);
       plain.goto.push(b.goto);
       plain.read.push(b.read);
-      inside.extract.push(c.extract);
+      inside.partial.push(c.partial);
+      inside.full.push(c.full);
       inside.answer.push(c.answer);
     }
-    const ms = (v: number[]) => `${median(v).toFixed(1).padStart(7)} ms`;
+    const ms = (v: number[]) => (v.some(Number.isNaN) ? "    n/a" : `${median(v).toFixed(1).padStart(7)} ms`);
     process.stdout.write(
       `${RUNS} runs on ${url} (medians; ${answerRows} rows answered, ${plainRows} read by $$eval)\n` +
         `  go to, through the server (HTTP):                 ${ms(wf.goto)}\n` +
         `  page.goto, plain script:                          ${ms(plain.goto)}\n` +
         `  grammar ASK, through the server (HTTP):           ${ms(wf.read)}\n` +
-        `    of which, in the server: the page read (evaluate) ${ms(inside.extract)}\n` +
-        `    of which, in the server: the answer built        ${ms(inside.answer)}\n` +
+        `    in the server: the partial read of the page      ${ms(inside.partial)}\n` +
+        `    in the server: the answer built from it          ${ms(inside.answer)}\n` +
+        `    in the server: a full read (when it cannot tell) ${ms(inside.full)}\n` +
         `  $$eval of the rows, plain script:                 ${ms(plain.read)}\n` +
         `ratio go to / plain goto: ${(median(wf.goto) / median(plain.goto)).toFixed(2)}×\n` +
         `ratio ask / plain read: ${(median(wf.read) / median(plain.read)).toFixed(2)}×\n`,

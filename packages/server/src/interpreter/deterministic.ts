@@ -1,7 +1,8 @@
 /**
  * The deterministic step interpreter: plain instructions, no model, no network. ACT parses the
  * instruction with the grammar of `./grammar.ts` and drives the page with Playwright; ASK reads the
- * page once and builds the answer with `./ask.ts`.
+ * page (`./ask-read.ts`: in part first, whole when the part cannot settle the answer) and builds
+ * the answer with `./ask.ts`.
  */import path from "node:path";
 import { z } from "zod";
 import { redactText } from "@wf/core";
@@ -9,7 +10,8 @@ import { InterpreterError } from "./errors.js";
 import { parseInstructions } from "./grammar.js";
 import { isNavigationRace } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
-import { readPage } from "./ask-read.js";
+import { NeedsFullRead, readPage } from "./ask-read.js";
+import type { PageData } from "./_page-scripts.js";
 import { isFileUrl, leaveRefusedPage } from "./navigation-policy.js";
 import { performAction, type ActionDone } from "./perform.js";
 import { words } from "./_text.js";
@@ -94,17 +96,27 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       context.report.interpreter = "grammar";
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
-        const read = async () => {
+        const read = async (partial: boolean) => {
           await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
-          return readPage(context.page);
+          return readPage(context.page, { partial });
         };
         // A page still navigating destroys the evaluation's context; read again once it has loaded.
-        const data = await read().catch((error: unknown) => (isNavigationRace(error) ? read() : Promise.reject(error)));
-        try {
+        const readOnce = (partial: boolean) => read(partial).catch((error: unknown) => (isNavigationRace(error) ? read(partial) : Promise.reject(error)));
+        const answer = (data: PageData) => {
           if (!context.schema) return answerTextFromPage(data, context.question);
-          const answer = answerFromPage(data, context.question, context.schema.schema);
-          checkAnswer(answer, context.schema.schema);
-          return answer;
+          const value = answerFromPage(data, context.question, context.schema.schema);
+          checkAnswer(value, context.schema.schema);
+          return value;
+        };
+        try {
+          // Most answers need only part of what the page shows (ask-read.ts); any answer the partial
+          // read cannot settle, and every failure, is given from a full read of the page instead.
+          try {
+            return answer(await readOnce(true));
+          } catch (error) {
+            if (!(error instanceof NeedsFullRead || error instanceof InterpreterError)) throw error;
+          }
+          return answer(await readOnce(false));
         } catch (error) {
           throw scrubSecrets(error, context.secrets);
         }
