@@ -14,6 +14,11 @@
  * fresh page of its own, as the step meets it), and, last,
  * `ratio ask / plain read: N×`. Each run is preceded by one warm-up of each.
  *
+ * The server runs with `warmSessions: "first"`, as `wf run`'s embedded server does: no context is
+ * opened ahead for the next session while a step runs. `WF_BENCH_WARM=1` measures `wf serve`'s
+ * default instead (`warmSessions: true`: the next session's context opens while the first steps
+ * of this one run, and competes with them on a small machine).
+ *
  * Run: `pnpm --filter @wf/server bench:ask [runs]` (15 runs by default).
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -50,7 +55,7 @@ async function main(): Promise<void> {
   const url = `file://${PAGE}`;
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-ask-"));
   const key = "bench-key";
-  const server = await startServer({ port: 0, apiKeys: [key], dataDir, allowFileUrls: true });
+  const server = await startServer({ port: 0, apiKeys: [key], dataDir, allowFileUrls: true, warmSessions: process.env.WF_BENCH_WARM === "1" ? true : "first" });
   try {
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(server.url + path, {
