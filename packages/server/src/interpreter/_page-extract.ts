@@ -53,7 +53,14 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
   var MAX_ITEMS = 500;
   var partial = !!(options && options.partial);
   function clean(s) { return (s || "").replace(/[\u00a0\u202f]/g, " ").replace(/\s+/g, " ").trim(); }
-  function text(el) { return clean(el.innerText !== undefined ? el.innerText : el.textContent); }
+  // An element's text, read once: lists, their items, captions and headings ask for the same
+  // elements' text many times, and nothing here changes the document while it is read.
+  var textOf = new Map();
+  function text(el) {
+    var t = textOf.get(el);
+    if (t === undefined) { t = clean(el.innerText !== undefined ? el.innerText : el.textContent); textOf.set(el, t); }
+    return t;
+  }
   function shown(el) { return wfVisible(el); }
   function controlValue(c) {
     var tag = c.tagName.toLowerCase();
