@@ -55,7 +55,9 @@ export interface ServeHandle {
 }
 
 /**
- * Starts the wf service and prints its URL and API key.
+ * Starts the wf service and prints its URL and API key. With the embedded database, its
+ * WebAssembly is compiled by V8's baseline compiler only (`pgliteWasmTier: "baseline"` of
+ * `@wf/server`: a smaller, quicker-starting service), a V8 flag that holds for the whole process.
  *
  * @returns the running server; with `signal`, only after the signal aborted and the server closed.
  * @throws {@link CliUsageError} `WF_CLI_SERVER_FAILED` when the server cannot start (port taken,
@@ -72,6 +74,8 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
     dotenv: options.loadConfigFile ?? true,
     flags: { host: options.host, port: options.port, workflowsDir: options.workflowsDir, dataDir: options.dataDir, apiKey: options.apiKey, model: options.model },
   });
+  // The embedded database's WebAssembly compiles (off the main thread) while the server's modules load.
+  (await import("@wf/server/store-ahead")).prepareStore(config.env.WF_DATABASE_URL, "baseline");
   const { startServer } = await import("@wf/server");
   let vars: Pick<WfEnv, "WF_LOG_LEVEL" | "WF_API_KEYS">;
   try {
@@ -97,6 +101,9 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
       ...(options.writeLocks !== undefined ? { writeLocks: options.writeLocks } : {}),
       ...(config.model ? { model: config.model } : {}),
       logger: { level, stream: options.logStream ?? process.stderr },
+      // The service's process: PGlite compiled baseline-only, ~70 MB less idle memory and a quicker
+      // start for writes about half as fast (@wf/server's PgliteWasmTier; no effect on PostgreSQL).
+      pgliteWasmTier: "baseline",
     }, config.env);
   } catch (error) {
     throw new CliUsageError("WF_CLI_SERVER_FAILED", `Could not start the wf server on ${config.server.host}:${config.server.port ?? "(default port)"}: ${(error as Error).message}${startHint(error)}`, {

@@ -88,9 +88,22 @@ try {
     console.log(`run ${i + 1}: fresh folder ${first.healthyMs.toFixed(0)} ms, existing folder ${again.healthyMs.toFixed(0)} ms; idle RSS ${first.rssMb.toFixed(0)} / ${again.rssMb.toFixed(0)} MB`);
   }
   console.log("milestones, median ms since spawn (WF_TIMING=1; the browser launches while the store opens): fresh / existing folder");
-  for (const label of marks.fresh[0]!.keys()) {
-    const at = (runs: Map<string, number>[]) => median(runs.map((m) => m.get(label) ?? NaN).filter((v) => !Number.isNaN(v))).toFixed(0);
-    console.log(`  ${at(marks.fresh).padStart(6)} / ${at(marks.existing).padStart(6)} ms  ${label}`);
+  // Every label either start wrote (a fresh folder's template copy, an existing one's table check), in the order they came.
+  const at = (runs: Map<string, number>[], label: string) => {
+    const values = runs.map((m) => m.get(label)).filter((v): v is number => v !== undefined);
+    return values.length ? median(values) : undefined;
+  };
+  const labels = [...new Set(marks.fresh.flatMap((m) => [...m.keys()]))];
+  for (const run of marks.existing) {
+    let after = -1;
+    for (const label of run.keys()) {
+      if (!labels.includes(label)) labels.splice(after + 1, 0, label);
+      after = labels.indexOf(label);
+    }
+  }
+  for (const label of labels) {
+    const show = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(0)).padStart(6);
+    console.log(`  ${show(at(marks.fresh, label))} / ${show(at(marks.existing, label))} ms  ${label}`);
   }
   console.log(`to the first healthy answer: fresh folder median ${median(fresh).toFixed(0)} ms (goal ≤ 1500), existing folder median ${median(existing).toFixed(0)} ms (goal ≤ 1000)`);
   console.log(`idle RSS of the server's process (Chromium not counted): median ${median(rss).toFixed(0)} MB (goal ≤ 250)`);

@@ -45,7 +45,7 @@ export { openStore, PGLITE_DIR, redactDatabaseUrl } from "./store/drivers.js";
 export { MemoryStore, MEMORY_DATABASE_URL } from "./store/memory-store.js";
 export { backupStore, restoreStore } from "./store/backup.js";
 export type { BackupResult, RestoreResult } from "./store/backup.js";
-export type { OpenStoreOptions } from "./store/drivers.js";
+export type { OpenStoreOptions, PgliteWasmTier } from "./store/drivers.js";
 export { SqlStore, storageUnavailable, storageCorrupt, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
 export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.js";
 export type { Store, StoredSession, RecoveredWork, CorruptRecord, SweepResult } from "./store/store.js";
@@ -123,6 +123,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       sync: resolved.journalSync,
       onCorrupt: corrupt.report,
       ...(resolved.beforeStoreCommit ? { beforeCommit: resolved.beforeStoreCommit } : {}),
+      pgliteWasmTier: resolved.pgliteWasmTier,
     });
   } catch (error) {
     await browser.close();

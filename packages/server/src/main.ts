@@ -4,12 +4,16 @@
  * process.
  */
 import { isWfError } from "@wf/core";
-import { startServer } from "./index.js";
-import { resolveLogger } from "./logging.js";
+import { prepareStore } from "./store-ahead.js";
+
+// This process is the server's own, so PGlite is compiled baseline-only (smaller, quicker to
+// start; see PgliteWasmTier), and its compile starts before the rest of the server is imported.
+prepareStore(process.env.WF_DATABASE_URL, "baseline");
 
 async function main(): Promise<void> {
+  const [{ startServer }, { resolveLogger }] = await Promise.all([import("./index.js"), import("./logging.js")]);
   // Logs at `info` unless WF_LOG_LEVEL says otherwise (`silent` turns it off).
-  const server = await startServer({ logger: resolveLogger(undefined, { WF_LOG_LEVEL: "info", ...process.env }) });
+  const server = await startServer({ logger: resolveLogger(undefined, { WF_LOG_LEVEL: "info", ...process.env }), pgliteWasmTier: "baseline" });
   process.stderr.write(`wf server listening on ${server.url} (health: ${server.url}/apis/request/health)\n`);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

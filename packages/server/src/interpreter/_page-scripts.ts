@@ -8,4 +8,4 @@
  */
 export { DESCRIBE_SOURCE } from "./_page-source.js";
 export { describeElements, inScopes, listSelectOptions, nearLabelMatches, scrollPage, type ElementInfo, type ScopeArg } from "./_page-elements.js";
-export { extractPage, type PageData } from "./_page-extract.js";
+export { extractPage, extractPageJson, type ExtractOptions, type PageData } from "./_page-extract.js";

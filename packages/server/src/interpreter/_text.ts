@@ -22,10 +22,27 @@ function stem(word: string): string {
   return word;
 }
 
-/** Normalised, stemmed words of `s`. */
+/**
+ * Most texts are matched many times in one ASK (a field name against every key of every list item),
+ * so the words of the last texts seen are kept: at most {@link MEMO_SIZE} entries, emptied when full.
+ */
+const MEMO_SIZE = 4096;
+const wordsMemo = new Map<string, readonly string[]>();
+const scoreMemo = new Map<string, number>();
+
+/** Remembers `value` under `key` in `memo`, emptying the memo first when it holds {@link MEMO_SIZE} entries. */
+function remember<V>(memo: Map<string, V>, key: string, value: V): V {
+  if (memo.size >= MEMO_SIZE) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
+/** Normalised, stemmed words of `s`. The array is shared between callers (frozen): copy it to change it. */
 export function words(s: string): string[] {
+  const known = wordsMemo.get(s);
+  if (known) return known as string[];
   const n = normalizeWords(s);
-  return n ? n.split(" ").map(stem) : [];
+  return remember(wordsMemo, s, Object.freeze(n ? n.split(" ").map(stem) : [])) as string[];
 }
 
 const STOP = new Set(["the", "a", "an", "of", "on", "in", "for", "to", "and", "or", "is", "are", "what", "which", "page", "this", "that", "with", "from", "by", "me", "give", "list", "get", "all", "show", "s"]);
@@ -46,6 +63,8 @@ const SYNONYMS: string[][] = [
   ["phone", "telephone", "tel"],
   ["size", "storage size"],
 ];
+/** {@link SYNONYMS}, each member as its words joined. */
+const JOINED_SYNONYMS = SYNONYMS.map((set) => set.map((s) => words(s).join("")));
 
 /**
  * How well a field name matches a key shown on the page, from 0 to 1: 1 for the same words
@@ -53,6 +72,12 @@ const SYNONYMS: string[][] = [
  * synonym, less for a bare substring, 0 otherwise.
  */
 export function keyScore(field: string, key: string): number {
+  const memoKey = `${field.length}:${field}${key}`;
+  const known = scoreMemo.get(memoKey);
+  return known !== undefined ? known : remember(scoreMemo, memoKey, computeKeyScore(field, key));
+}
+
+function computeKeyScore(field: string, key: string): number {
   const fw = words(field);
   const kw = words(key);
   if (fw.length === 0 || kw.length === 0) return 0;
@@ -65,8 +90,7 @@ export function keyScore(field: string, key: string): number {
   if (common === fs.size || common === ks.size) {
     return 0.6 + 0.3 * (Math.min(fs.size, ks.size) / Math.max(fs.size, ks.size));
   }
-  for (const set of SYNONYMS) {
-    const n = set.map((s) => words(s).join(""));
+  for (const n of JOINED_SYNONYMS) {
     if (n.includes(fj) && n.includes(kj)) return 0.5;
   }
   if (fj.length >= 4 && kj.includes(fj)) return 0.45;

@@ -8,6 +8,7 @@ import type { PageData } from "./_page-scripts.js";
 import { keyScore, normalizeWords, words } from "./_text.js";
 import { assignColumns, itemLookup, MATCH, type Scope } from "./ask-page.js";
 import { fieldState, overlap, rowSectionNamed, topicWords, uncertain, type Restrictions } from "./ask-question.js";
+import { needFull } from "./ask-read.js";
 import { coerce, Missing, schemaType, unwrapNullable, type JsonSchema } from "./ask-schema.js";
 
 /** What the array readers need of the answer being built (`ask.ts`'s filler): the page, the question, and the filler itself for each item. */
@@ -27,7 +28,23 @@ export interface Filling {
   fill(schema: JsonSchema, path: string, scope: Scope, name: string | undefined): unknown;
 }
 
-/** An array of objects: the table or group of repeated items whose headers match the item's fields best. */
+/**
+ * The most a list of repeated items can score as a source of records ({@link readRecords}): every
+ * field found in every item, times the list's weight (0.95), plus its topic bonus.
+ */
+function listScoreBound(topic: number, itemCount: number): number {
+  return 0.95 * (1 + 0.3 * topic - (itemCount === 1 ? 0.1 : 0));
+}
+
+/**
+ * An array of objects: the table or group of repeated items whose headers match the item's fields best.
+ *
+ * On a partial read (no fields of repeated items: {@link PageData.partial}) only tables are scored,
+ * and the answer stands only where no list could change it: the best table scores above what any
+ * list could (see {@link listScoreBound}), no list repeats all of a fitting table's rows, the
+ * question names no section, and the best table holds every row's fields. Otherwise
+ * `NeedsFullRead` is thrown (`ask-read.ts`).
+ */
 export function readRecords(ctx: Filling, items: JsonSchema, path: string, name: string): unknown[] | Missing {
   const props = (items.properties ?? {}) as Record<string, JsonSchema>;
   const fields = Object.keys(props);
@@ -53,6 +70,8 @@ export function readRecords(ctx: Filling, items: JsonSchema, path: string, name:
     underRow?: boolean;
   };
   const sources: Source[] = [];
+  const partial = ctx.data.partial === true;
+  if (ctx.section) needFull(ctx.data, "the question names a section, which a list may lie under");
 
   for (const table of ctx.data.tables) {
     if (!table.headers.length || !table.rows.length) continue;
@@ -102,7 +121,7 @@ export function readRecords(ctx: Filling, items: JsonSchema, path: string, name:
     });
   }
 
-  for (const group of ctx.data.groups) {
+  for (const group of partial ? [] : ctx.data.groups) {
     const probe = group.items.slice(0, 20);
     let total = 0;
     const lost: string[] = [];
@@ -139,7 +158,22 @@ export function readRecords(ctx: Filling, items: JsonSchema, path: string, name:
   let complete = sources.filter((s) => s.complete).sort((a, b) => b.score - a.score);
   // A source whose items another one holds too (one <dl> of a run of them) is that one's part.
   const within = (s: Source, o: Source) => o !== s && o.itemKeys.length > s.itemKeys.length && s.itemKeys.every((k) => o.itemKeys.includes(k));
+  if (partial) {
+    // The lists were not scored: none may hold a fitting table's rows (it would take the table's place).
+    for (const group of ctx.data.groups) {
+      const keys = group.items.map((it) => normalizeWords(it.text));
+      if (complete.some((t) => keys.length > t.itemKeys.length && t.itemKeys.every((k) => keys.includes(k)))) needFull(ctx.data, "a list repeats a fitting table's rows");
+    }
+  }
   complete = complete.filter((s) => !complete.some((o) => within(s, o)));
+  if (partial) {
+    // Nor score near the best table (it would come first, or be its rival).
+    const best = complete[0];
+    if (!best) needFull(ctx.data, "no table fits the fields; a list may");
+    for (const group of ctx.data.groups) {
+      if (listScoreBound(topic(group.context), group.items.length) >= best!.score - 0.02 - 1e-9) needFull(ctx.data, "a list may fit as well as the best table");
+    }
+  }
   if (ctx.section) {
     const wanted = topicWords(ctx.section);
     const under = (s: Source) => [s.caption, ...s.section].some((h) => wanted.length > 0 && wanted.every((w) => topicWords(h).includes(w)));
@@ -170,8 +204,10 @@ export function readRecords(ctx: Filling, items: JsonSchema, path: string, name:
   for (const source of complete) {
     const built = source.build();
     if (!(built instanceof Missing)) return built;
+    needFull(ctx.data, "the best table misses fields in some rows; a list may hold them");
     if (source === complete[complete.length - 1]) return built;
   }
+  needFull(ctx.data, "no table fits the fields; a list may");
   const best = sources.sort((a, b) => b.score - a.score)[0];
   const lost = best ? best.lost : required;
   return new Missing((lost.length ? lost : fields).map((f) => `${path || "value"}[].${f}`));

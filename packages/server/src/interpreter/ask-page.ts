@@ -63,6 +63,7 @@ export function normalizePage(data: PageData): PageData {
       section: (g.section ?? []).map(n),
     })),
     mainText: n(data.mainText),
+    ...(data.partial ? { partial: true as const } : {}),
   };
 }
 

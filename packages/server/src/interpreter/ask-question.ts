@@ -7,6 +7,7 @@
 import { InterpreterError, type InterpreterErrorDetails } from "./errors.js";
 import type { PageData } from "./_page-scripts.js";
 import { contentWords, normalizeWords, words } from "./_text.js";
+import { needFull } from "./ask-read.js";
 
 /** What a question restricts its answer to, each of which the reader must apply or refuse. */
 export interface Restrictions {
@@ -125,6 +126,8 @@ export function checkQuestion(data: PageData, question: string): Restrictions {
   for (const [kind, re] of CONDITIONS) {
     const m = new RegExp(re.source, "gi");
     for (const hit of rest.matchAll(m)) {
+      // Whether a label excuses the part depends on every label, the repeated items' keys too.
+      needFull(data, "the question has a part that may be a condition");
       const part = hit[0].trim();
       const p = norm(part);
       const named = labels.filter((l) => l.trim() && q.includes(l));

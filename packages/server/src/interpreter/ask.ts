@@ -14,6 +14,7 @@ import { words } from "./_text.js";
 import { readList, readRecords, type Filling } from "./ask-lists.js";
 import { bestPairForQuestion, counterEntries, entryNamedByQuestion, firstHeading, lookup, normalizePage, pageScope, type Scope } from "./ask-page.js";
 import { checkPlaced, checkQuestion, uncertain, type Restrictions } from "./ask-question.js";
+import { needFull } from "./ask-read.js";
 import { coerce, Missing, schemaType, unwrapNullable, type JsonSchema } from "./ask-schema.js";
 
 /**
@@ -78,6 +79,7 @@ export function answerTextFromPage(raw: PageData, question: string): string {
     if (/headings/i.test(question)) return data.headings.map((h) => h.text).join("\n");
     return firstHeading(data) ?? data.title;
   }
+  needFull(data, "the answer is the page's main text, which a partial read leaves out");
   return data.mainText;
 }
 

@@ -1,19 +1,19 @@
 /**
  * The deterministic step interpreter: plain instructions, no model, no network. ACT parses the
  * instruction with the grammar of `./grammar.ts` and drives the page with Playwright; ASK reads the
- * page once and builds the answer with `./ask.ts`.
+ * page (`./ask-read.ts`: in part first, whole when the part cannot settle the answer) and builds
+ * the answer with `./ask.ts`.
  */import path from "node:path";
-import type { Page } from "playwright-core";
 import { z } from "zod";
 import { redactText } from "@wf/core";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions } from "./grammar.js";
-import { childRoots, framePhrase } from "./frames.js";
 import { isNavigationRace } from "./locate.js";
 import { answerFromPage, answerTextFromPage } from "./ask.js";
+import { NeedsFullRead, readPage } from "./ask-read.js";
+import type { PageData } from "./_page-scripts.js";
 import { isFileUrl, leaveRefusedPage } from "./navigation-policy.js";
 import { performAction, type ActionDone } from "./perform.js";
-import { extractPage, type PageData } from "./_page-scripts.js";
 import { words } from "./_text.js";
 import type { ActContext, ActResult, AskContext, StepInterpreter } from "./types.js";
 import { StepClock } from "./_clock.js";
@@ -96,17 +96,27 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       context.report.interpreter = "grammar";
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
-        const read = async () => {
+        const read = async (partial: boolean) => {
           await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
-          return readFrames(context.page, (await context.page.evaluate(extractPage)) as PageData);
+          return readPage(context.page, { partial });
         };
         // A page still navigating destroys the evaluation's context; read again once it has loaded.
-        const data = await read().catch((error: unknown) => (isNavigationRace(error) ? read() : Promise.reject(error)));
-        try {
+        const readOnce = (partial: boolean) => read(partial).catch((error: unknown) => (isNavigationRace(error) ? read(partial) : Promise.reject(error)));
+        const answer = (data: PageData) => {
           if (!context.schema) return answerTextFromPage(data, context.question);
-          const answer = answerFromPage(data, context.question, context.schema.schema);
-          checkAnswer(answer, context.schema.schema);
-          return answer;
+          const value = answerFromPage(data, context.question, context.schema.schema);
+          checkAnswer(value, context.schema.schema);
+          return value;
+        };
+        try {
+          // Most answers need only part of what the page shows (ask-read.ts); any answer the partial
+          // read cannot settle, and every failure, is given from a full read of the page instead.
+          try {
+            return answer(await readOnce(true));
+          } catch (error) {
+            if (!(error instanceof NeedsFullRead || error instanceof InterpreterError)) throw error;
+          }
+          return answer(await readOnce(false));
         } catch (error) {
           throw scrubSecrets(error, context.secrets);
         }
@@ -115,30 +125,6 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
 
     check: grammarCheck,
   };
-}
-
-/**
- * Adds what the page's shown iframes show (same-origin and cross-origin, nested ones too) to what
- * its main frame shows: each frame is read with {@link extractPage} on its own and appended after
- * the main frame's data, frames in document order. A table or list without a caption or heading
- * of its own takes its frame's name as its context. A frame that cannot be read (navigating,
- * detached) is left out. The page's own data, unchanged, when it has no frames.
- */
-async function readFrames(page: Page, data: PageData): Promise<PageData> {
-  const roots = await childRoots(page).catch(() => []);
-  for (const root of roots) {
-    const inner = (await root.frame!.evaluate(extractPage).catch(() => undefined)) as PageData | undefined;
-    if (!inner) continue;
-    const where = root.frames[0]!.label || framePhrase(root.frames);
-    data.headings.push(...inner.headings);
-    data.pairs.push(...inner.pairs);
-    data.tables.push(...inner.tables.map((t) => ({ ...t, context: t.context || where })));
-    data.groups.push(...inner.groups.map((g) => ({ ...g, context: g.context || where })));
-    data.counters = [...(data.counters ?? []), ...(inner.counters ?? [])];
-    data.checklists = [...(data.checklists ?? []), ...(inner.checklists ?? []).map((c) => ({ ...c, context: c.context || where }))];
-    if (inner.mainText) data.mainText = `${data.mainText}\n${inner.mainText}`.slice(0, 20_000);
-  }
-  return data;
 }
 
 /**

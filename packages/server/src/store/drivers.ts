@@ -13,6 +13,7 @@ import { constants as fsConstants, existsSync } from "node:fs";
 import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
+import { setFlagsFromString } from "node:v8";
 import { dirname, join, relative } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Pool } from "pg";
@@ -21,6 +22,7 @@ import { MEMORY_DATABASE_URL, MemoryStore } from "./memory-store.js";
 import type { CorruptRecord, Store } from "./store.js";
 import { inspectPgliteFolder, PgliteLog, preserveStartFiles, verifyPgliteTables } from "./pglite-folder.js";
 import { StoreDamagedError } from "../errors.js";
+import { timingMark } from "../timing.js";
 
 /** The folder of the embedded database inside the data directory. */
 export const PGLITE_DIR = "db";
@@ -42,7 +44,24 @@ export interface OpenStoreOptions {
   sync?: boolean;
   onCorrupt?: (record: CorruptRecord) => void;
   beforeCommit?: BeforeCommit;
+  /** How V8 compiles PGlite's WebAssembly: see {@link PgliteWasmTier}. @default "optimizing" */
+  pgliteWasmTier?: PgliteWasmTier | undefined;
 }
+
+/**
+ * How V8 compiles PGlite's WebAssembly (PostgreSQL), chosen before it is first compiled in the process:
+ * - `"optimizing"`: V8's default, its baseline compiler (Liftoff) first, then its optimising one
+ *   (TurboFan) for the functions that run hot.
+ * - `"baseline"`: Liftoff only (V8's `--liftoff-only`, set with `v8.setFlagsFromString` just before
+ *   the compile). Measured (issue 26, load 20): the idle process ~70 MB smaller (PGlite open 250 →
+ *   180 MB RSS) and the open faster, as no optimising compile competes for the CPU at start; writes,
+ *   once the optimising tier would have caught up, about half as fast (storage bench: 110–130
+ *   against 180–270 steps/s, ~4 ms more per step at that load). The flag is **process-wide**: every
+ *   WebAssembly module compiled afterwards (undici's HTTP parser in `fetch`) is baseline-only too,
+ *   which is why only the processes wf owns ask for it (`wf serve`, `pnpm start`), not the library's
+ *   default. Once PGlite is compiled, a later store in the same process keeps that compile.
+ */
+export type PgliteWasmTier = "baseline" | "optimizing";
 
 /**
  * Opens the store and creates its tables when missing.
@@ -58,7 +77,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (url === undefined) {
     driver = "pglite";
     location = join(options.dataDir, PGLITE_DIR);
-    db = await openPglite(options.dataDir, location, sync);
+    db = await openPglite(options.dataDir, location, sync, options.pgliteWasmTier ?? "optimizing");
   } else if (/^postgres(ql)?:\/\//i.test(url)) {
     driver = "postgres";
     location = redactDatabaseUrl(url);
@@ -86,10 +105,12 @@ export const INITDB_PARAMS = ["--data-checksums"];
 /**
  * PostgreSQL's buffer pool of the embedded store (`shared_buffers`), in MB. PostgreSQL's default
  * (128 MB) is memory the WebAssembly heap touches at start: 128 MB made the idle server ~100 MB
- * larger than 32 MB (measured, issue 26). wf's records are small rows written once and read by id,
- * and PGlite's files are read through the operating system's cache anyway.
+ * larger than 32 MB, and 16 MB is another ~18 MB less than 32 (measured, issue 26: a process
+ * opening the template store, baseline-compiled, 175 → 157 MB; 8 MB 150). wf's records are small
+ * rows written once and read by id, and PGlite's files are read through the operating system's
+ * cache anyway, so a page not in the pool costs a read from memory, not from the disk.
  */
-export const PGLITE_SHARED_BUFFERS_MB = 32;
+export const PGLITE_SHARED_BUFFERS_MB = 16;
 
 /** PGlite's own start parameters, with wf's buffer pool size ({@link PGLITE_SHARED_BUFFERS_MB}). */
 export function pgliteStartParams(pglite: { readonly defaultStartParams: readonly string[] }): string[] {
@@ -104,13 +125,20 @@ export interface PgliteAssets {
 
 let assets: Promise<PgliteAssets> | undefined;
 
-/** PGlite's class and its WebAssembly modules and file bundle, compiled and read once per process. */
-export function pgliteAssets(): Promise<PgliteAssets> {
+/**
+ * PGlite's class and its WebAssembly modules and file bundle, compiled and read once per process.
+ * @param tier - how the first call compiles them ({@link PgliteWasmTier}); later calls reuse that compile.
+ */
+export function pgliteAssets(tier: PgliteWasmTier = "optimizing"): Promise<PgliteAssets> {
+  // Before the first compile: V8 reads the flag when it compiles a module.
+  if (!assets && tier === "baseline") setFlagsFromString("--liftoff-only");
   assets ??= (async () => {
-    const { PGlite } = await import("@electric-sql/pglite");
+    // The files are read and compiled (off the main thread) while PGlite's JavaScript is imported,
+    // not after: that import queues behind whatever else the process is loading (issue 26).
     const dist = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
-    const version = (JSON.parse(await readFile(join(dist, "..", "package.json"), "utf8")) as { version: string }).version;
-    const [pgliteWasmModule, initdbWasmModule, bundle] = await Promise.all([
+    const [{ PGlite }, version, pgliteWasmModule, initdbWasmModule, bundle] = await Promise.all([
+      import("@electric-sql/pglite"),
+      readFile(join(dist, "..", "package.json"), "utf8").then((text) => (JSON.parse(text) as { version: string }).version),
       readFile(join(dist, "pglite.wasm")).then((b) => WebAssembly.compile(b)),
       readFile(join(dist, "initdb.wasm")).then((b) => WebAssembly.compile(b)),
       readFile(join(dist, "pglite.data")),
@@ -189,10 +217,12 @@ async function copyFolder(from: string, to: string, skip: (file: string) => bool
  */
 export const PGLITE_CHECKPOINT_EVERY = 1_000;
 
-async function openPglite(dataDir: string, dir: string, sync: boolean): Promise<SqlDatabase> {
-  const a = await pgliteAssets();
+async function openPglite(dataDir: string, dir: string, sync: boolean, tier: PgliteWasmTier): Promise<SqlDatabase> {
+  const a = await pgliteAssets(tier);
+  timingMark("store: PGlite loaded and compiled");
   // A data folder that is not a valid store is refused before anything is written into it.
   const state = await inspectPgliteFolder(dataDir, dir);
+  timingMark("store: folder checked");
   if (state === "new") {
     await mkdir(dirname(dir), { recursive: true });
     const template = await pgliteTemplate(a).catch(() => undefined);
@@ -201,6 +231,7 @@ async function openPglite(dataDir: string, dir: string, sync: boolean): Promise<
       await copyFolder(template, scratch, (file) => file === "READY");
       await rename(scratch, dir);
     }
+    timingMark("store: template copied");
   }
   const log = new PgliteLog();
   const preserved = state === "existing" ? await preserveStartFiles(dir) : undefined;
@@ -221,6 +252,7 @@ async function openPglite(dataDir: string, dir: string, sync: boolean): Promise<
     const said = log.explain();
     throw new StoreDamagedError(dataDir, dir, `PostgreSQL could not start on it${said ? `: ${said}` : ` (${(error as Error).message})`}`, { cause: error });
   }
+  timingMark("store: PostgreSQL started");
   if (preserved) {
     try {
       await verifyPgliteTables(pg, dataDir, dir);
@@ -229,6 +261,7 @@ async function openPglite(dataDir: string, dir: string, sync: boolean): Promise<
       await preserved.restore().catch(() => undefined);
       throw error;
     }
+    timingMark("store: tables verified");
   }
   let writes = 0;
   return {

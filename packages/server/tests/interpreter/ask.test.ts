@@ -56,6 +56,27 @@ describe("ASK on a real page nobody on the project wrote", () => {
   });
 });
 
+describe("ASK on a page whose own script changed how JSON is written", () => {
+  const Article = z.array(z.object({ article: z.string(), price: z.number(), inStock: z.boolean() }));
+  const rows = [
+    { article: "Brass hinge", price: 3.5, inStock: true },
+    { article: "Oak shelf", price: 24, inStock: false },
+  ];
+
+  it("reads the table as shown where arrays have their own toJSON (Prototype.js)", async () => {
+    await page.goto(`${server.url}/legacy-json.html`);
+    expect(await page.evaluate(() => JSON.stringify([1]))).toBe('"[1]"');
+    expect(await ask("the price list", Article)).toEqual(rows);
+  });
+
+  it("reads the table as shown where JSON.stringify was replaced", async () => {
+    await page.goto(`${server.url}/legacy-json.html?polyfill`);
+    expect(await page.evaluate(() => JSON.stringify(["a"]))).toBe('["A"]');
+    expect(await ask("the price list", Article)).toEqual(rows);
+    expect(await ask("the page title", z.string())).toBe("Price list – Old Shop");
+  });
+});
+
 describe("ASK with a schema", () => {
   beforeAll(async () => {
     await page.goto(`${server.url}/data.html`);
