@@ -27,8 +27,11 @@ export function launchEmbeddedBrowser(config: ResolvedCliConfig): EarlyBrowser |
   if (config.baseUrl) return undefined;
   // The browser fields of openService's options: the same Chromium, headed and slowed down alike.
   const launching = import("@wf/server/prelaunch")
-    // The run's one session takes the page opened as soon as Chromium is up.
-    .then(({ prelaunchBrowser }) => prelaunchBrowser({ headed: config.headed, slowMoMs: config.slowMoMs }, config.env, { openPage: true }))
+    // The run's one session takes the page opened as soon as Chromium is up, and its trace
+    // already recording when its first attempt records one (`on`, `retain-on-failure`).
+    .then(({ prelaunchBrowser }) =>
+      prelaunchBrowser({ headed: config.headed, slowMoMs: config.slowMoMs }, config.env, { openPage: true, trace: config.trace === "on" || config.trace === "retain-on-failure" }),
+    )
     .catch(() => undefined);
   let taken = false;
   return {

@@ -149,7 +149,7 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = options.service ?? (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true }));
+  const service = options.service ?? (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true, trace: options.trace === true }));
   timingMark("service ready");
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
@@ -304,7 +304,7 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
   try {
     // Chromium starts (a process of its own) while the rest of the server is imported, if it has
     // not started earlier; the server then owns it.
-    browser = early ? await early.take() : (await import("@wf/server/prelaunch")).prelaunchBrowser(options, config.env, { openPage: embedded.oneSession === true });
+    browser = early ? await early.take() : (await import("@wf/server/prelaunch")).prelaunchBrowser(options, config.env, { openPage: embedded.oneSession === true, trace: embedded.trace === true });
     timingMark("embedded server: importing @wf/server");
     const { startServer } = await import("@wf/server");
     timingMark("embedded server: @wf/server imported");
@@ -340,6 +340,8 @@ export interface EmbeddedServiceOptions {
   browser?: EarlyBrowser;
   /** The service will serve one session (one `wf run`): no browser context is opened ahead of sessions. @default false */
   oneSession?: boolean;
+  /** With `oneSession`: that session records a Playwright trace, started with its context opened ahead. @default false */
+  trace?: boolean;
 }
 
 async function closeClient(client: unknown): Promise<void> {

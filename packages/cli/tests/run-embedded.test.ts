@@ -2,7 +2,8 @@
  * `wf run` as a user runs it: spawned, no base URL anywhere, so it starts the embedded
  * `@wf/server` (a real Chromium) on a random port and key, and stops it at the end.
  */
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import { unzipSync } from "fflate";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, runWf, scratchDir, startPages } from "./_helpers.js";
@@ -57,5 +58,20 @@ describe("wf run on the embedded server (spawned)", { timeout: 150_000 }, () => 
     expect(lines.some((l) => /^step 3 ASK "the title of the page" succeeded \d+ms answer="Fixture shop"$/.test(l))).toBe(true);
     expect(result.stdout).toContain('step 2 ACT "type \\"[secret]\\" into \\"Password\\""');
     expect(result.stdout + result.stderr).not.toContain(SECRET);
+  });
+  it("one file, the default trace (retain-on-failure, recorded from the context opened ahead): a failed run keeps its trace with every step, a passing run none", async () => {
+    const failed = await runWf(["run", join(FIXTURES, "failing.ts"), "--param", `url=${pages.url}/index.html`, "--reporter", "json", "--report-dir", "failed-report"], { cwd: scratch.dir, timeoutMs: 140_000 });
+    expect(failed.code).toBe(1);
+    const files = unzipSync(new Uint8Array(await readFile(join(scratch.dir, "failed-report", "failing", "trace.zip"))));
+    const events = new TextDecoder().decode(files["trace.trace"]).split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+    expect(events.find((e) => e.type === "context-options")).toMatchObject({ title: "wf session (STEP)" });
+    // Both steps are in it: the navigation (with DOM snapshots) and the failed click's attempts; the screencast too.
+    expect(events.some((e) => e.type === "before" && e.method === "goto")).toBe(true);
+    expect(events.some((e) => e.type === "frame-snapshot")).toBe(true);
+    expect(events.some((e) => e.type === "screencast-frame")).toBe(true);
+
+    const passed = await runWf(["run", join(FIXTURES, "hello.ts"), "--param", `url=${pages.url}/index.html`, "--reporter", "json", "--report-dir", "passed-report"], { cwd: scratch.dir, timeoutMs: 140_000 });
+    expect(passed.code).toBe(0);
+    expect((await readdir(join(scratch.dir, "passed-report"), { recursive: true })).filter((f) => f.endsWith(".zip"))).toEqual([]);
   });
 });

@@ -128,14 +128,20 @@ export class BrowserHost {
    * `wf run` asks for it through `prelaunchBrowser`, so Chromium opens the page (its renderer
    * process, the slowest part of a session create) while the rest of the server loads. Once per
    * host; a failure is silent (the session then opens its own).
+   *
+   * @param prepare - runs on the context once its page is open, before it can be taken (`wf run`:
+   *   the session's trace started, `prelaunch.ts`); when it rejects, the context is closed and
+   *   none is opened ahead.
    */
-  openAhead(): void {
+  openAhead(prepare?: (context: BrowserContext) => Promise<void>): void {
     if (this.closed || this.aheadAsked) return;
     this.aheadAsked = true;
     this.ahead = this.newContext()
       .then(async (context) => {
         try {
-          return { context, page: await context.newPage() };
+          const page = await context.newPage();
+          await prepare?.(context);
+          return { context, page };
         } catch (error) {
           await context.close().catch(() => undefined);
           throw error;

@@ -8,6 +8,7 @@
 import { BrowserHost } from "./browser.js";
 import { resolveServerOptions, type ServerOptions } from "./options.js";
 import { timingMark } from "./timing.js";
+import { startTracing, traceTitle } from "./tracing.js";
 
 /**
  * Starts launching the browser that {@link startServer} would launch for these options, and returns
@@ -17,14 +18,17 @@ import { timingMark } from "./timing.js";
  * @param env - the environment `startServer` will be given. @default process.env
  * @param ahead - `openPage: true` also opens a plain context and page once the browser is up
  *   (`BrowserHost.openAhead`), which the server's first session without a proxy takes: for a
- *   server that will serve one session (`wf run`). @default {}
+ *   server that will serve one session (`wf run`); with `trace: true` too, that context starts
+ *   recording the Playwright trace a `STEP` session created with `trace: true` records, so the
+ *   session create does not wait for it (a session that takes it without `trace` stops it
+ *   unsaved). @default {}
  * @returns the host, to pass as `startServer(options, env, { browser })`, which then owns it (and
  *   closes it); `undefined` when the options cannot be resolved (`startServer` reports why).
  *   A failed launch is not reported here: `startServer` launches again and throws
  *   `WF_BROWSER_NOT_FOUND` as it would have. Close the host yourself only if `startServer` is
  *   never called.
  */
-export function prelaunchBrowser(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env, ahead: { openPage?: boolean } = {}): BrowserHost | undefined {
+export function prelaunchBrowser(options: ServerOptions = {}, env: NodeJS.ProcessEnv = process.env, ahead: { openPage?: boolean; trace?: boolean } = {}): BrowserHost | undefined {
   let host: BrowserHost;
   try {
     host = new BrowserHost(resolveServerOptions(options, env));
@@ -33,7 +37,7 @@ export function prelaunchBrowser(options: ServerOptions = {}, env: NodeJS.Proces
   }
   timingMark("server: browser launch started early");
   host.start().catch(() => undefined);
-  if (ahead.openPage) host.openAhead();
+  if (ahead.openPage) host.openAhead(ahead.trace ? (context) => startTracing(context, traceTitle("STEP")) : undefined);
   return host;
 }
 

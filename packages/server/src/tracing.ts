@@ -10,10 +10,29 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { BrowserContext } from "playwright-core";
-import { scrubTrace, type TraceScrubber } from "./trace-scrub.js";
+import type { TraceScrubber } from "./trace-scrub.js";
 
-/** Contexts recording a trace. */
-const traced = new WeakSet<BrowserContext>();
+/** Contexts recording a trace, with the trace's title. */
+const traced = new WeakMap<BrowserContext, string>();
+
+/**
+ * What is recorded: the screencast and a DOM snapshot around each action, as Playwright Test's
+ * `trace` option records (`on`, `retain-on-failure`…); no sources (the steps' code is not in
+ * this process). bench (2026-11-25): snapshots are most of the cost (the HAR of the page's
+ * resources, the snapshotter in every frame), the screencast less; both are what a failure is
+ * read from in the trace viewer, so both stay.
+ */
+const TRACE_OPTIONS = { screenshots: true, snapshots: true } as const;
+
+/** The title of a session's trace, shown by the trace viewer: `wf session (<kind>)`. */
+export function traceTitle(kind: string): string {
+  return `wf session (${kind})`;
+}
+
+/** The title of the trace `context` records, or undefined when it records none. */
+export function tracingTitle(context: BrowserContext): string | undefined {
+  return traced.get(context);
+}
 
 /** Where the trace of a session is kept. */
 export function tracePath(dataDir: string, sessionId: string): string {
@@ -21,18 +40,29 @@ export function tracePath(dataDir: string, sessionId: string): string {
 }
 
 /**
- * Starts recording a trace of `context` (screenshots and DOM snapshots; no sources: the steps'
- * code is not in the browser's process). On failure the context is closed and the error rethrown,
- * so a session that asked for a trace never runs without one.
+ * Starts recording a trace of `context` ({@link TRACE_OPTIONS}: screenshots and DOM snapshots)
+ * titled `title`. A context can start it before its session exists (a context opened ahead,
+ * `BrowserHost.openAhead`); the session then keeps it ({@link tracingTitle}). On failure the
+ * context is closed and the error rethrown, so a session that asked for a trace never runs
+ * without one.
  */
 export async function startTracing(context: BrowserContext, title: string): Promise<void> {
   try {
-    await context.tracing.start({ screenshots: true, snapshots: true, title });
-    traced.add(context);
+    await context.tracing.start({ ...TRACE_OPTIONS, title });
+    traced.set(context, title);
   } catch (error) {
     await context.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Stops the trace of `context` without writing it (a context opened ahead with a trace that its
+ * session does not want). Never throws.
+ */
+export async function discardTrace(context: BrowserContext): Promise<void> {
+  if (!traced.delete(context)) return;
+  await context.tracing.stop().catch(() => undefined);
 }
 
 /**
@@ -52,6 +82,8 @@ export async function saveTrace(context: BrowserContext, path: string, secrets?:
     // Written under another name, scrubbed, then renamed: the served path never holds a secret.
     const raw = `${path}.${randomBytes(6).toString("hex")}.raw`;
     try {
+      // Loaded only here (fflate): `prelaunch.ts` imports this module to start a trace ahead.
+      const { scrubTrace } = await import("./trace-scrub.js");
       await context.tracing.stop({ path: raw });
       const { zip } = scrubTrace(await readFile(raw), secrets);
       const scrubbed = `${path}.${randomBytes(6).toString("hex")}.tmp`;

@@ -3,6 +3,8 @@
  * `trace: true` has its trace saved when it is closed and served (token or key) as a zip; one
  * created without has none; one still open when the server stops keeps it over the restart. And
  * the evidence a closed session keeps: the screenshot of a step that failed just before the close.
+ * `wf run`'s server (`prelaunchBrowser` with `openPage` and `trace`): the context opened ahead
+ * records the trace before the session is created; a session without `trace` on it has none.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,7 +12,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
+import { unzipSync } from "fflate";
 import { startServer, type RunningServer } from "../src/index.js";
+import { prelaunchBrowser } from "../src/prelaunch.js";
 import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
 const KEY = "test-key-trace";
@@ -103,5 +107,69 @@ describe("session traces", () => {
     expect(res.headers.get("content-type")).toBe("application/zip");
     // A zip file starts with "PK".
     expect(Buffer.from(await res.arrayBuffer()).subarray(0, 2).toString("latin1")).toBe("PK");
+  });
+});
+
+/** The `context-options` event of the trace in `zip` (its title and start time). */
+function traceStart(zip: Buffer): { title?: string; wallTime: number } {
+  const files = unzipSync(new Uint8Array(zip));
+  const events = new TextDecoder().decode(files["trace.trace"]).split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string });
+  return events.find((e) => e.type === "context-options") as unknown as { title?: string; wallTime: number };
+}
+
+describe("traces of wf run's server (the context opened ahead records the trace)", () => {
+  async function aheadServer(name: string): Promise<RunningServer> {
+    const options = { port: 0, apiKeys: [KEY], dataDir: join(dataDir, name), databaseUrl: "memory:", warmSessions: "first" as const };
+    const browser = prelaunchBrowser(options, process.env, { openPage: true, trace: true });
+    return startServer(options, process.env, { browser });
+  }
+  const at = (running: RunningServer) => ({
+    post: async (path: string, body: unknown = {}) => {
+      const res = await fetch(running.url + path, { method: "POST", headers, body: JSON.stringify(body) });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return res.json();
+    },
+    trace: (id: string) => fetch(running.url + routePath(ROUTES.sessionTrace, { id }), { headers }),
+  });
+
+  it("a trace: true session keeps the trace its context started before the session was asked for, titled as any session's", async () => {
+    const ahead = await aheadServer("ahead-traced");
+    try {
+      const api = at(ahead);
+      // Created once the context opened ahead is ready, so the trace has started by then.
+      for (const deadline = Date.now() + 60_000; ahead.context.browser.contextCount < 1; ) {
+        if (Date.now() > deadline) throw new Error("no context was opened ahead");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+      const asked = Date.now();
+      const session = CreateSessionResponse.parse(await api.post(ROUTES.stepCreate, { trace: true }));
+      const id = session.workflowId;
+      await api.post(routePath(ROUTES.stepClose, { id }));
+      // The session ran on the context opened ahead: no other was opened.
+      expect(ahead.context.browser.contextCount).toBe(0);
+      const res = await api.trace(id);
+      expect(res.status).toBe(200);
+      const start = traceStart(Buffer.from(await res.arrayBuffer()));
+      expect(start.title).toBe("wf session (STEP)");
+      // Recording since before the session was asked for.
+      expect(start.wallTime).toBeLessThan(asked);
+    } finally {
+      await ahead.close();
+    }
+  });
+
+  it("a session created without trace on that context has none (its recording is stopped unsaved)", async () => {
+    const ahead = await aheadServer("ahead-untraced");
+    try {
+      const api = at(ahead);
+      const { workflowId: id } = CreateSessionResponse.parse(await api.post(ROUTES.stepCreate, {}));
+      await api.post(routePath(ROUTES.stepClose, { id }));
+      const res = await api.trace(id);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ code: "WF_TRACE_NOT_FOUND" });
+    } finally {
+      await ahead.close();
+    }
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The Fastify app: its limits and timeouts, security headers, the JSON body parser, zod validation
  * of every route's declared schemas, problem details for every failure, the OpenAPI document
- * generated from the routes, and the route groups: health, step mode, sessions, the session view
- * (debugger page, events, screenshots, trace) and the stored workflows.
+ * generated from the routes (on its first request), and the route groups: health, step mode,
+ * sessions, the session view (debugger page, events, screenshots, trace) and the stored workflows.
  */
 import type { Socket } from "node:net";
 import helmet from "@fastify/helmet";
@@ -20,7 +20,7 @@ import { registerSessionRoutes } from "./sessions.js";
 import { registerStepRoutes } from "./steps.js";
 import { registerStoredWorkflowRoutes } from "./stored.js";
 import { registerTraceRoute } from "./trace.js";
-import { serializerCompiler, validatorCompiler } from "./validation.js";
+import { serializerCompiler, validatorCompiler, zodCompilers } from "./validation.js";
 
 /**
  * Builds the Fastify app on a server context: error handling, every route, the stored-workflow
@@ -32,6 +32,9 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   const app = Fastify({
     logger: options.logger,
     bodyLimit: options.bodyLimitBytes,
+    // The routes' zod compilers from the start: Fastify then never loads its default ones (Ajv,
+    // fast-json-stringify: ~25 ms of every start, no route uses them).
+    schemaController: { compilersFactory: zodCompilers },
     forceCloseConnections: true,
     return503OnClosing: true,
     // Slow clients are cut off: the whole request within requestTimeoutMs (408), no silent
@@ -80,7 +83,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   if (context.store.driver === "postgres") await registerForwarding(app, context);
 
   // Before any route: the document is generated from the routes registered after it.
-  await registerOpenApi(app, context);
+  registerOpenApi(app, context);
   registerHealthRoute(app, context);
   registerStepRoutes(app, context);
   registerSessionRoutes(app, context);

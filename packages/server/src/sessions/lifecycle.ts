@@ -11,6 +11,8 @@ import { StepExecutionError } from "../errors.js";
 import type { ResolvedServerOptions } from "../options.js";
 import { SessionSecrets } from "../session-secrets.js";
 import type { StoreRetry } from "../store-retry.js";
+import { timingMark } from "../timing.js";
+import { traceTitle } from "../tracing.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import { SessionFinishedError, SessionNotFoundError, TooManySessionsError } from "./errors.js";
 import type { ChangeFeed } from "./feed.js";
@@ -64,7 +66,10 @@ export class SessionLifecycle {
     try {
       // The one opened ahead when there is one (a proxy is chosen at the context's creation).
       browser = (options.proxy === undefined ? await this.warm?.take() : undefined) ?? (await SessionBrowser.open(this.parts.browser, this.parts.options, options.proxy));
-      if (options.trace) await browser.startTrace(`wf session (${options.kind})`);
+      timingMark("session: browser context taken");
+      // Already recording when the context was opened ahead for a traced run (`wf run`).
+      await browser.trace(options.trace ? traceTitle(options.kind) : undefined);
+      timingMark("session: trace ready");
     } catch (error) {
       registry.reserved -= 1;
       throw error;

@@ -20,7 +20,7 @@ import { SessionUploads } from "../session-uploads.js";
 import { answerErrors } from "../interpreter/_answer-check.js";
 import { replayActions, replayOptions } from "../interpreter/replay.js";
 import type { TraceScrubber } from "../trace-scrub.js";
-import { saveTrace, startTracing, tracePath } from "../tracing.js";
+import { discardTrace, saveTrace, startTracing, tracePath, tracingTitle } from "../tracing.js";
 import { BrowserUnavailableError } from "./errors.js";
 
 /** Longest a screenshot after a step may take, in ms. */
@@ -244,11 +244,17 @@ export class SessionBrowser {
   }
 
   /**
-   * Starts recording a Playwright trace of the context (see `tracing.ts`, `startTracing`). On
-   * failure the context is closed and the error rethrown: a session that asked for a trace never
-   * runs without one.
+   * Makes the context record the session's Playwright trace titled `title`, or none (`undefined`).
+   * A context opened ahead may already record it (`prelaunch.ts`): that trace is kept when its
+   * title is the session's, and stopped unsaved otherwise (then started again under `title`).
+   * Starting one: see `tracing.ts`, `startTracing`. On failure the context is closed and the
+   * error rethrown: a session that asked for a trace never runs without one.
    */
-  async startTrace(title: string): Promise<void> {
+  async trace(title: string | undefined): Promise<void> {
+    const recording = tracingTitle(this.context);
+    if (recording === title) return;
+    if (recording !== undefined) await discardTrace(this.context);
+    if (title === undefined) return;
     await startTracing(this.context, title).catch(async (error: unknown) => {
       await this.close();
       throw error;
