@@ -98,10 +98,27 @@ describe("the environment schema", () => {
   it("describes every variable (the READMEs' tables list the same names)", () => {
     expect(Object.keys(wfEnvSchema().shape)).toEqual(WF_ENV_NAMES);
     expect(WF_ENV_NAMES.length).toBeGreaterThan(45);
+    const refusing: string[] = [];
     for (const name of WF_ENV_NAMES) {
       const meta = describeWfEnv(name);
       expect(meta.description.length, name).toBeGreaterThan(10);
-      expect(meta.expected, name).toBeTruthy();
+      // A value no variable's form allows: either the variable takes any text (and says so), or
+      // its error names the form it expects, which is what a user reads to fix it.
+      let refusal: unknown;
+      try {
+        parseWfEnv({ [name]: "§not a value§" }, [name]);
+      } catch (error) {
+        refusal = error;
+      }
+      if (refusal === undefined) {
+        expect(["a string", "a comma-separated list of keys"], name).toContain(meta.expected);
+      } else {
+        refusing.push(name);
+        expect(refusal, name).toBeInstanceOf(WfEnvError);
+        expect((refusal as Error).message, name).toContain(name);
+        expect((refusal as Error).message, name).toContain(meta.expected);
+      }
     }
+    expect(refusing).toEqual(expect.arrayContaining(["WF_PORT", "WF_TIMING", "WF_DEBUG", "WF_LOCK"]));
   });
 });
