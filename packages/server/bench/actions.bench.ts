@@ -13,9 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
+import { CreateSessionResponse, ROUTES, routePath } from "@wf/core/protocol";
 import { startServer } from "../src/index.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
+import { median, benchClient } from "./_service.js";
 
 const ACTIONS = Number(process.env.WF_BENCH_ACTIONS ?? 50);
 
@@ -24,11 +25,6 @@ function flow(): { kind: "type" | "click"; text: string }[] {
   return Array.from({ length: ACTIONS }, (_, i) => (i % 2 === 0 ? { kind: "type" as const, text: `item ${i / 2 + 1}` } : { kind: "click" as const, text: "Add item" }));
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-"));
@@ -37,33 +33,17 @@ async function main(): Promise<void> {
   const server = await startServer({ port: 0, apiKeys: [key], dataDir });
   const pageUrl = `${pages.url}/form.html`;
   try {
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(server.url + path, {
-        method,
-        headers: { "api-key": key, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<unknown>;
-    };
-    const runToEnd = async (sessionId: string, step: string) => {
-      const { stepId } = RunStepResponse.parse(await call("POST", routePath(ROUTES.stepRun, { id: sessionId }), { type: "ACT", step }));
-      for (;;) {
-        const status = StepStatus.parse(await call("GET", `${routePath(ROUTES.stepStatus, { stepId })}?waitMs=${MAX_LONG_POLL_MS}`));
-        if (status.status === "FAILED") throw new Error(`step ${step} failed: ${status.error?.code} ${status.error?.message}`);
-        if (status.status === "SUCCEEDED") return;
-      }
-    };
+    const { call, runToEnd } = benchClient(server.url, key);
 
     // Through the server, in a session with the given screenshot mode.
     const throughServer = async (screenshot?: "on"): Promise<number[]> => {
       const session = CreateSessionResponse.parse(await call("POST", ROUTES.stepCreate, screenshot ? { screenshot } : {}));
-      await runToEnd(session.workflowId, `go to "${pageUrl}"`);
+      await runToEnd(session.workflowId, { type: "ACT", step: `go to "${pageUrl}"` });
       const times: number[] = [];
       for (const action of flow()) {
         const instruction = action.kind === "type" ? `type "${action.text}" into "Item name"` : `click "${action.text}"`;
         const start = performance.now();
-        await runToEnd(session.workflowId, instruction);
+        await runToEnd(session.workflowId, { type: "ACT", step: instruction });
         times.push(performance.now() - start);
       }
       await call("POST", routePath(ROUTES.stepClose, { id: session.workflowId }));

@@ -28,8 +28,9 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { toResponseFormat } from "@wf/core";
-import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
+import { CreateSessionResponse, ROUTES, routePath } from "@wf/core/protocol";
 import { startServer } from "../src/index.js";
+import { median, benchClient } from "./_service.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 15);
 const PAGE = "/usr/share/doc/postgresql-doc-15/html/datatype-numeric.html";
@@ -44,11 +45,6 @@ const NumericType = z.object({
 });
 const FORMAT = toResponseFormat(z.object({ value: z.array(NumericType) }), "answer");
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function main(): Promise<void> {
   if (!existsSync(PAGE)) throw new Error(`${PAGE} is missing: install it with \`apt-get install postgresql-doc-15\``);
@@ -57,23 +53,7 @@ async function main(): Promise<void> {
   const key = "bench-key";
   const server = await startServer({ port: 0, apiKeys: [key], dataDir, allowFileUrls: true, warmSessions: process.env.WF_BENCH_WARM === "1" ? true : "first" });
   try {
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(server.url + path, {
-        method,
-        headers: { "api-key": key, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<unknown>;
-    };
-    const runToEnd = async (sessionId: string, body: Record<string, unknown>) => {
-      const { stepId } = RunStepResponse.parse(await call("POST", routePath(ROUTES.stepRun, { id: sessionId }), body));
-      for (;;) {
-        const status = StepStatus.parse(await call("GET", `${routePath(ROUTES.stepStatus, { stepId })}?waitMs=${MAX_LONG_POLL_MS}`));
-        if (status.status === "FAILED") throw new Error(`step ${String(body.step)} failed: ${status.error?.code} ${status.error?.message}`);
-        if (status.status === "SUCCEEDED") return status;
-      }
-    };
+    const { call, runToEnd } = benchClient(server.url, key);
 
     let answerRows = 0;
     const throughServer = async () => {

@@ -21,6 +21,7 @@ import type { ReplayAction, StepStatus } from "@wf/core/protocol";
 import { startServer } from "../src/index.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
 import { pageOf, startModelDouble, type RecordedRequest } from "../tests/helpers/model-double.js";
+import { median } from "./_service.js";
 
 const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 15);
 
@@ -65,11 +66,6 @@ const SHAPES: Shape[] = [
   },
 ];
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function main(): Promise<void> {
   const model = await startModelDouble();

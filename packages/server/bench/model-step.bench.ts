@@ -24,14 +24,10 @@ import { locateTarget } from "../src/interpreter/locate.js";
 import { identifyViewElements } from "../src/interpreter/model/_page-view-script.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
 import { refFor, startModelDouble } from "../tests/helpers/model-double.js";
+import { median } from "./_service.js";
 
 const RUNS = Number(process.env.WF_BENCH_RUNS ?? 15);
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const ms = (n: number) => `${n.toFixed(1).padStart(7)} ms`;
 

@@ -15,15 +15,11 @@ import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS } from "../src/browser.js";
 import { createDeterministicInterpreter, isInterpreterError } from "../src/interpreter/index.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
+import { median } from "./_service.js";
 
 const RUNS = Number(process.env.WF_BENCH_RUNS ?? 5);
 const PG = "/usr/share/doc/postgresql-doc-15/html/datatype-numeric.html";
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function main(): Promise<void> {
   const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/interpreter/", import.meta.url)));

@@ -14,6 +14,7 @@ import { performance } from "node:perf_hooks";
 import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
 import { startServer } from "../src/index.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
+import { median, benchClient } from "./_service.js";
 
 const COUNTS = (process.env.WF_BENCH_SESSIONS ?? "1,10,30").split(",").map(Number);
 
@@ -50,10 +51,6 @@ async function browserRss(): Promise<number> {
   return (await treeRss(process.pid)) - (await treeRss(-process.pid));
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
@@ -62,15 +59,7 @@ async function main(): Promise<void> {
   const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
   const key = "bench-key";
   const server = await startServer({ port: 0, apiKeys: [key], dataDir, maxSessions: Math.max(...COUNTS) + 1, idleTimeoutMs: 3_600_000 });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(server.url + path, {
-      method,
-      headers: { "api-key": key, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<unknown>;
-  };
+  const { call } = benchClient(server.url, key);
   const open = async (): Promise<{ id: string; createMs: number }> => {
     const start = performance.now();
     const { workflowId } = CreateSessionResponse.parse(await call("POST", ROUTES.stepCreate, {}));
