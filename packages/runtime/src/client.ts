@@ -65,6 +65,12 @@ export interface RunStepOptions extends CallOptions {
    * per key and session, so the call is retried safely. @default a fresh `crypto.randomUUID()` per call
    */
   idempotencyKey?: string;
+  /**
+   * Ask the service to hold the answer until the step ended or `waitMs` passed, in ms (capped at
+   * 30_000): the answer then carries the step's status (`stepStatus`), so a quick step takes one
+   * request. A service that does not wait answers at once without it. @default 0 (answer at once)
+   */
+  waitMs?: number;
 }
 
 /** Options of the long-polling status calls. */
@@ -95,7 +101,11 @@ export interface ServiceClient {
   readonly baseUrl: string;
   /** `POST /workflow/step/create`: a step session. */
   createSession(body?: CreateSessionRequest, options?: CallOptions): Promise<CreateSessionResponse>;
-  /** `POST /workflow/step/run/{sessionId}` with an `Idempotency-Key`: starts one step; wait for it with {@link getStepStatus}. */
+  /**
+   * `POST /workflow/step/run/{sessionId}` with an `Idempotency-Key`: starts one step. With `waitMs`,
+   * the answer's `stepStatus` is the step's status once it ended (or when `waitMs` passed); without
+   * it, or when that status is not final, wait for it with {@link getStepStatus}.
+   */
   runStep(sessionId: string, body: RunStepRequest, options?: RunStepOptions): Promise<RunStepResponse>;
   /** `GET /workflow/step/status/{stepId}`, long-polling with `waitMs`. */
   getStepStatus(stepId: string, options?: StatusOptions): Promise<StepStatus>;
@@ -382,12 +392,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     runStep(sessionId, body, opts = {}) {
       return perform({
         method: "POST",
-        path: routePath(ROUTES.stepRun, { id: sessionId }),
+        path: routePath(ROUTES.stepRun, { id: sessionId }) + query({ waitMs: opts.waitMs || undefined }),
         body,
         schema: RunStepResponse,
         idempotent: true,
         headers: { [IDEMPOTENCY_KEY_HEADER]: opts.idempotencyKey ?? randomUUID() },
-        timeoutMs: requestTimeoutMs,
+        timeoutMs: longPollTimeout(opts.waitMs),
         signal: opts.signal,
       });
     },

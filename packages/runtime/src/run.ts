@@ -330,10 +330,15 @@ class ServiceExecutor implements Executor {
         // The budget forbids the model once it is spent; the lock (frozen) may forbid it first.
         const budgetForbids = allowModel && !budget.allowsModel;
         const body = { ...request, ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}), ...(!allowModel || budgetForbids ? { allowModel: false } : {}) };
-        const started = await client.runStep(sessionId, body, { idempotencyKey: randomUUID(), signal });
+        const deadline = performance.now() + timeoutMs + this.init.statusGraceMs;
+        // The run's answer waits for the step (one request for a quick step); the status route's
+        // long-poll takes over when it has not ended by then, or the service answered at once.
+        const waitMs = this.longPollWorks ? Math.max(1, Math.min(this.init.longPollMs, timeoutMs + this.init.statusGraceMs)) : 0;
+        const started = await client.runStep(sessionId, body, { idempotencyKey: randomUUID(), signal, waitMs });
         stepId = started.stepId;
         open.record.stepId = stepId;
-        let status = await this.waitForStep(stepId, timeoutMs, signal);
+        const answered = started.stepStatus;
+        let status = answered && isFinal(answered) ? answered : await this.waitForStep(stepId, timeoutMs, deadline, signal);
         budget.add(status.usage);
         if (budgetForbids && status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") status = { ...status, error: budget.exceeded(status.error) };
         noteInterpretation(open.record, status, redact);
@@ -420,10 +425,11 @@ class ServiceExecutor implements Executor {
   private async waitForStep(
     stepId: string,
     timeoutMs: number,
+    /** When to give up, a `performance.now()` time: the step's `timeoutMs` plus `statusGraceMs` after it was sent. */
+    deadline: number,
     signal: AbortSignal,
   ): Promise<FinishedStatus> {
     const { client } = this.init;
-    const deadline = performance.now() + timeoutMs + this.init.statusGraceMs;
     let interval = this.init.pollIntervalMs;
     for (;;) {
       const remaining = deadline - performance.now();
@@ -439,7 +445,7 @@ class ServiceExecutor implements Executor {
       const waitMs = Math.max(1, Math.min(this.init.longPollMs, Math.ceil(remaining)));
       const asked = performance.now();
       const status = await client.getStepStatus(stepId, { waitMs, signal });
-      if (status.status === "SUCCEEDED" || status.status === "FAILED") return status;
+      if (isFinal(status)) return status;
       // A service that long-polls holds an unfinished answer for waitMs (or its own cap, at least
       // seconds); one that answers an unfinished step at once does not: poll it with backoff instead.
       if (this.longPollWorks && performance.now() - asked < Math.min(waitMs / 2, 1_000)) this.longPollWorks = false;
@@ -566,4 +572,9 @@ function runError(error: unknown, status: RunRecord["status"], executor: Service
   }
   if (last && last.error === error) return { ...wire, stepIndex: last.index, ...(last.callSite ? { callSite: last.callSite } : {}) };
   return wire;
+}
+
+/** Whether a step's status is final (SUCCEEDED or FAILED): nothing more will change it. */
+function isFinal(status: Pick<StepStatus, "status">): boolean {
+  return status.status === "SUCCEEDED" || status.status === "FAILED";
 }

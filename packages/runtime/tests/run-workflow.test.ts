@@ -226,6 +226,35 @@ describe("runWorkflow", () => {
     expectNoStepTwice(server, 4);
   });
 
+  it("takes one request per step when the service's run answer waits for the step (`?waitMs=`)", async () => {
+    const { server, client } = await setUp({ waitOnRun: true });
+    const record = await runWorkflow(prices, { client });
+    expect(record.status).toBe("succeeded");
+    expect(record.output).toEqual({ title: "Price list", rows: [{ name: "tea", price: 3 }, { name: "cake", price: 4.5 }] });
+    expect(server.requests.run).toBe(4);
+    expect(server.requests.stepStatus).toBe(0);
+    expectNoStepTwice(server, 4);
+  });
+
+  it("long-polls a step still running when the run's wait ends, and takes a failure from the run's answer", async () => {
+    const { server, client } = await setUp({ waitOnRun: true, stepDurationMs: 300 });
+    const record = await runWorkflow(prices, { client, longPollMs: 50 });
+    expect(record.status).toBe("succeeded");
+    expect(record.output?.rows).toHaveLength(2);
+    // Each step outlasted the run's 50 ms wait: its end came from the status route.
+    expect(server.requests.stepStatus).toBeGreaterThanOrEqual(4);
+    expectNoStepTwice(server, 4);
+
+    await client.close();
+    await server.close();
+    const failing = await setUp({ waitOnRun: true, fail: (step) => (step.step === 'click "Prices"' ? { code: "WF_ELEMENT_NOT_FOUND", message: "no Prices link" } : undefined) });
+    const failed = await runWorkflow(prices, { client: failing.client });
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatchObject({ code: "WF_STEP_FAILED" });
+    expect(failed.steps[1]).toMatchObject({ status: "failed", error: { code: "WF_ELEMENT_NOT_FOUND" } });
+    expect(failing.server.requests.stepStatus).toBe(0);
+  });
+
   it("never records or emits a secret param's value", async () => {
     const { client } = await setUp({ answer: (step) => `you typed ${step.step}` });
     const login = workflow(

@@ -16,8 +16,9 @@ export function median(values: readonly number[]): number {
 /**
  * A client of the server at `baseUrl` with `apiKey`:
  * - `call(method, path, body?)`: one request; resolves with the parsed JSON answer;
- * - `runToEnd(sessionId, body)`: submits a step (`ROUTES.stepRun`, body `{ type, step, … }`) and
- *   long-polls its status (`waitMs` = `MAX_LONG_POLL_MS`) until it ends.
+ * - `runToEnd(sessionId, body)`: submits a step (`ROUTES.stepRun`, body `{ type, step, … }`) asking
+ *   the answer to wait for its end (`?waitMs=` `MAX_LONG_POLL_MS`), as `@wf/runtime` does, and
+ *   long-polls its status while it has not ended.
  * @throws Error naming the method, path, status and answer of a request that is not 2xx, or the
  *   step, code and message of a step that FAILED.
  */
@@ -32,9 +33,9 @@ export function benchClient(baseUrl: string, apiKey: string) {
     return res.json() as Promise<unknown>;
   };
   const runToEnd = async (sessionId: string, body: { type: string; step: string } & Record<string, unknown>): Promise<StepStatus> => {
-    const { stepId } = RunStepResponse.parse(await call("POST", routePath(ROUTES.stepRun, { id: sessionId }), body));
-    for (;;) {
-      const status = StepStatus.parse(await call("GET", `${routePath(ROUTES.stepStatus, { stepId })}?waitMs=${MAX_LONG_POLL_MS}`));
+    const { stepId, stepStatus } = RunStepResponse.parse(await call("POST", `${routePath(ROUTES.stepRun, { id: sessionId })}?waitMs=${MAX_LONG_POLL_MS}`, body));
+    for (let answered = stepStatus; ; answered = undefined) {
+      const status = answered ?? StepStatus.parse(await call("GET", `${routePath(ROUTES.stepStatus, { stepId })}?waitMs=${MAX_LONG_POLL_MS}`));
       if (status.status === "FAILED") throw new Error(`step ${body.step} failed: ${status.error?.code} ${status.error?.message}`);
       if (status.status === "SUCCEEDED") return status;
     }

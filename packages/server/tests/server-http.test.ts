@@ -301,6 +301,46 @@ describe("steps", () => {
     expect(afterEnd).not.toBe(held);
   });
 
+  it("step run with waitMs answers once the step ended, with its status; without, at once with the ids only", async () => {
+    const session = await createSession();
+    const id = session.workflowId;
+    const run = (body: Record<string, unknown>, query = "", headers: Record<string, string> = {}) => call("POST", `${routePath(ROUTES.stepRun, { id })}${query}`, body, headers);
+
+    const opened = await run({ step: `go to "${pages.url}/form.html"`, type: "ACT" }, "?waitMs=20000");
+    expect(opened.status).toBe(200);
+    const answer = RunStepResponse.parse(opened.json);
+    expect(answer.stepStatus).toMatchObject({ stepId: answer.stepId, jobTaskId: answer.jobTaskId, status: "SUCCEEDED", pageUrl: `${pages.url}/form.html` });
+    // The same status the status route gives.
+    expect(StepStatus.parse((await call("GET", routePath(ROUTES.stepStatus, { stepId: answer.stepId }))).json)).toEqual(answer.stepStatus);
+
+    // A failure comes in the answer too, and an ASK's answer.
+    const missing = RunStepResponse.parse((await run({ step: 'click "No such button"', type: "ACT", timeoutMs: 2_000 }, "?waitMs=20000")).json);
+    expect(missing.stepStatus).toMatchObject({ status: "FAILED", error: { code: "WF_ELEMENT_NOT_FOUND" } });
+    const title = RunStepResponse.parse((await run({ step: "What is the page title?", type: "ASK" }, "?waitMs=20000")).json);
+    expect(title.stepStatus).toMatchObject({ status: "SUCCEEDED", type: "ASK" });
+    expect(typeof title.stepStatus?.result).toBe("string");
+
+    // A step longer than the wait: the answer comes at waitMs with the step still running.
+    const slow = RunStepResponse.parse((await run({ step: "wait 1 seconds", type: "ACT" }, "?waitMs=100")).json);
+    expect(["QUEUED", "RUNNING"]).toContain(slow.stepStatus?.status);
+    expect((await waitStep(slow.stepId)).status).toBe("SUCCEEDED");
+
+    // Without waitMs (or 0): the ids alone, at once, as the spec's answer.
+    const plain = await run({ step: "wait 1 seconds", type: "ACT" });
+    expect(Object.keys(plain.json).sort()).toEqual(["jobTaskId", "stepId"]);
+    expect(Object.keys((await run({ step: "wait 1 seconds", type: "ACT" }, "?waitMs=0")).json).sort()).toEqual(["jobTaskId", "stepId"]);
+
+    // A retry under the same idempotency key waits for and answers the first step.
+    const headers = { "Idempotency-Key": "wait-retry-1" };
+    const first = RunStepResponse.parse((await run({ step: "wait 100 ms", type: "ACT" }, "?waitMs=20000", headers)).json);
+    const retried = RunStepResponse.parse((await run({ step: "wait 100 ms", type: "ACT" }, "?waitMs=20000", headers)).json);
+    expect(retried).toEqual(first);
+    expect(first.stepStatus?.status).toBe("SUCCEEDED");
+
+    expectProblem(await run({ step: "wait 1 ms", type: "ACT" }, "?waitMs=soon"), 422, "WF_VALIDATION_FAILED");
+    await closeSession(id);
+  });
+
   it("idempotency: the same key returns the first step without running again, even while it runs; another body is a 422", async () => {
     const session = await createSession();
     const id = session.workflowId;

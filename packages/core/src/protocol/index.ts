@@ -306,13 +306,6 @@ export const RunStepRequest = z
   .describe("Run one step in a session.");
 export type RunStepRequest = z.infer<typeof RunStepRequest>;
 
-/** Body of the 200 answer of `POST /workflow/step/run/{id}` (spec §2.2). */
-export const RunStepResponse = z.object({
-  stepId: z.string(),
-  jobTaskId: z.string().describe("Identifier of the session's job (the same for every step of a session)."),
-});
-export type RunStepResponse = z.infer<typeof RunStepResponse>;
-
 /** Life cycle of one step. */
 export const StepState = z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"]);
 export type StepState = z.infer<typeof StepState>;
@@ -393,6 +386,35 @@ export const StepStatus = z.object({
   replayed: z.boolean().optional().describe("ACT only: true when the step ran the recorded actions of its request's `replay` (no model call)."),
 });
 export type StepStatus = z.infer<typeof StepStatus>;
+
+/**
+ * Body of the 200 answer of `POST /workflow/step/run/{id}` (spec §2.2: `stepId`, `jobTaskId`), and,
+ * when the request asked to wait ({@link RunStepQuery} `waitMs`), the step's status at the answer.
+ */
+export const RunStepResponse = z.object({
+  stepId: z.string(),
+  jobTaskId: z.string().describe("Identifier of the session's job (the same for every step of a session)."),
+  stepStatus: StepStatus.optional().describe(
+    "Only with `?waitMs=`: the step's status when the answer was sent: SUCCEEDED or FAILED when it ended within waitMs, else QUEUED or RUNNING (then long-poll the step status route).",
+  ),
+});
+export type RunStepResponse = z.infer<typeof RunStepResponse>;
+
+/**
+ * Query of the step-run route: `waitMs` (capped at {@link MAX_LONG_POLL_MS}) holds the answer until
+ * the step ended or `waitMs` passed, and the answer then carries the step's status
+ * (`RunStepResponse.stepStatus`): one request per step instead of a run and a long-poll. Absent or
+ * 0: the answer comes at once, with the ids only (spec §4.3).
+ */
+export const RunStepQuery = z.object({
+  waitMs: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(`Hold the answer until the step ended or this many ms passed (capped at ${MAX_LONG_POLL_MS}); the answer then carries \`stepStatus\`.`),
+});
+export type RunStepQuery = z.infer<typeof RunStepQuery>;
 
 /** Query of the status routes: `waitMs` long-polls (capped at {@link MAX_LONG_POLL_MS}). */
 export const LongPollQuery = z.object({

@@ -32,6 +32,12 @@ export interface FaultServerOptions {
   apiKey?: string;
   /** Whether the step status route long-polls on `?waitMs=`. @default true */
   longPoll?: boolean;
+  /**
+   * Whether the step-run route takes `?waitMs=` too (a wf service does): its answer then waits for
+   * the step like a long-poll and carries `stepStatus`. @default false (a service of the spec alone:
+   * the ids at once)
+   */
+  waitOnRun?: boolean;
   /** How long each step "runs", in ms. @default 10 */
   stepDurationMs?: number;
   /** The result of an ASK (the answer JSON). @default `"answer to <question>"` */
@@ -113,6 +119,25 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
   });
 
   type Handled = { status: number; body: unknown } | { wait: Promise<{ status: number; body: unknown }> };
+
+  /** Answers `answer()` once the step ended or `waitMs` passed, whichever comes first. */
+  const whenEnded = (entry: StepEntry, waitMs: number, answer: () => unknown): Handled => {
+    const finished = () => entry.status.status === "SUCCEEDED" || entry.status.status === "FAILED";
+    if (finished() || waitMs <= 0) return { status: 200, body: answer() };
+    return {
+      wait: new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          timers.delete(timer);
+          entry.waiters.delete(done);
+          resolve({ status: 200, body: answer() });
+        };
+        const timer = later(waitMs, done);
+        entry.waiters.add(done);
+      }),
+    };
+  };
+  const waitMsOf = (query: URLSearchParams) => Math.min(Number(query.get("waitMs") ?? 0) || 0, MAX_LONG_POLL_MS);
   const problem = (status: number, code: string, detail: string, extra: Record<string, unknown> = {}) => ({
     status,
     body: { type: "about:blank", title: code, status, code, detail, ...extra },
@@ -158,7 +183,13 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
         const key = typeof keyHeader === "string" ? keyHeader : `no-key-${randomBytes(4).toString("hex")}`;
         runKeys.push(key);
         const existing = stepByKey.get(`${id}/${key}`);
-        if (existing) return { status: 200, body: { stepId: existing, jobTaskId: `job-${id}` } };
+        const answered = (stepId: string): Handled => {
+          const ids = { stepId, jobTaskId: `job-${id}` };
+          if (!options.waitOnRun || waitMsOf(query) <= 0) return { status: 200, body: ids };
+          const entry = stepsById.get(stepId)!;
+          return whenEnded(entry, waitMsOf(query), () => ({ ...ids, stepStatus: { ...entry.status } }));
+        };
+        if (existing) return answered(existing);
         const step = parsed.data;
         const stepId = randomBytes(8).toString("hex");
         stepByKey.set(`${id}/${key}`, stepId);
@@ -196,26 +227,12 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
           session.version++;
           for (const wake of entry.waiters) wake();
         });
-        return { status: 200, body: { stepId, jobTaskId: `job-${id}` } };
+        return answered(stepId);
       }
       case "stepStatus": {
         const entry = stepsById.get(id!);
         if (!entry) return problem(404, "WF_STEP_NOT_FOUND", `No step ${id}.`);
-        const finished = () => entry.status.status === "SUCCEEDED" || entry.status.status === "FAILED";
-        const waitMs = Math.min(Number(query.get("waitMs") ?? 0) || 0, MAX_LONG_POLL_MS);
-        if (!longPoll || finished() || waitMs <= 0) return { status: 200, body: { ...entry.status } };
-        return {
-          wait: new Promise((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              timers.delete(timer);
-              entry.waiters.delete(done);
-              resolve({ status: 200, body: { ...entry.status } });
-            };
-            const timer = later(waitMs, done);
-            entry.waiters.add(done);
-          }),
-        };
+        return whenEnded(entry, longPoll ? waitMsOf(query) : 0, () => ({ ...entry.status }));
       }
       case "close": {
         const session = sessions.get(id!);

@@ -14,6 +14,7 @@ import {
   MAX_LONG_POLL_MS,
   MAX_STEP_UPLOAD_BYTES,
   ROUTES,
+  RunStepQuery,
   RunStepRequest,
   RunStepResponse,
   SessionStatus,
@@ -71,19 +72,21 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
         summary: "Run one step in a session",
         description:
           "Queues an ACT or ASK in the session and answers at once with its ids; steps of one session run one at a time in arrival order. " +
-          "Follow it with the step status route (`?waitMs=` long-polls). With an `Idempotency-Key` header, a retry with the same key and body returns the first step's ids and runs nothing.",
+          "Follow it with the step status route (`?waitMs=` long-polls). With `?waitMs=` here, the answer waits until the step ended (or waitMs passed) and carries its `stepStatus`: one request per step. " +
+          "With an `Idempotency-Key` header, a retry with the same key and body returns the first step's ids and runs nothing.",
         tags: ["step mode"],
         security: SECURITY.apiKey,
         params: SessionIdParams,
+        querystring: RunStepQuery,
         headers: z.object({ [IDEMPOTENCY_KEY_HEADER]: z.string().optional().describe("Makes the request safe to retry: the same key in the same session never runs twice.") }),
         body: RunStepRequest,
         response: {
           200: jsonAnswer(RunStepResponse),
-          ...problemAnswers({ 400: "Malformed JSON", 401: "Missing or wrong API key", 404: "Unknown session", 409: "Session closed", 413: "Body too large, or files over 10 MiB (WF_UPLOAD_TOO_LARGE)", 415: "Not JSON", 422: "Invalid body, ACT with a schema, or idempotency key reused with another body" }),
+          ...problemAnswers({ 400: "Malformed JSON", 401: "Missing or wrong API key", 404: "Unknown session", 409: "Session closed", 413: "Body too large, or files over 10 MiB (WF_UPLOAD_TOO_LARGE)", 415: "Not JSON", 422: "Invalid body or query, ACT with a schema, or idempotency key reused with another body" }),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       // After validation: the validation bounds the body's depth, which the size check's serialisation needs.
       checkStepBodySize(body, options.bodyLimitBytes);
@@ -91,7 +94,11 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
       const header = request.headers[IDEMPOTENCY_KEY_HEADER];
       const idempotencyKey = Array.isArray(header) ? header[0] : header;
       const submitted = await sessions.submitStep(request.params.id, body, idempotencyKey ? { idempotencyKey } : {});
-      return { stepId: submitted.stepId, jobTaskId: submitted.jobTaskId } satisfies RunStepResponse;
+      const ids = { stepId: submitted.stepId, jobTaskId: submitted.jobTaskId };
+      const { waitMs } = longPoll(request.query);
+      if (waitMs === 0) return ids satisfies RunStepResponse;
+      // The step is recorded and queued: waiting for it is the step status route's long-poll.
+      return { ...ids, stepStatus: await sessions.waitForStep(submitted.stepId, waitMs, clientGone(reply)) } satisfies RunStepResponse;
     },
   );
 
