@@ -77,8 +77,11 @@ export interface RunWorkflowFileOptions {
   browser?: EarlyBrowser;
   /** Makes the reporter of the run's events instead of the configured one (the multi-file runner's); `redact` masks this run's secrets. */
   events?: (redact: (text: string) => string) => Reporter;
-  /** Ask the service for a Playwright trace of the session. @default false */
-  trace?: boolean;
+  /**
+   * Ask the service for a Playwright trace of the session; `"retain-on-failure"`: and tell it to
+   * drop the trace, unsaved, when the run succeeds. @default false
+   */
+  trace?: boolean | "retain-on-failure";
   /**
    * Called once the run ended, with its record (secrets redacted) and the service client, before
    * an embedded server stops: the report downloads the session's screenshots and trace here.
@@ -149,7 +152,7 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = options.service ?? (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true, trace: options.trace === true }));
+  const service = options.service ?? (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true, trace: Boolean(options.trace) }));
   timingMark("service ready");
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
@@ -188,7 +191,7 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
         },
         lock,
         ...(config.maxModelCalls !== undefined ? { maxModelCalls: config.maxModelCalls } : {}),
-        ...(options.trace ? { trace: true } : {}),
+        ...(options.trace ? { trace: options.trace } : {}),
         screenshot: config.screenshot,
         // The embedded server reads uploads from this machine's disk; a service elsewhere gets their bytes with the step.
         uploads: service.embedded ? "local" : "send",

@@ -11,6 +11,7 @@ import { RunAbortedError } from "@wf/core";
 import {
   API_KEY_HEADER,
   CloseSessionResponse,
+  type CloseSessionRequest,
   CreateSessionResponse,
   HealthResponse,
   IDEMPOTENCY_KEY_HEADER,
@@ -73,6 +74,12 @@ export interface RunStepOptions extends CallOptions {
   waitMs?: number;
 }
 
+/** Options of {@link ServiceClient.closeSession}. */
+export interface CloseSessionOptions extends CallOptions {
+  /** Drop the session's trace unsaved instead of saving it (`discardTrace: true` in the body). @default false */
+  discardTrace?: boolean;
+}
+
 /** Options of the long-polling status calls. */
 export interface StatusOptions extends CallOptions {
   /** Long-poll: let the service hold the answer until the step/session changes or `waitMs` passes, in ms (capped at 30_000). */
@@ -112,7 +119,7 @@ export interface ServiceClient {
   /** `GET /workflow/status/{id}`, long-polling with `waitMs` and `since`. */
   getSessionStatus(sessionId: string, options?: SessionStatusOptions): Promise<SessionStatus>;
   /** `POST /workflow/step/close/{id}`: closes a step session, freeing its browser context. */
-  closeSession(sessionId: string, options?: CallOptions): Promise<CloseSessionResponse>;
+  closeSession(sessionId: string, options?: CloseSessionOptions): Promise<CloseSessionResponse>;
   /**
    * `GET /workflow/view/{id}/screenshots/{stepId}`: the PNG the service took after a step (kept
    * after the session closed, as long as the service keeps its records).
@@ -422,7 +429,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
     },
     closeSession(sessionId, opts = {}) {
-      return perform({ method: "POST", path: routePath(ROUTES.stepClose, { id: sessionId }), schema: CloseSessionResponse, idempotent: true, timeoutMs: requestTimeoutMs, signal: opts.signal });
+      return perform({
+        method: "POST",
+        path: routePath(ROUTES.stepClose, { id: sessionId }),
+        ...(opts.discardTrace ? { body: { discardTrace: true } satisfies CloseSessionRequest } : {}),
+        schema: CloseSessionResponse,
+        idempotent: true,
+        timeoutMs: requestTimeoutMs,
+        signal: opts.signal,
+      });
     },
     getScreenshot(sessionId, stepId, opts = {}) {
       return download(routePath(`${ROUTES.sessionView}/screenshots/{stepId}`, { id: sessionId, stepId }), opts);

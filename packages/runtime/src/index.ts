@@ -3,7 +3,7 @@
  * that runs a workflow file's handler against the service.
  */
 export { createServiceClient } from "./client.js";
-export type { ServiceClient, ServiceClientOptions, CallOptions, RunStepOptions, StatusOptions, SessionStatusOptions, RetryOptions } from "./client.js";
+export type { ServiceClient, ServiceClientOptions, CallOptions, RunStepOptions, CloseSessionOptions, StatusOptions, SessionStatusOptions, RetryOptions } from "./client.js";
 export { ServiceError, UploadError } from "./errors.js";
 export type { ServiceErrorCode, ServiceErrorInit, UploadErrorCode } from "./errors.js";
 export { runWorkflow, totalUsage } from "./run.js";

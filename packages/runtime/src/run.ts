@@ -75,9 +75,11 @@ export interface RunWorkflowOptions {
   maxModelCalls?: number;
   /**
    * Ask the service to record a Playwright trace of the run's session (`trace: true` on create);
-   * fetch it after the run with `client.getTrace(record.sessionId)`. @default false
+   * fetch it after the run with `client.getTrace(record.sessionId)`. `"retain-on-failure"`
+   * (Playwright Test's mode): recorded too, but a run that succeeds closes its session with
+   * `discardTrace: true`, so the service drops the trace unsaved (it has none to fetch). @default false
    */
-  trace?: boolean;
+  trace?: boolean | "retain-on-failure";
   /**
    * Which steps the service takes a screenshot after (`screenshot` on create; Playwright Test's
    * values): `on` every step, `only-on-failure` the failed ones, `off` none. Fewer pictures make
@@ -193,7 +195,8 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
 
   let closeError: WireError | undefined;
   try {
-    await client.closeSession(sessionId, { signal: AbortSignal.timeout(closeTimeoutMs) });
+    const discardTrace = options.trace === "retain-on-failure" && status === "succeeded";
+    await client.closeSession(sessionId, { signal: AbortSignal.timeout(closeTimeoutMs), ...(discardTrace ? { discardTrace } : {}) });
   } catch (error) {
     const code = isWfError(error) ? (error as { problem?: { code?: string } }).problem?.code : undefined;
     if (code !== "WF_SESSION_CLOSED") closeError = toWireError(error, redact);

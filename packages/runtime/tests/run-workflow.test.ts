@@ -240,7 +240,7 @@ describe("runWorkflow", () => {
     const { server, client } = await setUp({ waitOnRun: true, stepDurationMs: 300 });
     const record = await runWorkflow(prices, { client, longPollMs: 50 });
     expect(record.status).toBe("succeeded");
-    expect(record.output?.rows).toHaveLength(2);
+    expect((record.output as { rows: unknown[] }).rows).toHaveLength(2);
     // Each step outlasted the run's 50 ms wait: its end came from the status route.
     expect(server.requests.stepStatus).toBeGreaterThanOrEqual(4);
     expectNoStepTwice(server, 4);
@@ -253,6 +253,19 @@ describe("runWorkflow", () => {
     expect(failed.error).toMatchObject({ code: "WF_STEP_FAILED" });
     expect(failed.steps[1]).toMatchObject({ status: "failed", error: { code: "WF_ELEMENT_NOT_FOUND" } });
     expect(failing.server.requests.stepStatus).toBe(0);
+  });
+
+  it("trace retain-on-failure: a run that succeeds closes its session with discardTrace; a failed one, and trace: true, keep it", async () => {
+    const { server, client } = await setUp();
+    expect((await runWorkflow(prices, { client, trace: "retain-on-failure" })).status).toBe("succeeded");
+    expect((await runWorkflow(prices, { client, trace: true })).status).toBe("succeeded");
+    expect(server.closeBodies).toEqual([{ discardTrace: true }, undefined]);
+
+    await client.close();
+    await server.close();
+    const failing = await setUp({ fail: (step) => (step.type === "ASK" ? { code: "WF_ELEMENT_NOT_FOUND", message: "no table" } : undefined) });
+    expect((await runWorkflow(prices, { client: failing.client, trace: "retain-on-failure" })).status).toBe("failed");
+    expect(failing.server.closeBodies).toEqual([undefined]);
   });
 
   it("never records or emits a secret param's value", async () => {

@@ -6,6 +6,7 @@
  * `wf run`'s server (`prelaunchBrowser` with `openPage` and `trace`): the context opened ahead
  * records the trace before the session is created; a session without `trace` on it has none.
  */
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,6 +72,21 @@ describe("session traces", () => {
     const byKey = await fetch(traceUrl(id), { headers });
     expect(byKey.status).toBe(200);
     expect(Buffer.from(await byKey.arrayBuffer()).equals(zip)).toBe(true);
+  });
+
+  it("a traced session closed with discardTrace: true keeps no trace (the client drops a passing run's); a bad body is a 422", async () => {
+    const { workflowId: id } = CreateSessionResponse.parse(await post(ROUTES.stepCreate, { trace: true }));
+    expect((await step(id, { type: "ACT", step: `go to ${pages.url}/index.html` })).status).toBe("SUCCEEDED");
+    const refused = await fetch(server.url + routePath(ROUTES.stepClose, { id }), { method: "POST", headers, body: JSON.stringify({ discardTrace: "yes" }) });
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({ code: "WF_VALIDATION_FAILED", errors: [{ path: "/discardTrace" }] });
+
+    expect(await post(routePath(ROUTES.stepClose, { id }), { discardTrace: true })).toMatchObject({ status: "SUCCEEDED" });
+    const res = await fetch(traceUrl(id), { headers });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: "WF_TRACE_NOT_FOUND", detail: expect.stringContaining("discardTrace") });
+    // Nothing was written for it.
+    expect(existsSync(join(dataDir, "traces", `${id}.zip`))).toBe(false);
   });
 
   it("a session created without trace has none (404 WF_TRACE_NOT_FOUND); an unknown one is 404 with a key, 401 without", async () => {

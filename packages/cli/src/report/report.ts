@@ -36,8 +36,12 @@ export interface AttemptArtifacts {
 export interface RunReport {
   /** The report folder, absolute. */
   readonly dir: string;
-  /** Whether attempt `attempt` (0 = first run, 1 = first retry) records a trace. */
-  traceFor(attempt: number): boolean;
+  /**
+   * Whether attempt `attempt` (0 = first run, 1 = first retry) records a trace: `false` not,
+   * `true` kept, `"retain-on-failure"` kept only when the attempt does not succeed (the service is
+   * then told to drop a passing attempt's trace instead of saving it).
+   */
+  traceFor(attempt: number): boolean | "retain-on-failure";
   /** Downloads the attempt's screenshots (and trace, as the trace mode says) from the service. */
   collect(entry: WorkflowEntry, attempt: number, record: RunRecord, client: ServiceClient): Promise<void>;
   /** Writes the HTML report (a failure is told to `warn`, not thrown). @returns the path of its `index.html`. */
@@ -122,7 +126,7 @@ export async function createRunReport(options: {
 
   return {
     dir,
-    traceFor: recorded,
+    traceFor: (attempt) => recorded(attempt) && (trace === "retain-on-failure" ? "retain-on-failure" : true),
     async collect(entry, attempt, record, client) {
       try {
         await collect(entry, attempt, record, client);
@@ -225,7 +229,8 @@ function shortCallSites(record: RunRecord, cwd: string): RunRecord {
 
 /** What {@link runWithReport} hands the run of one workflow file: the options of `runWorkflowFile` that feed the report. */
 export interface ReportHooks {
-  trace: boolean;
+  /** See {@link RunReport.traceFor}. */
+  trace: boolean | "retain-on-failure";
   afterRun: (record: RunRecord, client: ServiceClient) => Promise<void>;
   reportPath: string;
 }

@@ -467,6 +467,19 @@ export const SessionStatus = z.object({
 });
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
+/** Body of `POST /workflow/step/close/{id}` (ours; optional: no body closes as before). */
+export const CloseSessionRequest = z
+  .object({
+    discardTrace: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: the session's Playwright trace (create's `trace: true`) is dropped, not saved, and GET /workflow/view/{id}/trace answers 404. What `wf run` sends for a run that passed under `--trace retain-on-failure`, as Playwright Test drops a passing test's trace. Default false.",
+      ),
+  })
+  .describe("Close a step session.");
+export type CloseSessionRequest = z.input<typeof CloseSessionRequest>;
+
 /** Body of the 200 answer of close and cancel: the session's status after the change. */
 export const CloseSessionResponse = SessionStatus;
 export type CloseSessionResponse = SessionStatus;

@@ -78,6 +78,8 @@ export interface FaultServer {
   readonly steps: RunStepRequest[];
   /** The idempotency key each run request carried, in order of arrival (retries included). */
   readonly runKeys: string[];
+  /** The body of each close request (parsed JSON; `undefined` for none), in order of arrival. */
+  readonly closeBodies: unknown[];
   close(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
   const executions = new Map<string, number>();
   const executed: RunStepRequest[] = [];
   const runKeys: string[] = [];
+  const closeBodies: unknown[] = [];
   const faults: Record<FaultRoute, Fault[]> = { create: [], run: [], stepStatus: [], close: [], sessionStatus: [], health: [] };
   const requests: Record<FaultRoute, number> = { create: 0, run: 0, stepStatus: 0, close: 0, sessionStatus: 0, health: 0 };
   const timers = new Set<NodeJS.Timeout>();
@@ -235,6 +238,11 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
         return whenEnded(entry, longPoll ? waitMsOf(query) : 0, () => ({ ...entry.status }));
       }
       case "close": {
+        try {
+          closeBodies.push(body === "" ? undefined : JSON.parse(body));
+        } catch {
+          closeBodies.push(body);
+        }
         const session = sessions.get(id!);
         if (!session) return problem(404, "WF_SESSION_NOT_FOUND", `No session ${id}.`);
         if (session.closed) return problem(409, "WF_SESSION_CLOSED", `Session ${id} is already closed.`);
@@ -312,6 +320,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     executions,
     steps: executed,
     runKeys,
+    closeBodies,
     async close() {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

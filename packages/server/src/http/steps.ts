@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
+  CloseSessionRequest,
   CreateSessionRequest,
   CreateSessionResponse,
   IDEMPOTENCY_KEY_HEADER,
@@ -125,11 +126,15 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
       onRequest,
       schema: {
         summary: "Close a step session",
-        description: "Frees the session's browser context. The session ends SUCCEEDED; a queued or running step fails with WF_SESSION_CLOSED. No body needed.",
+        description:
+          "Frees the session's browser context. The session ends SUCCEEDED; a queued or running step fails with WF_SESSION_CLOSED. " +
+          "No body needed; `discardTrace: true` drops the session's trace instead of saving it.",
         tags: ["step mode"],
         security: SECURITY.apiKey,
         params: z.object({ id: z.string().min(1).describe("The session's workflowId.") }),
-        response: { 200: jsonAnswer(SessionStatus), ...problemAnswers({ 401: "Missing or wrong API key", 404: "Unknown session", 409: "Session already closed" }) },
+        body: CloseSessionRequest,
+        [BODY_OPTIONAL]: true,
+        response: { 200: jsonAnswer(SessionStatus), ...problemAnswers({ 401: "Missing or wrong API key", 404: "Unknown session", 409: "Session already closed", 422: "Invalid body" }) },
       },
     },
     async (request) => {
@@ -139,7 +144,7 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
       if (session.status !== "RUNNING") {
         throw new HttpProblem("WF_SESSION_CLOSED", `Session ${id} is already ${session.status.toLowerCase()}.`, { extra: { sessionStatus: session.status } });
       }
-      return sessions.finishSession(id, { status: session.kind === "STEP" ? "SUCCEEDED" : "CANCELLED" });
+      return sessions.finishSession(id, { status: session.kind === "STEP" ? "SUCCEEDED" : "CANCELLED", ...(request.body.discardTrace ? { discardTrace: true } : {}) });
     },
   );
 }

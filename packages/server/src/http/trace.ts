@@ -55,7 +55,7 @@ export function registerTraceRoute(app: FastifyInstance, context: ServerContext)
       if (!info) {
         throw new HttpProblem(
           "WF_TRACE_NOT_FOUND",
-          `Session ${session.sessionId} has no trace: it was created without \`trace: true\`, or its browser closed before the trace was saved.`,
+          `Session ${session.sessionId} has no trace: it was created without \`trace: true\`, closed with \`discardTrace: true\`, or its browser closed before the trace was saved.`,
         );
       }
       return reply

@@ -119,14 +119,18 @@ export class SessionLifecycle {
   /**
    * Ends a session: records its final `status` (and `output` or `error`), aborts its running
    * step, fails its queued steps with `WF_SESSION_CLOSED`, and closes its browser context (its
-   * trace saved first).
+   * trace saved first, or dropped with `end.discardTrace`).
    *
    * @param end.status - `SUCCEEDED`, `FAILED` or `CANCELLED`.
+   * @param end.discardTrace - the client will not keep the trace: it is stopped unsaved. @default false
    * @returns the session's status after the change.
    * @throws {@link SessionNotFoundError}; {@link SessionFinishedError} when it already ended; the
    *   store's `WF_STORAGE_UNAVAILABLE` (the end is then written as soon as the store takes it).
    */
-  async finishSession(sessionId: string, end: { status: Exclude<SessionState, "RUNNING">; output?: unknown; error?: WireError | null }): Promise<SessionStatus> {
+  async finishSession(
+    sessionId: string,
+    end: { status: Exclude<SessionState, "RUNNING">; output?: unknown; error?: WireError | null; discardTrace?: boolean },
+  ): Promise<SessionStatus> {
     const { registry, feed, store } = this.parts;
     const session = registry.sessions.get(sessionId) ?? (await registry.requireStoredSession(sessionId)).session;
     if (session.status !== "RUNNING") throw new SessionFinishedError(sessionId, session.status);
@@ -146,7 +150,8 @@ export class SessionLifecycle {
       live.running?.abort(reason);
       try {
         await live.capture;
-        await live.browser.saveTrace(this.parts.options.dataDir, sessionId, live.secrets);
+        if (end.discardTrace) await live.browser.discardTrace();
+        else await live.browser.saveTrace(this.parts.options.dataDir, sessionId, live.secrets);
         await live.browser.close();
         await live.tail.catch(() => undefined);
       } finally {

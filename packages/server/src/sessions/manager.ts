@@ -120,7 +120,7 @@ export class SessionManager {
   }
 
   /** See {@link SessionLifecycle.finishSession}. @throws {@link SessionNotFoundError}, {@link SessionFinishedError} */
-  finishSession(sessionId: string, end: { status: Exclude<SessionState, "RUNNING">; output?: unknown; error?: WireError | null }): Promise<SessionStatus> {
+  finishSession(sessionId: string, end: Parameters<SessionLifecycle["finishSession"]>[1]): Promise<SessionStatus> {
     return this.lifecycle.finishSession(sessionId, end);
   }
 

@@ -270,6 +270,11 @@ export class SessionBrowser {
     await saveTrace(this.context, tracePath(dataDir, sessionId), secrets);
   }
 
+  /** Stops the trace unsaved, when the context records one (a client that will not keep it). Never throws. */
+  async discardTrace(): Promise<void> {
+    await discardTrace(this.context);
+  }
+
   /** Closes the context (and its pages) and deletes the files its steps brought. Never throws. */
   async close(): Promise<void> {
     await this.context.close().catch(() => undefined);
