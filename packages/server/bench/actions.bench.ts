@@ -6,7 +6,9 @@
  * failure, as Playwright Test; no picture here, as no step fails). Prints the median time per
  * action of each and their ratios to the plain script, the default settings' ratio last.
  *
- * Run: `pnpm --filter @wf/server bench` (`WF_BENCH_ACTIONS=100` for more actions).
+ * Run: `pnpm --filter @wf/server bench` (`WF_BENCH_ACTIONS=100` for more actions;
+ * `WF_BENCH_DATABASE_URL=memory:` keeps the records in memory instead of the default embedded
+ * PGlite database, to see what the store's commits cost).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -30,7 +32,8 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-"));
   const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
   const key = "bench-key";
-  const server = await startServer({ port: 0, apiKeys: [key], dataDir });
+  const databaseUrl = process.env.WF_BENCH_DATABASE_URL;
+  const server = await startServer({ port: 0, apiKeys: [key], dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
   const pageUrl = `${pages.url}/form.html`;
   try {
     const { call, runToEnd } = benchClient(server.url, key);
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
     const plain = median(await plainScript());
     const defaults = median(await throughServer());
     process.stdout.write(
-      `${ACTIONS} actions on ${pageUrl}\n` +
+      `${ACTIONS} actions on ${pageUrl}${databaseUrl ? ` (records: ${databaseUrl})` : ""}\n` +
         `  through the server (HTTP), a screenshot after every step:     median ${every.toFixed(1)} ms per action\n` +
         `  through the server, default settings (only-on-failure):       median ${defaults.toFixed(1)} ms per action\n` +
         `  plain Playwright script:                                       median ${plain.toFixed(1)} ms per action\n` +
