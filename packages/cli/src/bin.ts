@@ -4,6 +4,7 @@
  * a second Ctrl-C exits at once.
  */
 import { existsSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
 import { WfError } from "@wf/core/errors";
 import { allowProcessWideTsx } from "./_import.js";
 import { runCli } from "./cli.js";
@@ -11,6 +12,16 @@ import { EXIT } from "./errors.js";
 import { timingMark } from "./timing.js";
 
 timingMark("cli loaded");
+
+// A short-lived command talks HTTP through undici, whose parser is WebAssembly (llhttp). V8 tiers
+// a hot WebAssembly function up with TurboFan on a background thread: for llhttp's parser that is
+// ~80 ms of CPU, and in `wf run` it became hot during the first step, competing on a 2-core machine
+// with Chromium loading the page (`go to` 88 ms against the plain script's 46; with no TurboFan
+// tier-up, 51). A 100× budget (V8's default: 1,800,000) leaves the parser on its baseline code
+// for the few dozen messages of a run, and still tiers up WebAssembly that runs much longer (a
+// workflow's own). Not for `wf serve`, a long-lived server (its PGlite's tier: `pgliteWasmTier`).
+// Set before the first request, when undici compiles llhttp. docs/decisions.md, issue 26.
+if (process.argv[2] !== "serve") setFlagsFromString("--wasm-tiering-budget=180000000");
 
 // User files load through tsx registered for the whole process (at once in this repository, on
 // the first user file when installed; see _import.ts), sharing the CLI's module graph.
