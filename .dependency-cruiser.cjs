@@ -42,6 +42,68 @@ module.exports = {
       to: { path: ["^packages/cli/", "^packages/runtime/src/(?!lock\\.ts$|locked-steps\\.ts$|lock-diff\\.ts$|model-budget\\.ts$)"] },
     },
     {
+      name: "interpreter-through-its-entries",
+      severity: "error",
+      comment:
+        "The rest of the server reaches the interpreter through interpreter/index.ts (the grammar side, the seam's types, replay, the page view) and interpreter/model/index.ts (the model side), never a file inside it.",
+      from: { path: "^packages/server/src/", pathNot: "^packages/server/src/interpreter/" },
+      to: { path: "^packages/server/src/interpreter/", pathNot: "^packages/server/src/interpreter/(index|model/index)\\.ts$" },
+    },
+    {
+      name: "model-interpreter-loaded-on-demand",
+      severity: "error",
+      comment:
+        "interpreter/model/ loads the openai SDK (~14 MB): outside the interpreter, only a dynamic import() or a type import may reach it, so a server without a model never loads it (src/index.ts, createInterpreter).",
+      from: { path: "^packages/server/src/", pathNot: "^packages/server/src/interpreter/" },
+      to: { path: "^packages/server/src/interpreter/model/", dependencyTypesNot: ["dynamic-import", "type-only"] },
+    },
+    {
+      name: "interpreter-folder-through-its-index",
+      severity: "error",
+      comment: "Inside the interpreter, a folder (grammar/, locate/, page/, read/, check/, act/, lock/, model/) reaches another only through that folder's index.ts.",
+      from: { path: "^packages/server/src/interpreter/([^/]+)/" },
+      to: { path: "^packages/server/src/interpreter/[^/]+/(?!index\\.ts$)", pathNot: "^packages/server/src/interpreter/$1/" },
+    },
+    {
+      name: "interpreter-top-through-folder-index",
+      severity: "error",
+      comment: "The interpreter's own files (deterministic.ts, index.ts, …) reach its folders through their index.ts.",
+      from: { path: "^packages/server/src/interpreter/[^/]+\\.ts$" },
+      to: { path: "^packages/server/src/interpreter/[^/]+/(?!index\\.ts$)" },
+    },
+    {
+      name: "interpreter-shared-files-import-no-folder",
+      severity: "error",
+      comment: "errors.ts, types.ts, _clock.ts and _text.ts are what every folder shares: they import no folder of the interpreter.",
+      from: { path: "^packages/server/src/interpreter/(errors|types|_clock|_text)\\.ts$" },
+      to: { path: "^packages/server/src/interpreter/[^/]+/" },
+    },
+    {
+      name: "interpreter-no-folder-imports-the-top",
+      severity: "error",
+      comment: "No folder of the interpreter imports deterministic.ts or index.ts (they are built from the folders, not the other way round).",
+      from: { path: "^packages/server/src/interpreter/[^/]+/" },
+      to: { path: "^packages/server/src/interpreter/(deterministic|index)\\.ts$" },
+    },
+    ...[
+      // folder: the folders it may not import. The layers, from the bottom: page/ (the in-page
+      // scripts and the page view), grammar/ (parsing, no browser), locate/, then act/, read/ and
+      // check/, then lock/ (record and replay), and model/ on top, which may use everything.
+      ["page", "grammar|locate|act|read|check|lock|model"],
+      ["grammar", "page|locate|act|read|check|lock|model"],
+      ["locate", "act|read|check|lock|model"],
+      ["act", "read|check|lock|model"],
+      ["read", "grammar|act|check|lock|model"],
+      ["check", "act|lock|model"],
+      ["lock", "read|check|model"],
+    ].map(([folder, forbidden]) => ({
+      name: `interpreter-${folder}-layer`,
+      severity: "error",
+      comment: `interpreter/${folder}/ never imports interpreter/(${forbidden})/ (the layers are written in ARCHITECTURE.md, "The interpreter").`,
+      from: { path: `^packages/server/src/interpreter/${folder}/` },
+      to: { path: `^packages/server/src/interpreter/(${forbidden})/` },
+    })),
+    {
       name: "examples-use-the-public-surface",
       severity: "error",
       comment: "Examples import core and zod; their tests run the wf command. Never server or runtime internals.",

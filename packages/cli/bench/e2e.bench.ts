@@ -27,7 +27,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CHROMIUM_ARGS } from "../../server/src/browser.js";
+import { CHROMIUM_ARGS } from "../../server/src/browser/host.js";
 import { installBuild, median } from "./_startup.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 5);

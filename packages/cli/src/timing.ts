@@ -6,7 +6,7 @@
  * `WF_TIMING` is a yes word of the environment schema (`1`, `true`, `yes`…), read when this module
  * loads, before zod and the configuration are (see `env-flag.ts`; a malformed value fails where the
  * configuration is parsed). The embedded server writes its own milestones the same way
- * (`packages/server/src/timing.ts`).
+ * (`packages/server/src/observability/timing.ts`).
  */
 import { earlyFlag } from "@wf/server/env-flag";
 

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     // Inside the server's process: the page read in the browser (partial, as the step reads it
     // first, and full), and the answer built from the partial read. Loaded on demand, so that the
     // bench also runs against a checkout from before these modules (the parts then print n/a).
-    const inServer = await Promise.all([import("../src/interpreter/ask-read.js"), import("../src/interpreter/ask.js")]).catch(() => undefined);
+    const inServer = await import("../src/interpreter/read/index.js").then((read) => [read, read] as const).catch(() => undefined);
     const parts = async () => {
       if (!inServer) return { partial: NaN, full: NaN, answer: NaN };
       const [{ readPage }, { answerFromPage }] = inServer;

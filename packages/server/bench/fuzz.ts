@@ -7,7 +7,7 @@
  * Run: `pnpm --filter @wf/server fuzz` (`WF_FUZZ_REQUESTS=2000`, `WF_FUZZ_SEED=7`).
  * `WF_FUZZ_DATABASE=postgres`: two instances on one throwaway PostgreSQL (Debian's binaries, see
  * tests/helpers/postgres.ts); the session and step are made on the first, and every fuzzed request
- * goes to the second, so requests about them take the forwarding path (`src/instances.ts`).
+ * goes to the second, so requests about them take the forwarding path (`src/cluster/instances.ts`).
  * `WF_LOG_LEVEL=error` logs the servers' errors (a 5xx's stack) to stdout.
  */
 import { mkdtemp, rm } from "node:fs/promises";

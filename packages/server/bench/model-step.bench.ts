@@ -17,11 +17,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import type { StepStatus } from "@wf/core/protocol";
-import { ACT_RESPONSE_SCHEMA, readPageView, startServer } from "../src/index.js";
-import { ACT_SYSTEM_PROMPT, createModelProvider } from "../src/interpreter/index.js";
-import { answerErrors } from "../src/interpreter/_answer-check.js";
-import { locateTarget } from "../src/interpreter/locate.js";
-import { identifyViewElements } from "../src/interpreter/model/_page-view-script.js";
+import { readPageView, startServer } from "../src/index.js";
+import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, createModelProvider } from "../src/interpreter/model/index.js";
+import { answerErrors } from "../src/interpreter/read/index.js";
+import { locateTarget } from "../src/interpreter/locate/index.js";
+import { identifyViewElements } from "../src/interpreter/page/index.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
 import { refFor, startModelDouble } from "../tests/helpers/model-double.js";
 import { median } from "./_service.js";
@@ -33,7 +33,7 @@ const ms = (n: number) => `${n.toFixed(1).padStart(7)} ms`;
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-model-"));
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/model/", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/model", import.meta.url)));
   const model = await startModelDouble();
   // The instant model: unticks "Buy milk", noting when each request arrived.
   const arrived: number[] = [];

@@ -12,7 +12,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { performance } from "node:perf_hooks";
 import { chromium } from "playwright-core";
-import { CHROMIUM_ARGS } from "../src/browser.js";
+import { CHROMIUM_ARGS } from "../src/browser/host.js";
 import { createDeterministicInterpreter, isInterpreterError } from "../src/interpreter/index.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
 import { median } from "./_service.js";
@@ -22,7 +22,7 @@ const PG = "/usr/share/doc/postgresql-doc-15/html/datatype-numeric.html";
 
 
 async function main(): Promise<void> {
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/interpreter/", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/interpreter", import.meta.url)));
   const browser = await chromium.launch({ executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium", args: [...CHROMIUM_ARGS] });
   const interpreter = createDeterministicInterpreter({ allowFileUrls: true });
   const urls = ["app.html", "constants.html", "search-results.html", "data.html"].map((p) => `${pages.url}/${p}`);

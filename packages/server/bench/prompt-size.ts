@@ -10,12 +10,13 @@ import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { CHROMIUM_ARGS } from "../src/browser.js";
-import { ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT, DEFAULT_MAX_PROMPT_TOKENS, estimateTokens, readPageView } from "../src/interpreter/index.js";
+import { CHROMIUM_ARGS } from "../src/browser/host.js";
+import { estimateTokens, readPageView } from "../src/interpreter/index.js";
+import { ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT, DEFAULT_MAX_PROMPT_TOKENS } from "../src/interpreter/model/index.js";
 
 const BUDGET = Number(process.env.WF_MODEL_MAX_PROMPT_TOKENS ?? DEFAULT_MAX_PROMPT_TOKENS);
 const DOCS = "/usr/share/doc/postgresql-doc-15/html";
-const FIXTURES = fileURLToPath(new URL("../tests/fixtures/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../tests/fixtures", import.meta.url));
 
 /** A question and an instruction per page, as a user might write them. */
 const ASK = "List every row of the main table on this page";

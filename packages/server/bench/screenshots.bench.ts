@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { chromium, type Page } from "playwright-core";
 import { startStaticServer } from "../tests/helpers/static-server.js";
-import { MASK_COLOR, MASKED_SELECTOR } from "../src/session-secrets.js";
+import { MASK_COLOR, MASKED_SELECTOR } from "../src/sessions/secrets.js";
 
 const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 40);
 
@@ -38,7 +38,7 @@ const WAYS: Record<string, Capture> = {
   "cdp jpeg q60, optimizeForSpeed": viaCdp("jpeg", 60),
   "cdp jpeg q60, scale 0.5, optimizeForSpeed": viaCdp("jpeg", 60, 0.5),
   "cdp png, scale 0.5, optimizeForSpeed": viaCdp("png", undefined, 0.5),
-  // What wf does now (session-secrets.ts): look for fields to mask, then CDP when there are none…
+  // What wf does now (sessions/secrets.ts): look for fields to mask, then CDP when there are none…
   "wf: mask check, none found, cdp png": async (page, cdp) => {
     if ((await page.locator(MASKED_SELECTOR).count()) > 0) throw new Error("the bench form has no field to mask");
     return viaCdp("png")(page, cdp);
@@ -60,7 +60,7 @@ function quantile(values: number[], q: number): number {
 }
 
 async function main(): Promise<void> {
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server", import.meta.url)));
   const browser = await chromium.launch({ executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium" });
   try {
     const context = await browser.newContext();

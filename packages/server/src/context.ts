@@ -29,11 +29,11 @@
  * - `publicUrl()`: base of the links handed out.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { BrowserHost } from "./browser.js";
+import type { BrowserHost } from "./browser/host.js";
 import type { z } from "zod";
-import type { ResolvedServerOptions } from "./options.js";
-import type { SessionManager, SessionRecord } from "./sessions.js";
-import type { StepInterpreter } from "./interpreter/types.js";
+import type { ResolvedServerOptions } from "./config/options.js";
+import type { SessionManager, SessionRecord } from "./sessions/index.js";
+import type { StepInterpreter } from "./interpreter/index.js";
 import type { Store } from "./store/store.js";
 
 /** Authentication helpers of the server. */

@@ -8,29 +8,28 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./http/app.js";
 import { createParse } from "./http/validation.js";
-import { createAuth } from "./auth.js";
-import { BrowserHost } from "./browser.js";
+import { createAuth } from "./http/auth.js";
+import { BrowserHost } from "./browser/host.js";
 import type { ServerContext } from "./context.js";
 import { openStore } from "./store/drivers.js";
 import { corruptMessage } from "./store/sql-store.js";
 import type { CorruptRecord } from "./store/store.js";
-import { startRetentionSweep } from "./retention.js";
-import { internalUrlOf, startInstanceLease } from "./instances.js";
-import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./options.js";
-import { SessionManager } from "./sessions.js";
-import { StoreRetry, stderrLog } from "./store-retry.js";
-import { loadServerSecret } from "./secret.js";
-import { timingMark } from "./timing.js";
+import { startRetentionSweep } from "./store/retention.js";
+import { internalUrlOf, startInstanceLease } from "./cluster/instances.js";
+import { resolveServerOptions, type ResolvedServerOptions, type ServerOptions } from "./config/options.js";
+import { SessionManager } from "./sessions/index.js";
+import { StoreRetry, stderrLog } from "./store/retry.js";
+import { loadServerSecret } from "./config/request-secret.js";
+import { timingMark } from "./observability/timing.js";
 // The grammar's interpreter only: the model's (and the openai SDK under it, ~14 MB) loads when a
 // model is configured (createInterpreter), not with every server (issue 26).
-import { createDeterministicInterpreter } from "./interpreter/deterministic.js";
-import type { StepInterpreter } from "./interpreter/types.js";
+import { createDeterministicInterpreter, type StepInterpreter } from "./interpreter/index.js";
 
-export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./options.js";
-export type { ServerOptions, ResolvedServerOptions } from "./options.js";
+export { resolveServerOptions, CHROMIUM_CANDIDATES } from "./config/options.js";
+export type { ServerOptions, ResolvedServerOptions } from "./config/options.js";
 export type { ServerContext, ServerAuth } from "./context.js";
-export { SessionManager } from "./sessions.js";
-export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions.js";
+export { SessionManager } from "./sessions/index.js";
+export type { CreateSessionOptions, StepInput, SessionRecord, StepRecord, SessionChange, SubmittedStep, SubmitStepOptions } from "./sessions/index.js";
 export {
   BrowserUnavailableError,
   IdempotencyKeyReusedError,
@@ -40,7 +39,7 @@ export {
   StepNotFoundError,
   StepRequestInvalidError,
   TooManySessionsError,
-} from "./sessions.js";
+} from "./sessions/index.js";
 export { openStore, PGLITE_DIR, redactDatabaseUrl } from "./store/drivers.js";
 export { MemoryStore, MEMORY_DATABASE_URL } from "./store/memory-store.js";
 export { backupStore, restoreStore } from "./store/backup.js";
@@ -49,15 +48,12 @@ export type { OpenStoreOptions, PgliteWasmTier } from "./store/drivers.js";
 export { SqlStore, storageUnavailable, storageCorrupt, STORAGE_RETRY_AFTER_MS } from "./store/sql-store.js";
 export type { BeforeCommit, SqlDatabase, SqlQueryable } from "./store/sql-store.js";
 export type { Store, StoredSession, RecoveredWork, CorruptRecord, SweepResult } from "./store/store.js";
-export { sweepOnce } from "./retention.js";
+export { sweepOnce } from "./store/retention.js";
 export { HttpProblem, isHttpProblem, BrowserNotFoundError, StepExecutionError, StoreDamagedError } from "./errors.js";
 export { VIEW_ROUTES } from "./http/view.js";
-export { loadServerSecret, SECRET_FILE } from "./secret.js";
-export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/types.js";
-export { parseInstructions } from "./interpreter/grammar.js";
-export { grammarText } from "./interpreter/grammar-text.js";
-export { ACT_RESPONSE_SCHEMA } from "./interpreter/model/prompts.js";
-export { estimateTokens, renderPageView, readPageView } from "./interpreter/model/page-view.js";
+export { loadServerSecret, SECRET_FILE } from "./config/request-secret.js";
+export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./interpreter/index.js";
+export { estimateTokens, grammarText, parseInstructions, readPageView, renderPageView } from "./interpreter/index.js";
 
 /** The server's version, from its package.json. */
 export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -265,10 +261,7 @@ function hostForUrl(host: string): string {
 async function createInterpreter(resolved: ResolvedServerOptions, warn: (message: string) => void): Promise<StepInterpreter> {
   const grammar = createDeterministicInterpreter({ uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls });
   if (!resolved.model) return grammar;
-  const [{ createModelProvider }, { createModelInterpreter, createGrammarThenModelInterpreter }] = await Promise.all([
-    import("./interpreter/model/provider.js"),
-    import("./interpreter/model/interpreter.js"),
-  ]);
+  const { createModelProvider, createModelInterpreter, createGrammarThenModelInterpreter } = await import("./interpreter/model/index.js");
   const { name, apiKey, baseUrl, responseFormat, temperature, maxPromptTokens } = resolved.model;
   const provider = createModelProvider({ model: name, apiKey, baseUrl, responseFormat, temperature, warn });
   const model = createModelInterpreter({

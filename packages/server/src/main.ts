@@ -4,14 +4,14 @@
  * process.
  */
 import { isWfError } from "@wf/core";
-import { prepareStore } from "./store-ahead.js";
+import { prepareStore } from "./store/ahead.js";
 
 // This process is the server's own, so PGlite is compiled baseline-only (smaller, quicker to
 // start; see PgliteWasmTier), and its compile starts before the rest of the server is imported.
 prepareStore(process.env.WF_DATABASE_URL, "baseline");
 
 async function main(): Promise<void> {
-  const [{ startServer }, { resolveLogger }] = await Promise.all([import("./index.js"), import("./logging.js")]);
+  const [{ startServer }, { resolveLogger }] = await Promise.all([import("./index.js"), import("./observability/logging.js")]);
   // Logs at `info` unless WF_LOG_LEVEL says otherwise (`silent` turns it off).
   const server = await startServer({ logger: resolveLogger(undefined, { WF_LOG_LEVEL: "info", ...process.env }), pgliteWasmTier: "baseline" });
   process.stderr.write(`wf server listening on ${server.url} (health: ${server.url}/apis/request/health)\n`);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
-import { CHROMIUM_ARGS } from "../src/browser.js";
+import { CHROMIUM_ARGS } from "../src/browser/host.js";
 import { resolveServerOptions, startServer, type RunningServer } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
@@ -48,7 +48,7 @@ beforeAll(async () => {
   profileDir = await mkdtemp(join(tmpdir(), "wf-cdp-profile-"));
   dataDir = await mkdtemp(join(tmpdir(), "wf-cdp-data-"));
   ({ child: remote, endpoint } = await startRemoteChromium(executable, profileDir));
-  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY], dataDir, browserEndpoint: endpoint, journalSync: false });
 });
 

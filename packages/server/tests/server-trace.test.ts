@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreateSessionResponse, MAX_LONG_POLL_MS, ROUTES, RunStepResponse, StepStatus, routePath } from "@wf/core/protocol";
 import { unzipSync } from "fflate";
 import { startServer, type RunningServer } from "../src/index.js";
-import { prelaunchBrowser } from "../src/prelaunch.js";
+import { prelaunchBrowser } from "../src/browser/prelaunch.js";
 import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
 const KEY = "test-key-trace";
@@ -41,7 +41,7 @@ const traceUrl = (id: string) => server.url + routePath(ROUTES.sessionTrace, { i
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-server-trace-"));
-  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: false });
 });
 afterAll(async () => {

@@ -11,7 +11,7 @@ import { ROUTES } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
 import { registerDebuggerRoutes } from "./view.js";
 import { HttpProblem } from "../errors.js";
-import { registerForwarding } from "../instances.js";
+import { registerForwarding } from "../cluster/instances.js";
 import { registerJsonBodyParser } from "./body.js";
 import { errorHandler, pathOf, sendProblem, writeClientError } from "./error-handler.js";
 import { registerHealthRoute } from "./health.js";

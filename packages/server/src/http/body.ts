@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { HttpProblem } from "../errors.js";
-import { rawBodies } from "../instances.js";
+import { rawBodies } from "../cluster/instances.js";
 
 /** Replaces Fastify's body parsers with the one JSON parser described above. */
 export function registerJsonBodyParser(app: FastifyInstance): void {

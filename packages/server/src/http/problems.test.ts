@@ -10,7 +10,7 @@ import {
   StepNotFoundError,
   StepRequestInvalidError,
   TooManySessionsError,
-} from "../sessions.js";
+} from "../sessions/index.js";
 import { problemFor } from "./problems.js";
 
 /** The problem details (and Retry-After in ms) a thrown error is answered with, as the app's error handler sends them. */

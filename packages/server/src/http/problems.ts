@@ -14,7 +14,7 @@ import {
   StepNotFoundError,
   StepRequestInvalidError,
   TooManySessionsError,
-} from "../sessions.js";
+} from "../sessions/index.js";
 
 /**
  * The problem a domain error is answered with: `WF_SESSION_NOT_FOUND` / `WF_STEP_NOT_FOUND` 404;

@@ -23,7 +23,7 @@ import {
 } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
-import { checkUploadSize } from "../session-uploads.js";
+import { checkUploadSize } from "../sessions/uploads.js";
 import { clientGone, longPoll } from "./long-poll.js";
 import { BODY_OPTIONAL, jsonAnswer, problemAnswers, SECURITY } from "./openapi.js";
 import { fastifyPath } from "./paths.js";

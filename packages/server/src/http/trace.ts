@@ -1,5 +1,5 @@
 /**
- * `GET /workflow/view/{id}/trace`: a session's Playwright trace (the zip `tracing.ts` saved when
+ * `GET /workflow/view/{id}/trace`: a session's Playwright trace (the zip `browser/tracing.ts` saved when
  * the session ended), for the session's token or the API key.
  */
 import { randomBytes } from "node:crypto";
@@ -8,11 +8,11 @@ import { stat } from "node:fs/promises";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ROUTES } from "@wf/core/protocol";
-import { requestApiKey } from "../auth.js";
+import { requestApiKey } from "./auth.js";
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
-import type { SessionRecord } from "../sessions.js";
-import { tracePath } from "../tracing.js";
+import type { SessionRecord } from "../sessions/index.js";
+import { tracePath } from "../browser/tracing.js";
 import { mediaAnswer, problemAnswers, SECURITY } from "./openapi.js";
 import { fastifyPath } from "./paths.js";
 

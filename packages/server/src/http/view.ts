@@ -17,9 +17,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ROUTES, SessionStatus } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
-import { requestApiKey } from "../auth.js";
+import { requestApiKey } from "./auth.js";
 import { HttpProblem } from "../errors.js";
-import type { SessionRecord } from "../sessions.js";
+import type { SessionRecord } from "../sessions/index.js";
 import { mediaAnswer, problemAnswers, SECURITY } from "./openapi.js";
 
 /** Routes of the debugger page beside `ROUTES.sessionView` (OpenAPI-style paths). */
@@ -65,7 +65,7 @@ const ASSETS: Record<string, string> = {
  * @throws Error when neither holds `index.html`: the installed package lacks its files.
  */
 export function debuggerAssetDir(moduleUrl: string = import.meta.url): string {
-  const candidates = [new URL("./assets/debugger/", moduleUrl), new URL("../../assets/debugger/", moduleUrl)].map((url) => fileURLToPath(url));
+  const candidates = [new URL("./assets/debugger/", moduleUrl), new URL("../../assets/debugger", moduleUrl)].map((url) => fileURLToPath(url));
   const found = candidates.find((dir) => existsSync(`${dir}index.html`));
   if (!found) throw new Error(`The debugger page's files are missing (looked for index.html in ${candidates.join(" and ")}): reinstall @wf/server or @wf/cli.`);
   return found;

@@ -1,25 +1,21 @@
 /**
  * The deterministic step interpreter: plain instructions, no model, no network. ACT parses the
- * instruction with the grammar of `./grammar.ts` and drives the page with Playwright; ASK reads the
- * page (`./ask-read.ts`: in part first, whole when the part cannot settle the answer) and builds
- * the answer with `./ask.ts`.
+ * instruction with the grammar (`grammar/`) and drives the page with Playwright; ASK reads the
+ * page (`read/page-read.ts`: in part first, whole when the part cannot settle the answer) and builds
+ * the answer with `read/answer.ts`; checks are `check/`.
  */import path from "node:path";
 import { z } from "zod";
 import { redactText } from "@wf/core";
 import { InterpreterError } from "./errors.js";
-import { parseInstructions } from "./grammar.js";
-import { isNavigationRace } from "./locate.js";
-import { answerFromPage, answerTextFromPage } from "./ask.js";
-import { NeedsFullRead, readPage } from "./ask-read.js";
-import type { PageData } from "./_page-scripts.js";
-import { isFileUrl, leaveRefusedPage } from "./navigation-policy.js";
-import { performAction, type ActionDone } from "./perform.js";
+import { parseInstructions } from "./grammar/index.js";
+import { answerFromPage, answerTextFromPage, NeedsFullRead, readPage } from "./read/index.js";
+import { isNavigationRace, type PageData } from "./page/index.js";
+import { isFileUrl, leaveRefusedPage, performAction, type ActionDone } from "./act/index.js";
 import { words } from "./_text.js";
 import type { ActContext, ActResult, AskContext, StepInterpreter } from "./types.js";
 import { StepClock } from "./_clock.js";
-import { grammarCheck } from "./check.js";
+import { grammarCheck } from "./check/index.js";
 
-export { performAction, type ActionDone, type PerformOptions } from "./perform.js";
 
 /** Options of {@link createDeterministicInterpreter}; all optional. */
 export interface DeterministicInterpreterOptions {
@@ -109,7 +105,7 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
           return value;
         };
         try {
-          // Most answers need only part of what the page shows (ask-read.ts); any answer the partial
+          // Most answers need only part of what the page shows (read/page-read.ts); any answer the partial
           // read cannot settle, and every failure, is given from a full read of the page instead.
           try {
             return answer(await readOnce(true));

@@ -1,19 +1,35 @@
 /**
- * The step interpreter seam of `@wf/server` and its one implementation, the deterministic
- * interpreter of plain instructions. The server imports from here.
+ * The step interpreters of `@wf/server`, as the rest of the server sees them: the interpreter seam
+ * (`types.ts`), the deterministic interpreter of plain instructions (`deterministic.ts`, built from
+ * `grammar/`, `locate/`, `act/`, `read/` and `check/`), the replay of recorded actions (`lock/`),
+ * the check every answer passes (`read/`) and the page view (`page/`). The model-backed
+ * interpreter is `model/index.ts`, its own entry: it loads the `openai` SDK (~14 MB), so the server
+ * imports it only when a model is configured.
+ *
+ * Files outside `interpreter/` import this file or `model/index.ts`, nothing else of the folder
+ * (`.dependency-cruiser.cjs` checks it).
  */
 export { createDeterministicInterpreter } from "./deterministic.js";
 export type { DeterministicInterpreterOptions } from "./deterministic.js";
 export { InterpreterError, isInterpreterError } from "./errors.js";
 export type { InterpreterErrorCode, InterpreterErrorDetails, ElementCandidate } from "./errors.js";
-export { ACT_GRAMMAR, parseInstruction, parseInstructions, describeGrammar } from "./grammar.js";
-export type { ParsedAction, TargetSpec, GrammarRule } from "./grammar.js";
-export type { StepInterpreter, ActContext, ActResult, AskContext, StepReport, ElementIdentity } from "./types.js";
-export { createModelInterpreter, createGrammarThenModelInterpreter, DEFAULT_MAX_PROMPT_TOKENS, HAND_OVER_FIND_MS } from "./model/interpreter.js";
-export { grammarText } from "./grammar-text.js";
-export type { ModelInterpreterOptions, GrammarThenModelOptions } from "./model/interpreter.js";
-export { createModelProvider } from "./model/provider.js";
-export type { ModelProvider, ModelProviderOptions, ResponseFormatMode } from "./model/provider.js";
-export { readPageView, renderPageView, estimateTokens } from "./model/page-view.js";
-export type { PageView, PageViewOptions } from "./model/page-view.js";
-export { ACT_RESPONSE_SCHEMA, ASK_SYSTEM_PROMPT, ACT_SYSTEM_PROMPT } from "./model/prompts.js";
+export { ACT_GRAMMAR, parseInstruction, parseInstructions, describeGrammar } from "./grammar/index.js";
+export type { ParsedAction, TargetSpec, GrammarRule } from "./grammar/index.js";
+export { parseCheck } from "./check/index.js";
+export { grammarText, replayActions, replayOptions } from "./lock/index.js";
+export { estimateTokens, readPageView, renderPageView } from "./page/index.js";
+export type { PageView, PageViewOptions } from "./page/index.js";
+export { answerErrors } from "./read/index.js";
+export type {
+  ActContext,
+  ActResult,
+  AskContext,
+  CheckContext,
+  ElementIdentity,
+  StepInterpreter,
+  StepReport,
+  TabChange,
+  TabInfo,
+  TabSelector,
+  TabsController,
+} from "./types.js";

@@ -104,7 +104,7 @@ export interface TabChange {
 
 /**
  * The session's tabs as interpreters may drive them (`switch to the "Invoice" tab`,
- * `close this tab`). Implemented by the session (`session-tabs.ts`).
+ * `close this tab`). Implemented by the session (`sessions/tabs.ts`).
  */
 export interface TabsController {
   /** The open tabs, in opening order. */
@@ -205,7 +205,7 @@ export interface StepInterpreter {
   /** Returns the answer: JSON valid against `schema.schema`, or a string when there is no schema. */
   ask(context: AskContext): Promise<unknown>;
   /**
-   * Evaluates a statement until it holds (see `../check.ts`). Throws `WF_CHECK_FAILED` when it did
+   * Evaluates a statement until it holds (see `check/evaluate.ts`). Throws `WF_CHECK_FAILED` when it did
    * not hold within `checkTimeoutMs`. Optional: an interpreter without it does not take checks.
    */
   check?(context: CheckContext): Promise<CheckResult>;

@@ -6,13 +6,13 @@
  */
 import { randomBytes } from "node:crypto";
 import type { SessionLogLine, SessionState, SessionStatus, WireError } from "@wf/core/protocol";
-import type { BrowserHost } from "../browser.js";
+import type { BrowserHost } from "../browser/host.js";
 import { StepExecutionError } from "../errors.js";
-import type { ResolvedServerOptions } from "../options.js";
-import { SessionSecrets } from "../session-secrets.js";
-import type { StoreRetry } from "../store-retry.js";
-import { timingMark } from "../timing.js";
-import { traceTitle } from "../tracing.js";
+import type { ResolvedServerOptions } from "../config/options.js";
+import { SessionSecrets } from "./secrets.js";
+import type { StoreRetry } from "../store/retry.js";
+import { timingMark } from "../observability/timing.js";
+import { traceTitle } from "../browser/tracing.js";
 import type { SessionRecord, Store } from "../store/store.js";
 import { SessionFinishedError, SessionNotFoundError, TooManySessionsError } from "./errors.js";
 import type { ChangeFeed } from "./feed.js";

@@ -21,7 +21,7 @@ export class LongPolls {
     const step = await this.registry.requireStep(stepId);
     if (this.registry.steps.get(stepId) !== step && !isFinished(step.status)) {
       // Read from the store: its session is held by an instance that could not be reached (see
-      // `instances.ts`); the change that can come here is that session being ended as lost.
+      // `cluster/instances.ts`); the change that can come here is that session being ended as lost.
       await this.feed.waitForChangeOf(step.sessionId, waitMs, signal);
       return this.registry.stepStatus(stepId);
     }
@@ -39,7 +39,7 @@ export class LongPolls {
     if (!session) {
       const stored = await this.registry.sessionStatus(sessionId);
       // Not open here. A finished session changes no more, so the answer is at once; a running one
-      // is held by an instance that could not be reached (see `instances.ts`), and the change
+      // is held by an instance that could not be reached (see `cluster/instances.ts`), and the change
       // that can come here is its end as lost.
       const waiting = stored.status === "RUNNING" && (options.since === undefined || stored.version <= options.since);
       if (!waiting) return stored;

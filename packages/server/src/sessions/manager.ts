@@ -13,7 +13,10 @@
  * - `idle.ts`: the idle timeout of step sessions;
  * - `recovery.ts`: work left open by a previous run or a lost instance;
  * - `session-browser.ts`: the browser side (context, page, step's interpreter call, screenshots,
- *   trace).
+ *   trace), with the session's tabs (`tabs.ts`), secrets (`secrets.ts`: what is masked and
+ *   redacted) and uploaded files (`uploads.ts`).
+ *
+ * `index.ts` is the wing's entry for the rest of the server.
  *
  * Errors are the wing's own (`errors.ts`), never HTTP ones: the HTTP edge maps them to problem
  * details (`http/problems.ts`).
@@ -21,7 +24,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { SessionLogLine, SessionState, SessionStatus, StepStatus, WireError } from "@wf/core/protocol";
-import { StoreRetry, stderrLog } from "../store-retry.js";
+import { StoreRetry, stderrLog } from "../store/retry.js";
 import type { RecoveredWork, SessionRecord, StepRecord } from "../store/store.js";
 import { ChangeFeed } from "./feed.js";
 import { IdleTimers } from "./idle.js";

@@ -8,7 +8,7 @@
 import { createHmac } from "node:crypto";
 import { redactText } from "@wf/core";
 import { normalizeStepSchema, type StepStatus } from "@wf/core/protocol";
-import { REQUEST_HASH_PREFIX } from "../secret.js";
+import { REQUEST_HASH_PREFIX } from "../config/request-secret.js";
 import type { SessionRecord, StepRecord, Store } from "../store/store.js";
 import { IdempotencyKeyReusedError, SessionClosedError, StepRequestInvalidError } from "./errors.js";
 import type { ChangeFeed } from "./feed.js";

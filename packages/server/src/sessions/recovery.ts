@@ -1,10 +1,10 @@
 /**
  * Recovery of work a server could not finish: at start-up, this instance's sessions and steps left
- * open by its previous run; with several instances on one database (`instances.ts`), those of an
+ * open by its previous run; with several instances on one database (`cluster/instances.ts`), those of an
  * instance whose lease ran out, and this instance's own when its lease ran out.
  */
 import type { WireError } from "@wf/core/protocol";
-import type { ResolvedServerOptions } from "../options.js";
+import type { ResolvedServerOptions } from "../config/options.js";
 import type { RecoveredWork, Store } from "../store/store.js";
 import type { ChangeFeed } from "./feed.js";
 import type { SessionLifecycle } from "./lifecycle.js";
@@ -41,7 +41,7 @@ export class SessionRecovery {
 
   /**
    * Ends, `FAILED` with `WF_SERVER_LOST`, the open sessions (and their unfinished steps) of other
-   * instances whose lease ran out (see `instances.ts`), and wakes the requests waiting here on them.
+   * instances whose lease ran out (see `cluster/instances.ts`), and wakes the requests waiting here on them.
    */
   async failLostInstances(): Promise<RecoveredWork> {
     const { store } = this.parts;
@@ -60,7 +60,7 @@ export class SessionRecovery {
 
   /**
    * Ends every session open here `FAILED` with `WF_SERVER_LOST`: this instance's lease ran out,
-   * so another instance may already have ended them in the database (see `instances.ts`).
+   * so another instance may already have ended them in the database (see `cluster/instances.ts`).
    */
   async loseOwnSessions(): Promise<void> {
     const open = [...this.parts.registry.live.keys()];

@@ -3,24 +3,24 @@
  * watchers for a context that closes or a page that crashes), carrying out one step's interpreter
  * call on that page, the screenshots taken after steps (CDP capture, PNG files), and the
  * session's Playwright trace (started at creation, saved before the context closes; the zip
- * itself: `tracing.ts`).
+ * itself: `browser/tracing.ts`).
  */
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
 import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
-import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "../browser.js";
+import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "../browser/host.js";
 import { StepExecutionError } from "../errors.js";
-import { blockPrivateNetworkRequests } from "../network-guard.js";
-import { MASK_COLOR } from "../session-secrets.js";
-import type { ResolvedServerOptions } from "../options.js";
-import type { ActContext, StepInterpreter, StepReport } from "../interpreter/types.js";
-import { SessionTabs } from "../session-tabs.js";
-import { SessionUploads } from "../session-uploads.js";
-import { answerErrors } from "../interpreter/_answer-check.js";
-import { replayActions, replayOptions } from "../interpreter/replay.js";
-import type { TraceScrubber } from "../trace-scrub.js";
-import { discardTrace, saveTrace, startTracing, tracePath, tracingTitle } from "../tracing.js";
+import { blockPrivateNetworkRequests } from "../browser/network-guard.js";
+import { MASK_COLOR } from "./secrets.js";
+import type { ResolvedServerOptions } from "../config/options.js";
+import type { ActContext, StepInterpreter, StepReport } from "../interpreter/index.js";
+import { SessionTabs } from "./tabs.js";
+import { SessionUploads } from "./uploads.js";
+import { answerErrors } from "../interpreter/index.js";
+import { replayActions, replayOptions } from "../interpreter/index.js";
+import type { TraceScrubber } from "../browser/trace-scrub.js";
+import { discardTrace, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
 import { BrowserUnavailableError } from "./errors.js";
 
 /** Longest a screenshot after a step may take, in ms. */
@@ -66,7 +66,7 @@ export interface BrowserStepInput {
   allowModel?: boolean;
   /** ACT: files the step brought (a remote client's upload bytes). */
   files?: StepFile[];
-  /** ASK: the step is a check of the statement `step` (see `interpreter/check.ts`). */
+  /** ASK: the step is a check of the statement `step` (see `interpreter/check/`). */
   check?: { timeoutMs?: number };
 }
 
@@ -226,7 +226,7 @@ export class SessionBrowser {
     if (this.page.isClosed()) return undefined;
     const page = this.page;
     try {
-      // Elements a secret was typed into and password fields are painted over (see session-secrets.ts).
+      // Elements a secret was typed into and password fields are painted over (see secrets.ts).
       const masked = mask ? await mask(page) : [];
       if (masked.length > 0) return await page.screenshot({ type: "png", mask: masked, maskColor: MASK_COLOR, timeout: SCREENSHOT_TIMEOUT_MS });
       let cdp = this.cdpSessions.get(page);
@@ -245,9 +245,9 @@ export class SessionBrowser {
 
   /**
    * Makes the context record the session's Playwright trace titled `title`, or none (`undefined`).
-   * A context opened ahead may already record it (`prelaunch.ts`): that trace is kept when its
+   * A context opened ahead may already record it (`browser/prelaunch.ts`): that trace is kept when its
    * title is the session's, and stopped unsaved otherwise (then started again under `title`).
-   * Starting one: see `tracing.ts`, `startTracing`. On failure the context is closed and the
+   * Starting one: see `browser/tracing.ts`, `startTracing`. On failure the context is closed and the
    * error rethrown: a session that asked for a trace never runs without one.
    */
   async trace(title: string | undefined): Promise<void> {
@@ -263,7 +263,7 @@ export class SessionBrowser {
 
   /**
    * Saves the trace, when the context records one, to `<dataDir>/traces/<sessionId>.zip`,
-   * scrubbed of the session's `secrets` (see `tracing.ts`, `saveTrace`); call it before
+   * scrubbed of the session's `secrets` (see `browser/tracing.ts`, `saveTrace`); call it before
    * {@link SessionBrowser.close}. Never throws: a trace that can't be saved is missing.
    */
   async saveTrace(dataDir: string, sessionId: string, secrets: TraceScrubber & { any: boolean }): Promise<void> {

@@ -9,9 +9,9 @@
 import { isWfError, redactValue } from "@wf/core";
 import type { ScreenshotMode, WireError } from "@wf/core/protocol";
 import { StepExecutionError } from "../errors.js";
-import type { StepInterpreter, StepReport } from "../interpreter/types.js";
-import type { ResolvedServerOptions } from "../options.js";
-import type { StoreRetry } from "../store-retry.js";
+import type { StepInterpreter, StepReport } from "../interpreter/index.js";
+import type { ResolvedServerOptions } from "../config/options.js";
+import type { StoreRetry } from "../store/retry.js";
 import type { SessionRecord, StepRecord, Store } from "../store/store.js";
 import type { ChangeFeed } from "./feed.js";
 import type { IdleTimers } from "./idle.js";
@@ -161,7 +161,7 @@ export class StepRunner {
    * Records a step's outcome: the step's row and the session's version in one transaction,
    * committed before anyone waiting hears of the outcome (the record in memory, what status answers
    * read, changes only once the database holds it). While the store is unavailable (a full disk)
-   * the write is retried and the session's queue waits here (see `store-retry.ts`).
+   * the write is retried and the session's queue waits here (see `store/retry.ts`).
    */
   async finishStep(session: SessionRecord, step: StepRecord, outcome: Outcome): Promise<void> {
     const { registry, feed, store } = this.parts;

@@ -4,11 +4,11 @@
  */
 import type { BrowserContextOptions } from "playwright-core";
 import type { ReplayAction, ScreenshotMode, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
-import type { BrowserHost } from "../browser.js";
-import type { StepInterpreter } from "../interpreter/types.js";
-import type { ResolvedServerOptions } from "../options.js";
-import type { SessionSecrets } from "../session-secrets.js";
-import type { StoreRetry } from "../store-retry.js";
+import type { BrowserHost } from "../browser/host.js";
+import type { StepInterpreter } from "../interpreter/index.js";
+import type { ResolvedServerOptions } from "../config/options.js";
+import type { SessionSecrets } from "./secrets.js";
+import type { StoreRetry } from "../store/retry.js";
 import type { Store } from "../store/store.js";
 import type { SessionBrowser } from "./session-browser.js";
 
@@ -23,7 +23,7 @@ export interface CreateSessionOptions {
    * URL (`http://host:port`, credentials in the URL are used) or Playwright's proxy settings.
    */
   proxy?: string | NonNullable<BrowserContextOptions["proxy"]>;
-  /** Record a Playwright trace of the session, saved when it ends (see `tracing.ts`). */
+  /** Record a Playwright trace of the session, saved when it ends (see `browser/tracing.ts`). */
   trace?: boolean;
   /** Which steps get a screenshot after them (Playwright Test's `screenshot` values). @default "only-on-failure" */
   screenshot?: ScreenshotMode;
@@ -47,15 +47,15 @@ export interface StepInput {
    * result and error is replaced by `[secret]`. The interpreter still gets the real text.
    */
   redact?: string[];
-  /** ACT only: recorded actions to replay instead of interpreting `step` (see `interpreter/replay.ts`). */
+  /** ACT only: recorded actions to replay instead of interpreting `step` (see `interpreter/lock/replay.ts`). */
   replay?: ReplayAction[];
-  /** With `replay`: look again for a recorded element its instruction no longer finds (see `interpreter/replay.ts`). @default false */
+  /** With `replay`: look again for a recorded element its instruction no longer finds (see `interpreter/lock/replay.ts`). @default false */
   refind?: boolean;
   /** Whether the step may call the model (see `BrowserStepInput`). @default true */
   allowModel?: boolean;
-  /** ACT: files the step brought (a remote client's upload bytes); never recorded (see `session-uploads.ts`). */
+  /** ACT: files the step brought (a remote client's upload bytes); never recorded (see `uploads.ts`). */
   files?: StepFile[];
-  /** ASK: the step is a check (an assertion) of the statement `step`; see `interpreter/check.ts`. */
+  /** ASK: the step is a check (an assertion) of the statement `step`; see `interpreter/check/`. */
   check?: { timeoutMs?: number };
 }
 

@@ -2,7 +2,7 @@ import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveServerOptions } from "../options.js";
+import { resolveServerOptions } from "../config/options.js";
 import { openStore, PGLITE_CHECKPOINT_EVERY, PGLITE_DIR, redactDatabaseUrl } from "./drivers.js";
 import type { SessionRecord } from "./store.js";
 

@@ -22,7 +22,7 @@ import { MEMORY_DATABASE_URL, MemoryStore } from "./memory-store.js";
 import type { CorruptRecord, Store } from "./store.js";
 import { inspectPgliteFolder, PgliteLog, preserveStartFiles, verifyPgliteTables } from "./pglite-folder.js";
 import { StoreDamagedError } from "../errors.js";
-import { timingMark } from "../timing.js";
+import { timingMark } from "../observability/timing.js";
 
 /** The folder of the embedded database inside the data directory. */
 export const PGLITE_DIR = "db";

@@ -27,7 +27,7 @@ export interface SessionRecord {
   proxied: boolean;
   stepIds: string[];
   /**
-   * The server instance that holds the session's browser context (see `instances.ts`). Absent in
+   * The server instance that holds the session's browser context (see `cluster/instances.ts`). Absent in
    * records of servers from before several instances could share a database.
    */
   instanceId?: string;
@@ -54,7 +54,7 @@ export interface StepRecord {
     schema?: Record<string, unknown>;
     currentPageURL?: string;
     currentDomBytes?: number;
-    /** HMAC-SHA-256 of `currentDom` with the server's secret (see `secret.ts`). */
+    /** HMAC-SHA-256 of `currentDom` with the server's secret (see `config/request-secret.ts`). */
     currentDomHmac?: string;
     timeoutMs?: number;
   };

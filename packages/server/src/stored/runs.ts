@@ -9,7 +9,7 @@ import { lockPathFor, ModelBudget, openLock, type LockState } from "@wf/runtime/
 import { toFieldErrors, type FieldError, type RunWorkflowRequest, type SessionStatus, type WireError } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
-import type { SessionRecord } from "../sessions.js";
+import type { SessionRecord } from "../sessions/index.js";
 import { createStoredRunExecutor } from "./executor.js";
 import type { StoredWorkflowCatalog } from "./load.js";
 

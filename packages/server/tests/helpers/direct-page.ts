@@ -3,7 +3,7 @@
  * provider, a static server for the fixture pages, and one Chromium page.
  */
 import { chromium, type Browser, type Page } from "playwright-core";
-import { CHROMIUM_ARGS } from "../../src/browser.js";
+import { CHROMIUM_ARGS } from "../../src/browser/host.js";
 import { startModelDouble, type ModelDouble } from "./model-double.js";
 import { startStaticServer, type StaticServer } from "./static-server.js";
 

@@ -3,10 +3,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { InterpreterError } from "../../src/interpreter/index.js";
-import { CHROMIUM_ARGS } from "../../src/browser.js";
+import { CHROMIUM_ARGS } from "../../src/browser/host.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
 
-export const FIXTURES = fileURLToPath(new URL("../fixtures/interpreter/", import.meta.url));
+export const FIXTURES = fileURLToPath(new URL("../fixtures/interpreter", import.meta.url));
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({

@@ -9,9 +9,9 @@ import { existsSync, readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { createDeterministicInterpreter } from "../../src/interpreter/index.js";
-import { answerFromPage, answerTextFromPage } from "../../src/interpreter/ask.js";
-import { NeedsFullRead, readPage } from "../../src/interpreter/ask-read.js";
-import type { PageData } from "../../src/interpreter/_page-scripts.js";
+import { answerFromPage, answerTextFromPage } from "../../src/interpreter/read/index.js";
+import { NeedsFullRead, readPage } from "../../src/interpreter/read/index.js";
+import type { PageData } from "../../src/interpreter/page/index.js";
 import type { StaticServer } from "../helpers/static-server.js";
 import { FIXTURES, launchBrowser, serveFixtures } from "./_setup.js";
 

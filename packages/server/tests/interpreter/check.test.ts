@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createDeterministicInterpreter } from "../../src/interpreter/index.js";
-import { parseCheck } from "../../src/interpreter/check-grammar.js";
-import type { CheckContext } from "../../src/interpreter/types.js";
+import { parseCheck } from "../../src/interpreter/check/index.js";
+import type { CheckContext } from "../../src/interpreter/index.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
 import { launchBrowser, rejection } from "./_setup.js";
 
@@ -21,7 +21,7 @@ let page: Page;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  server = await startStaticServer(fileURLToPath(new URL("../fixtures/check/", import.meta.url)));
+  server = await startStaticServer(fileURLToPath(new URL("../fixtures/check", import.meta.url)));
   context = await browser.newContext();
   page = await context.newPage();
 });

@@ -9,8 +9,8 @@ import type { Page } from "playwright-core";
 import { decodeAnswer, toResponseFormat } from "@wf/core";
 import { normalizeStepSchema } from "@wf/core/protocol";
 import { createDeterministicInterpreter } from "../../src/interpreter/index.js";
-import { replayActions, replayOptions } from "../../src/interpreter/replay.js";
-import type { StepReport } from "../../src/interpreter/types.js";
+import { replayActions, replayOptions } from "../../src/interpreter/lock/index.js";
+import type { StepReport } from "../../src/interpreter/index.js";
 import type { StaticServer } from "../helpers/static-server.js";
 import { FIXTURES, rejection, serveFixtures, step, usePages } from "./_setup.js";
 

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { replayActions, replayOptions } from "../../src/interpreter/replay.js";
-import type { StepReport } from "../../src/interpreter/types.js";
+import { replayActions, replayOptions } from "../../src/interpreter/lock/index.js";
+import type { StepReport } from "../../src/interpreter/index.js";
 import { launchBrowser, rejection } from "./_setup.js";
 
 const PAGE = `<!doctype html><title>Replay</title>

@@ -12,7 +12,8 @@ import { z } from "zod";
 import { toResponseFormat } from "@wf/core";
 import { ROUTES, StepStatus, routePath } from "@wf/core/protocol";
 import { checkStrictResponseFormat } from "../../../core/src/schema/strict-checker.test-helper.js";
-import { ACT_RESPONSE_SCHEMA, estimateTokens, parseInstructions, type RunningServer } from "../../src/index.js";
+import { estimateTokens, parseInstructions, type RunningServer } from "../../src/index.js";
+import { ACT_RESPONSE_SCHEMA } from "../../src/interpreter/model/index.js";
 import { createModelInterpreter, createModelProvider, normalizeStepSchemaForTests } from "./_direct.js";
 import type { StaticServer } from "../helpers/static-server.js";
 import { pageOf, refFor, type ModelDouble } from "../helpers/model-double.js";
@@ -30,11 +31,11 @@ const session = sessionSteps(() => fixture.server);
 const { act, ask } = session;
 
 beforeAll(async () => {
-  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)), {
+  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/model", import.meta.url)), {
     allowFileUrls: true,
     modelApiKey: API_KEY,
     modelMaxPromptTokens: BUDGET,
-    workflowsDir: fileURLToPath(new URL("../fixtures/model/workflows/", import.meta.url)),
+    workflowsDir: fileURLToPath(new URL("../fixtures/model/workflows", import.meta.url)),
   });
   ({ model, pages, server } = fixture);
 });

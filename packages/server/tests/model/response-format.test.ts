@@ -13,7 +13,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { z } from "zod";
 import { MEMORY_DATABASE_URL, startServer } from "../../src/index.js";
-import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT, isInterpreterError, type InterpreterError, type StepReport } from "../../src/interpreter/index.js";
+import { isInterpreterError, type InterpreterError, type StepReport } from "../../src/interpreter/index.js";
+import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT } from "../../src/interpreter/model/index.js";
 import { createModelInterpreter, createModelProvider, normalizeStepSchemaForTests } from "./_direct.js";
 import type { StaticServer } from "../helpers/static-server.js";
 import { startDirectPage, type DirectPage } from "../helpers/direct-page.js";
@@ -26,7 +27,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
+  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/model", import.meta.url)));
   ({ model, pages, browser, page } = fixture);
 });
 

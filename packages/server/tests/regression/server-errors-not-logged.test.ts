@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveServerOptions, startServer, type RunningServer } from "../../src/index.js";
-import { redactUrl } from "../../src/logging.js";
+import { redactUrl } from "../../src/observability/logging.js";
 import { apiClient } from "../helpers/api.js";
 
 const KEY = "test-key-logging-0123456789";

@@ -1,5 +1,5 @@
 /**
- * Several server instances on one PostgreSQL (`src/instances.ts`): two server processes on a
+ * Several server instances on one PostgreSQL (`src/cluster/instances.ts`): two server processes on a
  * throwaway cluster share the work. A session created on A is answered by B (status, long-poll,
  * debugger screenshot); a step submitted through B runs in A's browser; a retry through the other
  * instance finds the first step; A killed with SIGKILL → once its lease runs out, B reports A's
@@ -31,7 +31,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "wf-instances-"));
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server/", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server", import.meta.url)));
   database = await postgresDatabase();
 }, 180_000);
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { isWfError } from "@wf/core";
 import { isHttpProblem, openStore, PGLITE_DIR, startServer, StoreDamagedError } from "../../src/index.js";
-import { prelaunchBrowser } from "../../src/prelaunch.js";
+import { prelaunchBrowser } from "../../src/browser/prelaunch.js";
 
 let root: string;
 /** A data folder whose embedded database lost its PG_VERSION: damaged. */

@@ -3,12 +3,12 @@
  * answers strictly `{ holds, reason, evidence }`; `evidence` must be text quoted from the page, and
  * the quote is looked up in the page view the model was sent (whitespace folded). An answer whose
  * quote is not on the page is no evidence: it never passes, and a check whose last answer was such
- * fails `WF_ANSWER_UNCERTAIN`. The loop (retry until it holds) is `../check.ts`'s.
+ * fails `WF_ANSWER_UNCERTAIN`. The loop (retry until it holds) is `../check/evaluate.ts`'s.
  */
-import { pollCheck, type Verdict } from "../check.js";
+import { pollCheck, type Verdict } from "../check/index.js";
 import type { StepClock } from "../_clock.js";
 import type { CheckContext, CheckResult, StepReport } from "../types.js";
-import { readPageView } from "./page-view.js";
+import { readPageView } from "../page/index.js";
 import type { ChatMessage } from "./provider.js";
 import { ASK_PAGE_FORMAT, stepMessage } from "./prompts.js";
 

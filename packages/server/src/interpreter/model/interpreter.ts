@@ -11,17 +11,17 @@ import type { FrameLocator, Page } from "playwright-core";
 import { redactText } from "@wf/core";
 import { InterpreterError } from "../errors.js";
 import { StepClock } from "../_clock.js";
-import { answerErrors } from "../_answer-check.js";
-import { performAction, type ActionDone, type PerformOptions } from "../deterministic.js";
-import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar.js";
-import { ROLE_WORDS } from "../grammar-text.js";
-import { recordInstruction } from "../record-instruction.js";
-import type { FoundElement } from "../locate.js";
+import { answerErrors } from "../read/index.js";
+import { performAction, type ActionDone, type PerformOptions } from "../act/index.js";
+import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar/index.js";
+import { ROLE_WORDS } from "../lock/index.js";
+import { recordInstruction } from "../lock/index.js";
+import type { FoundElement } from "../locate/index.js";
 import type { ActContext, ActResult, AskContext, ElementIdentity, StepInterpreter, StepReport, TabSelector } from "../types.js";
 import { modelCheck } from "./check.js";
-import { routeCheck } from "../check.js";
-import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "./page-view.js";
-import { identifyViewElements } from "./_page-view-script.js";
+import { routeCheck } from "../check/index.js";
+import { estimateTokens, readPageView, wantsLinkTargets, type ViewElement } from "../page/index.js";
+import { identifyViewElements } from "../page/index.js";
 import { addUsage, ProviderCallError, schemaInstruction, type ChatMessage, type Completion, type ModelProvider } from "./provider.js";
 import {
   ACT_RESPONSE_SCHEMA,

@@ -1,0 +1,3 @@
+export { isFileUrl, leaveRefusedPage } from "./navigation-policy.js";
+export { performAction } from "./perform.js";
+export type { ActionDone, PerformOptions } from "./perform.js";

@@ -1,0 +1,3 @@
+export { grammarCheck, pollCheck, routeCheck } from "./evaluate.js";
+export type { Verdict } from "./evaluate.js";
+export { parseCheck } from "./parse.js";

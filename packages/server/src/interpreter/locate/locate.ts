@@ -1,0 +1,217 @@
+/**
+ * Finds the element an instruction names, the way Playwright's user-facing locators do: by role
+ * and accessible name (`getByRole`), label, placeholder, text, alt text and title, then by `name`
+ * or `id` attribute. Exact matches beat case-insensitive whole matches, which beat substrings
+ * (substrings only for fields: fill, select, check, upload); within a tier, earlier strategies
+ * beat later ones and visible elements beat hidden ones.
+ */
+import type { Locator, Page } from "playwright-core";
+import { InterpreterError } from "../errors.js";
+import { childRoots, searchRoots, type SearchRoot } from "./frames.js";
+import type { TargetSpec } from "../grammar/index.js";
+import { closedComponents, closestCandidates, MIN_SIMILARITY } from "./candidates.js";
+import { actionLocator, pick, scopePhrase, targetLabel, type FoundElement } from "./pick.js";
+import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, type AriaRole, type Strategy, type TargetPurpose } from "./strategies.js";
+import { isNavigationRace, isSettled, QUIET_MS, watchRequests } from "../page/index.js";
+import { describeElements, inScopes, nearLabelMatches, type ElementInfo } from "../page/index.js";
+import { similarity } from "../_text.js";
+
+interface Attempt {
+  locator: Locator;
+  infos: ElementInfo[];
+  root: SearchRoot;
+}
+
+/** Describes a locator's elements; with scopes, those outside them are marked `outOfScope`. */
+async function describeAll(loc: Locator, target: TargetSpec): Promise<ElementInfo[]> {
+  const infos = (await loc.evaluateAll(describeElements)) as ElementInfo[];
+  const scopes = target.scopes?.filter((sc) => sc.kind !== "frame");
+  if (!scopes?.length || infos.length === 0) return infos;
+  const flags = await loc.evaluateAll(inScopes, scopes);
+  return infos.map((info, i) => (flags[i] ? info : { ...info, outOfScope: true }));
+}
+
+/**
+ * One look for the target in every document of the page ({@link searchRoots}: the main frame, then
+ * its frames; only the frames a frame scope names). A better tier anywhere beats a worse one; within
+ * a tier, the main frame comes first, then the frames in document order.
+ */
+async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): Promise<FoundElement | { hidden?: Attempt }> {
+  const roots = await searchRoots(page, target.scopes?.filter((sc) => sc.kind === "frame") ?? []);
+  const result = await tryRoots(roots, target, purpose);
+  if ("locator" in result && result.root.frames.length) {
+    result.found.normalized = await result.locator.normalize().then(
+      (l) => l.toString(),
+      () => undefined,
+    );
+  }
+  return "locator" in result ? result.found : result;
+}
+
+async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: TargetPurpose): Promise<{ locator: Locator; found: FoundElement; root: SearchRoot } | { hidden?: Attempt }> {
+  const hinted = Boolean(target.roles?.length);
+  const roles = (hinted ? target.roles! : PURPOSE_ROLES[purpose]) as AriaRole[];
+  let hiddenFallback: Attempt | undefined;
+  const hit = (picked: FoundElement | undefined, root: SearchRoot) => (picked ? { locator: picked.locator, found: picked, root } : undefined);
+
+  if (!target.text) {
+    // `click the last link`: any element of the hinted role.
+    for (const root of roots) {
+      const loc = roles.map((r) => root.root.getByRole(r)).reduce((a, b) => a.or(b));
+      const infos = await describeAll(loc, target);
+      const picked = hit(pick(loc, infos, target, false, undefined, root), root);
+      if (picked) return picked;
+    }
+    return {};
+  }
+
+  // Substrings only name fields (`"Email"` for "Email address"): a click on a substring could
+  // hit the wrong element (`"Sign in"` must not click "Sign in with SSO").
+  const clicky = purpose === "click" || purpose === "any" || purpose === "scroll";
+  const tiers = TIERS.filter((t) => (clicky ? t !== "substring" : t !== "prefix"));
+  for (const tier of tiers) {
+    let strategies = hinted ? (["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute", "near"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    // A prefix names clickable elements only (`click "json"` for "json — JSON encoder and decoder",
+    // `click "Archive done"` for "Archive done (3)"), never a field.
+    const tierRoles = tier === "prefix" ? roles.filter((r) => CLICKABLE.has(r)) : roles;
+    if (tier === "prefix") {
+      if (!tierRoles.length) continue;
+      strategies = ["role"];
+    }
+    for (const root of roots) {
+      let textShown: boolean | undefined;
+      for (const strategy of strategies) {
+        // A visible text that the page does not show anywhere names no button either: skip the look (a not-found stays fast).
+        if (strategy === "shown" && textShown === false) continue;
+        const loc = strategyLocator(root.root, strategy, target.text, tier, tierRoles, hinted);
+        if (!loc) continue;
+        let infos = await describeAll(loc, target);
+        if (strategy === "text") textShown = hinted ? undefined : infos.length > 0;
+        if (strategy === "near" && infos.length) {
+          const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
+          // An unnamed control stands for the text beside it.
+          infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
+        }
+        if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
+        let chosen = -1;
+        const union = loc;
+        const forAction = (index: number) => {
+          chosen = index;
+          return (strategy === "role" && actionLocator(root.root, infos, index, target.text, tier, tierRoles)) || union.nth(index);
+        };
+        const found = pick(loc, infos, target, false, purpose, root, forAction);
+        // The report (a frame's element's normalized locator) names the match as the union does.
+        if (found) return { locator: union.nth(chosen), found, root };
+        if (!hiddenFallback) hiddenFallback = { locator: loc, infos, root };
+      }
+    }
+  }
+  return hiddenFallback ? { hidden: hiddenFallback } : {};
+}
+/**
+ * Finds the one element `target` names, waiting up to `waitMs` for it to appear (polling, not
+ * busy-looping: 100 ms, 250 ms, then every 250 ms), and no longer than the page takes to be loaded
+ * and stable: once its load is done, the network idle and the DOM unchanged for `quietMs`, a
+ * target still not there is not found.
+ *
+ * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` with the closest candidates, or
+ *   `WF_ELEMENT_AMBIGUOUS` with the equally good matches.
+ */
+export async function locateTarget(
+  page: Page,
+  target: TargetSpec,
+  purpose: TargetPurpose,
+  waitMs: number,
+  signal?: AbortSignal,
+  quietMs: number = QUIET_MS,
+): Promise<FoundElement> {
+  const deadline = Date.now() + Math.max(0, waitMs);
+  const pauses = [100, 250];
+  let last: { hidden?: Attempt } = {};
+  const network = watchRequests(page);
+  for (;;) {
+    let result: FoundElement | { hidden?: Attempt };
+    try {
+      result = await tryOnce(page, target, purpose);
+    } catch (error) {
+      // The page navigated while we looked (a click before this step started a load): look again.
+      if (!isNavigationRace(error)) throw error;
+      result = {};
+    }
+    if ("locator" in result) return result;
+    last = result;
+    const left = deadline - Date.now();
+    if (left <= 0 || signal?.aborted) break;
+    // A loaded page that has stopped changing will not show the target by waiting longer.
+    if (await isSettled(page, quietMs, network.inflight())) break;
+    await page.waitForTimeout(Math.min(left, pauses.shift() ?? 250));
+  }
+  if (last.hidden) {
+    // File inputs are often hidden behind a styled label; setting files on them works.
+    if (purpose === "upload") {
+      const picked = pick(last.hidden.locator, last.hidden.infos, target, true, undefined, last.hidden.root);
+      if (picked) {
+        if (last.hidden.root.frames.length) picked.normalized = await picked.locator.normalize().then((l) => l.toString(), () => undefined);
+        return picked;
+      }
+    }
+    const hidden = last.hidden.infos.filter((i) => i.sameAs === -1 && i.inside === -1).map((i) => ({ role: i.role, name: i.name }));
+    throw new InterpreterError(
+      "WF_ELEMENT_NOT_FOUND",
+      `no visible element matches ${targetLabel(target)}; only hidden ones do: ${hidden.slice(0, 5).map((c) => `${JSON.stringify(c.name)} (${c.role})`).join(", ")}. ` +
+        `Do first what shows it (open the menu, expand the section), or wait for it (\`wait for "…"\`).`,
+      { target: target.text, candidates: hidden },
+    );
+  }
+  // A place the page does not have is the thing to name: `in the "Payment" frame`, `in the "Shipping" section`.
+  const frameScopes = target.scopes?.filter((sc) => sc.kind === "frame") ?? [];
+  const roots = await searchRoots(page, frameScopes).catch(() => [] as SearchRoot[]);
+  if (frameScopes.length && !roots.length) {
+    const all = await childRoots(page).catch(() => [] as SearchRoot[]);
+    const labels = [...new Set(all.map((r) => r.frames[0]!.label).filter(Boolean))].map((l) => JSON.stringify(l));
+    const wanted = scopePhrase(frameScopes).replace(/^in /, "");
+    throw new InterpreterError(
+      "WF_ELEMENT_NOT_FOUND",
+      `no element matches ${targetLabel(target)}: the page has no ${wanted.replace(/^the /, "")}. ` +
+        (all.length ? `Its frames: ${labels.length ? labels.join(", ") : "none with a title, name, aria-label or id"}` : "It shows no frames") +
+        `. Name a frame by its title, name, aria-label or id (\`in the "…" frame\`), or leave the frame out.`,
+      { target: target.text, candidates: [] },
+    );
+  }
+  for (const scope of target.scopes?.filter((sc) => sc.kind !== "frame") ?? []) {
+    let any = false;
+    for (const root of roots) {
+      any = await root.root
+        .locator("body *")
+        .evaluateAll(inScopes, [scope])
+        .then((flags) => flags.some(Boolean))
+        .catch(() => true);
+      if (any) break;
+    }
+    if (!any) {
+      throw new InterpreterError(
+        "WF_ELEMENT_NOT_FOUND",
+        `no element matches ${targetLabel(target)}: the page has no ${scope.text ? `${JSON.stringify(scope.text)} ` : ""}${scope.kind}` +
+          `${scope.kind === "section" ? " (no heading or labelled region of that name)" : ""}. Check the name as the page writes it, or leave the place out.`,
+        { target: target.text, candidates: [] },
+      );
+    }
+  }
+  const candidates = await closestCandidates(page, target.text, 5, roots.length ? roots : [{ root: page, frames: [] }]);
+  const anyClose = candidates.some((c) => similarity(target.text, c.name) >= MIN_SIMILARITY);
+  const listed = candidates.map((c) => `${JSON.stringify(c.name)} (${c.role}${c.frame ? `, in ${c.frame}` : ""})`).join(", ");
+  const closest = !candidates.length
+    ? " The page shows no interactive elements."
+    : anyClose
+      ? ` Closest: ${listed}.`
+      : ` Nothing on the page comes close; it shows ${listed}, among others.`;
+  const closed = await page.evaluate(closedComponents).catch(() => [] as string[]);
+  const hidden = closed.length
+    ? ` The page shows components whose content no one can reach (closed shadow roots): ${closed.map((t) => `<${t}>`).join(", ")}; an element inside them cannot be found by any interpreter.`
+    : "";
+  throw new InterpreterError(
+    "WF_ELEMENT_NOT_FOUND",
+    `no element matches ${targetLabel(target)}.${closest}${hidden} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,
+    { target: target.text, candidates },
+  );
+}

@@ -1,0 +1,18 @@
+/**
+ * What the interpreters read of a page, one module per concern: code that runs inside the page (the
+ * shared in-page helpers, `source.ts`; the scripts on a locator's elements, `elements.ts`; the page
+ * reading for ASK, `extract.ts`; the page view's snapshot, `view-script.ts`), when a page is
+ * settled (`settle.ts`), and the page view a model is shown (`view.ts`). In-page code is Written as plain
+ * JavaScript source and turned into functions with `new Function`, because TypeScript loaders
+ * (tsx) wrap named functions in a `__name` helper that does not exist in the page; a function
+ * built from a string keeps its source as written, which is what Playwright sends to the browser.
+ */
+export { DESCRIBE_SOURCE } from "./source.js";
+export { describeElements, inScopes, listSelectOptions, nearLabelMatches, scrollPage } from "./elements.js";
+export type { ElementInfo } from "./elements.js";
+export { extractPageJson } from "./extract.js";
+export type { ExtractOptions, PageData } from "./extract.js";
+export { QUIET_MS, isNavigationRace, isSettled, waitForSettled, watchRequests } from "./settle.js";
+export { identifyViewElement, identifyViewElements } from "./view-script.js";
+export { estimateTokens, readPageView, renderPageView, wantsLinkTargets } from "./view.js";
+export type { PageView, PageViewOptions, ViewElement } from "./view.js";

@@ -1,0 +1,3 @@
+export { answerErrors } from "./answer-check.js";
+export { answerFromPage, answerTextFromPage } from "./answer.js";
+export { NeedsFullRead, readPage } from "./page-read.js";
