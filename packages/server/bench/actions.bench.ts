@@ -30,7 +30,7 @@ function flow(): { kind: "type" | "click"; text: string }[] {
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-"));
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
   const key = "bench-key";
   const databaseUrl = process.env.WF_BENCH_DATABASE_URL;
   const server = await startServer({ port: 0, apiKeys: [key], dataDir, ...(databaseUrl ? { databaseUrl } : {}) });

@@ -69,7 +69,7 @@ const SHAPES: Shape[] = [
 
 async function main(): Promise<void> {
   const model = await startModelDouble();
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/model", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/model/", import.meta.url)));
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-lock-"));
   const server = await startServer({ port: 0, apiKeys: ["k"], dataDir, journalSync: false, model: "test-model", modelBaseUrl: model.baseUrl, modelApiKey: "sk-bench" });
   const { sessions } = server.context;

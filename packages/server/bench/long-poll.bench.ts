@@ -26,7 +26,7 @@ function quantile(values: number[], q: number): number {
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-"));
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
   const key = "bench-key";
   const server = await startServer({ port: 0, apiKeys: [key], dataDir });
   const finishedAt = new Map<string, number>();

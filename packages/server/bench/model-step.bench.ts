@@ -33,7 +33,7 @@ const ms = (n: number) => `${n.toFixed(1).padStart(7)} ms`;
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-model-"));
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/model", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/model/", import.meta.url)));
   const model = await startModelDouble();
   // The instant model: unticks "Buy milk", noting when each request arrived.
   const arrived: number[] = [];

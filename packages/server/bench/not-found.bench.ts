@@ -22,7 +22,7 @@ const PG = "/usr/share/doc/postgresql-doc-15/html/datatype-numeric.html";
 
 
 async function main(): Promise<void> {
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/interpreter", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/interpreter/", import.meta.url)));
   const browser = await chromium.launch({ executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium", args: [...CHROMIUM_ARGS] });
   const interpreter = createDeterministicInterpreter({ allowFileUrls: true });
   const urls = ["app.html", "constants.html", "search-results.html", "data.html"].map((p) => `${pages.url}/${p}`);

@@ -16,7 +16,7 @@ import { ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT, DEFAULT_MAX_PROMPT_TOKENS } from 
 
 const BUDGET = Number(process.env.WF_MODEL_MAX_PROMPT_TOKENS ?? DEFAULT_MAX_PROMPT_TOKENS);
 const DOCS = "/usr/share/doc/postgresql-doc-15/html";
-const FIXTURES = fileURLToPath(new URL("../tests/fixtures", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../tests/fixtures/", import.meta.url));
 
 /** A question and an instruction per page, as a user might write them. */
 const ASK = "List every row of the main table on this page";

@@ -60,7 +60,7 @@ function quantile(values: number[], q: number): number {
 }
 
 async function main(): Promise<void> {
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
   const browser = await chromium.launch({ executablePath: process.env.WF_CHROMIUM_PATH ?? "/usr/bin/chromium" });
   try {
     const context = await browser.newContext();

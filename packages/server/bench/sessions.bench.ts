@@ -56,7 +56,7 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "wf-bench-"));
-  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server", import.meta.url)));
+  const pages = await startStaticServer(fileURLToPath(new URL("../tests/fixtures/server/", import.meta.url)));
   const key = "bench-key";
   const server = await startServer({ port: 0, apiKeys: [key], dataDir, maxSessions: Math.max(...COUNTS) + 1, idleTimeoutMs: 3_600_000 });
   const { call } = benchClient(server.url, key);

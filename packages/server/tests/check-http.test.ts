@@ -21,7 +21,7 @@ let pages: StaticServer;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-check-"));
-  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/check", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/check/", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: false });
 });
 

@@ -48,7 +48,7 @@ beforeAll(async () => {
   profileDir = await mkdtemp(join(tmpdir(), "wf-cdp-profile-"));
   dataDir = await mkdtemp(join(tmpdir(), "wf-cdp-data-"));
   ({ child: remote, endpoint } = await startRemoteChromium(executable, profileDir));
-  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY], dataDir, browserEndpoint: endpoint, journalSync: false });
 });
 

@@ -76,7 +76,7 @@ async function closeSession(id: string): Promise<void> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-server-http-"));
-  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY, "second-key"], dataDir, maxSessions: 3, bodyLimitBytes: 64 * 1024, stepTimeoutMs: 20_000, journalSync: false });
 });
 

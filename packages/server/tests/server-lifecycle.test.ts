@@ -46,7 +46,7 @@ function client(server: RunningServer) {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-server-life-"));
-  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
 });
 
 afterAll(async () => {

@@ -41,7 +41,7 @@ const traceUrl = (id: string) => server.url + routePath(ROUTES.sessionTrace, { i
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-server-trace-"));
-  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: false });
 });
 afterAll(async () => {

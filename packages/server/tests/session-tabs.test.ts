@@ -15,7 +15,7 @@ import { ROUTES, routePath, type StepStatus } from "@wf/core/protocol";
 import { startServer, type RunningServer } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
-const FILES = fileURLToPath(new URL("./fixtures/tabs/files", import.meta.url));
+const FILES = fileURLToPath(new URL("./fixtures/tabs/files/", import.meta.url));
 
 let pages: StaticServer;
 let server: RunningServer;
@@ -23,7 +23,7 @@ let dataDir: string;
 let sessionId: string;
 
 beforeAll(async () => {
-  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/tabs", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("./fixtures/tabs/", import.meta.url)));
   dataDir = await mkdtemp(join(tmpdir(), "wf-tabs-"));
   server = await startServer({ port: 0, apiKeys: ["k"], dataDir, journalSync: false, uploadRoot: FILES, stepTimeoutMs: 15_000, bodyLimitBytes: 64 * 1024 });
 });

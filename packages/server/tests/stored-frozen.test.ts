@@ -15,8 +15,8 @@ import { refFor, startModelDouble, type ModelDouble } from "./helpers/model-doub
 import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
 const KEY = "test-key-stored-frozen";
-const PAGES = fileURLToPath(new URL("../../cli/tests/fixtures/pages", import.meta.url));
-const RESULTS_DIR = fileURLToPath(new URL("../test-results", import.meta.url));
+const PAGES = fileURLToPath(new URL("../../cli/tests/fixtures/pages/", import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL("../test-results/", import.meta.url));
 
 const WORKFLOW = `import { z } from "zod";
 import { act, workflow } from "@wf/core";

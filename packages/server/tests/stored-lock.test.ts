@@ -16,9 +16,9 @@ import { startStaticServer, type StaticServer } from "./helpers/static-server.js
 
 const KEY = "test-key-stored-lock";
 /** The sign-in pages of the CLI's lock tests: lock-a says "Email", lock-b "Work email", lock-c "E-mail address". */
-const PAGES = fileURLToPath(new URL("../../cli/tests/fixtures/pages", import.meta.url));
+const PAGES = fileURLToPath(new URL("../../cli/tests/fixtures/pages/", import.meta.url));
 /** Inside the package, so the workflow file resolves @wf/core and zod. */
-const RESULTS_DIR = fileURLToPath(new URL("../test-results", import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL("../test-results/", import.meta.url));
 
 const WORKFLOW = `import { z } from "zod";
 import { act, secret, workflow } from "@wf/core";

@@ -25,7 +25,7 @@ beforeAll(async () => {
     port: 0,
     apiKeys: [KEY],
     dataDir,
-    workflowsDir: fileURLToPath(new URL("./fixtures/stored-secrets", import.meta.url)),
+    workflowsDir: fileURLToPath(new URL("./fixtures/stored-secrets/", import.meta.url)),
     journalSync: false,
   });
 });

@@ -17,7 +17,7 @@ import { loadStoredWorkflows } from "../src/stored/load.js";
 import { startPageServer, WORKFLOWS_DIR, type LocalServer } from "./fixtures/stored/servers.js";
 
 const KEY = "test-key-stored";
-const RESULTS_DIR = fileURLToPath(new URL("../test-results", import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL("../test-results/", import.meta.url));
 
 let pages: LocalServer;
 let dataDir: string;

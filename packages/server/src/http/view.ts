@@ -65,7 +65,7 @@ const ASSETS: Record<string, string> = {
  * @throws Error when neither holds `index.html`: the installed package lacks its files.
  */
 export function debuggerAssetDir(moduleUrl: string = import.meta.url): string {
-  const candidates = [new URL("./assets/debugger/", moduleUrl), new URL("../../assets/debugger", moduleUrl)].map((url) => fileURLToPath(url));
+  const candidates = [new URL("./assets/debugger/", moduleUrl), new URL("../../assets/debugger/", moduleUrl)].map((url) => fileURLToPath(url));
   const found = candidates.find((dir) => existsSync(`${dir}index.html`));
   if (!found) throw new Error(`The debugger page's files are missing (looked for index.html in ${candidates.join(" and ")}): reinstall @wf/server or @wf/cli.`);
   return found;

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const SERVER_MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
  * Starts `src/main.ts` on a free port with the API key `apiKey` and `env` over the test's own

@@ -6,7 +6,7 @@ import { InterpreterError } from "../../src/interpreter/index.js";
 import { CHROMIUM_ARGS } from "../../src/browser/host.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
 
-export const FIXTURES = fileURLToPath(new URL("../fixtures/interpreter", import.meta.url));
+export const FIXTURES = fileURLToPath(new URL("../fixtures/interpreter/", import.meta.url));
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({

@@ -21,7 +21,7 @@ let page: Page;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  server = await startStaticServer(fileURLToPath(new URL("../fixtures/check", import.meta.url)));
+  server = await startStaticServer(fileURLToPath(new URL("../fixtures/check/", import.meta.url)));
   context = await browser.newContext();
   page = await context.newPage();
 });

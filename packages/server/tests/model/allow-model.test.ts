@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from "../../src/index.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
 import { refFor, startModelDouble, type ModelDouble } from "../helpers/model-double.js";
 
-const PAGES = fileURLToPath(new URL("../../../cli/tests/fixtures/pages", import.meta.url));
+const PAGES = fileURLToPath(new URL("../../../cli/tests/fixtures/pages/", import.meta.url));
 const TABLE_SCHEMA = {
   type: "json_schema",
   json_schema: {

@@ -21,7 +21,7 @@ let page: Page;
 let interpreter: StepInterpreter;
 
 beforeAll(async () => {
-  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/check", import.meta.url)));
+  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/check/", import.meta.url)));
   ({ model, pages, browser, page } = fixture);
   const perform = { uploadRoot: process.cwd(), findTimeoutMs: 2_000, allowFileUrls: false };
   interpreter = createGrammarThenModelInterpreter(

@@ -24,7 +24,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/model", import.meta.url)));
+  fixture = await startDirectPage(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
   ({ model, pages, browser, page } = fixture);
 });
 

@@ -20,7 +20,7 @@ let server: RunningServer;
 const session = sessionSteps(() => fixture.server);
 
 beforeAll(async () => {
-  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/model", import.meta.url)));
+  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)));
   ({ model, pages, server } = fixture);
 });
 

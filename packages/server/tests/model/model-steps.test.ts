@@ -31,11 +31,11 @@ const session = sessionSteps(() => fixture.server);
 const { act, ask } = session;
 
 beforeAll(async () => {
-  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/model", import.meta.url)), {
+  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/model/", import.meta.url)), {
     allowFileUrls: true,
     modelApiKey: API_KEY,
     modelMaxPromptTokens: BUDGET,
-    workflowsDir: fileURLToPath(new URL("../fixtures/model/workflows", import.meta.url)),
+    workflowsDir: fileURLToPath(new URL("../fixtures/model/workflows/", import.meta.url)),
   });
   ({ model, pages, server } = fixture);
 });

@@ -18,8 +18,8 @@ const session = sessionSteps(() => fixture.server);
 const { act } = session;
 
 beforeAll(async () => {
-  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/tabs", import.meta.url)), {
-    uploadRoot: fileURLToPath(new URL("../fixtures/tabs/files", import.meta.url)),
+  fixture = await startModelServer(fileURLToPath(new URL("../fixtures/tabs/", import.meta.url)), {
+    uploadRoot: fileURLToPath(new URL("../fixtures/tabs/files/", import.meta.url)),
   });
   ({ model, pages } = fixture);
 });

@@ -13,7 +13,7 @@ import { startStaticServer, type StaticServer } from "../helpers/static-server.j
 import { pageOf, type RecordedRequest } from "../helpers/model-double.js";
 import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
-const FIXTURES = fileURLToPath(new URL("../fixtures/model", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../fixtures/model/", import.meta.url));
 
 let fixture: ModelServer;
 /** Another origin (another port) for the cross-origin frame. */

@@ -36,7 +36,7 @@ const beforeStoreCommit: BeforeCommit = (_operation, record) => {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-full-disk-"));
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server/", import.meta.url)));
 });
 
 afterAll(async () => {

@@ -21,7 +21,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-crash-"));
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server/", import.meta.url)));
   server = await startServer({ port: 0, apiKeys: [KEY], dataDir, journalSync: false, maxSessions: 1 });
 });
 

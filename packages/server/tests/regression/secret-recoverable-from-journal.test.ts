@@ -22,7 +22,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-secret-"));
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server/", import.meta.url)));
 });
 
 afterAll(async () => {

@@ -31,7 +31,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "wf-instances-"));
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server/", import.meta.url)));
   database = await postgresDatabase();
 }, 180_000);
 

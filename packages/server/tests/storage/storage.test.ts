@@ -29,7 +29,7 @@ let root: string;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "wf-storage-"));
-  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server", import.meta.url)));
+  pages = await startStaticServer(fileURLToPath(new URL("../fixtures/server/", import.meta.url)));
 });
 
 afterAll(async () => {
