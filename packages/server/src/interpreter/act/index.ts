@@ -1,3 +1,9 @@
+/**
+ * Carrying out actions: {@link performAction} dispatches a parsed action through the verb table
+ * (`verbs/`: one handler per verb, each declaring what it acts on), and the rules of what a step may
+ * open (`navigation-policy.ts`) and upload (`upload-path.ts`).
+ */
 export { isFileUrl, leaveRefusedPage } from "./navigation-policy.js";
 export { performAction } from "./perform.js";
-export type { ActionDone, PerformOptions } from "./perform.js";
+export type { ActionDone, PerformOptions, Verb, VerbHandler } from "./verb.js";
+export { VERBS } from "./verbs/index.js";

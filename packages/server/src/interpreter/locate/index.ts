@@ -6,5 +6,5 @@ export { childRoots, framePhrase } from "./frames.js";
 export { locateTarget } from "./locate.js";
 export { scopePhrase } from "./pick.js";
 export type { FoundElement } from "./pick.js";
-export { loosePattern } from "./strategies.js";
-export type { TargetPurpose } from "./strategies.js";
+export { loosePattern, PURPOSE_ROLES } from "./strategies.js";
+export type { AriaRole, TargetPurpose } from "./strategies.js";
