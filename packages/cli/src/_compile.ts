@@ -7,7 +7,7 @@
  * What the user's code sees is what it saw under tsx: `import.meta.url`/`filename`/`dirname` are
  * those of each source file (not of the cache file), and stack traces and step call sites point at
  * the `.ts` line:column (inline source map, Node's source-map support on). One difference: each
- * compiled file carries its own copy of the local helpers it imports (see docs/decisions.md).
+ * compiled file carries its own copy of the local helpers it imports (see docs/decisions/0015-client-side-speed.md).
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";

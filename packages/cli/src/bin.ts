@@ -20,7 +20,7 @@ timingMark("cli loaded");
 // tier-up, 51). A 100× budget (V8's default: 1,800,000) leaves the parser on its baseline code
 // for the few dozen messages of a run, and still tiers up WebAssembly that runs much longer (a
 // workflow's own). Not for `wf serve`, a long-lived server (its PGlite's tier: `pgliteWasmTier`).
-// Set before the first request, when undici compiles llhttp. docs/decisions.md, issue 26.
+// Set before the first request, when undici compiles llhttp. docs/decisions/0043-undici-wasm-parser-baseline-tier.md.
 if (process.argv[2] !== "serve") setFlagsFromString("--wasm-tiering-budget=180000000");
 
 // User files load through tsx registered for the whole process (at once in this repository, on

@@ -14,7 +14,7 @@ import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "./names.js";
 
 export { REPORTERS, type ReporterName };
 
-/** The action-lock modes of `wf run` (see the CLI README's lock section). */
+/** The action-lock modes of `wf run` (see docs/cli/lock.md). */
 export const LOCK_MODE_NAMES = LOCK_MODES;
 export type LockModeName = (typeof LOCK_MODE_NAMES)[number];
 /**

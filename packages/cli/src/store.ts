@@ -50,7 +50,7 @@ async function dataDirOf(options: StoreFileOptions): Promise<{ dataDir: string; 
   if (databaseUrl && databaseUrl !== "memory:") {
     throw new CliUsageError(
       "WF_CLI_USAGE",
-      "WF_DATABASE_URL is set: the records are in PostgreSQL, not in the data folder. Back them up with `pg_dump --format=custom --file=wf.dump <url>` and restore with `pg_restore --clean --dbname=<url> wf.dump` (see the server README, Backups and damage).",
+      "WF_DATABASE_URL is set: the records are in PostgreSQL, not in the data folder. Back them up with `pg_dump --format=custom --file=wf.dump <url>` and restore with `pg_restore --clean --dbname=<url> wf.dump` (see docs/server/records.md, Backups and damage).",
     );
   }
   return { dataDir: resolve(cwd, config.server.dataDir ?? ".wf"), cwd };

@@ -171,7 +171,7 @@ interface Answer {
 /**
  * undici's `Pool`, loaded from its own file: the package's entry loads all of undici (fetch,
  * cookies, WebSocket, mocks), ~100 ms of every `wf run`'s start-up against ~40 ms for the pool
- * (see the CLI README, "Start-up time"). Falls back to the entry if a later undici moves the file.
+ * (see docs/cli/startup.md). Falls back to the entry if a later undici moves the file.
  */
 const Pool = loadPool();
 
@@ -230,7 +230,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     // The dispatcher directly, with the origin parsed once (undici's top-level `request(url)`
     // parses the URL on every call), and a handler that gathers the answer: no AbortController
     // per attempt (the timeout and the caller's signal abort through undici's own controller)
-    // and no body stream (see "Speed" in the README).
+    // and no body stream (see the runtime README, "Benchmark").
     return new Promise<Answer>((resolve, reject) => {
       let controller: Dispatcher.DispatchController | undefined;
       let abortReason: Error | undefined;

@@ -4,7 +4,7 @@
  * links, frames, subresources, fetches) and every WebSocket passes a route that resolves the host
  * and aborts when any of its addresses is not public; service workers are blocked so none can
  * bypass the route. What it can't see (DNS rebinding between this check and the browser's own
- * lookup, WebRTC, a proxy's own reach) is for network rules; see the server README.
+ * lookup, WebRTC, a proxy's own reach) is for network rules; see docs/server/security.md.
  */
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";

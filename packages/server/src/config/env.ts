@@ -12,7 +12,7 @@
  * `WF_TIMING`, `WF_DEBUG`) is `env-flag.ts`.
  *
  * The runtime (`@wf/runtime`) reads no variable: its service client takes its base URL and API key
- * from its caller (the CLI reads `WF_BASE_URL`, `WF_API_KEY` here); see docs/decisions.md.
+ * from its caller (the CLI reads `WF_BASE_URL`, `WF_API_KEY` here); see docs/decisions/0031-environment-schema-zod-free-part.md.
  */
 import { z } from "zod";
 import type { ScreenshotMode } from "@wf/core/protocol";
@@ -26,7 +26,7 @@ export const TRACE_MODES = ["on", "off", "retain-on-failure", "on-first-retry"] 
 export const ENV_SCREENSHOT_MODES = ["on", "only-on-failure", "off"] as const satisfies ReadonlyArray<ScreenshotMode>;
 /** pino's levels, and `silent` for no log (`WF_LOG_LEVEL`). */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-/** How ACTs use the action lock (`wf run --lock`, `lock` in wf.config.ts, `WF_LOCK` for `@wf/cli/vitest`); see the CLI README's lock section. */
+/** How ACTs use the action lock (`wf run --lock`, `lock` in wf.config.ts, `WF_LOCK` for `@wf/cli/vitest`); see docs/cli/lock.md. */
 export const LOCK_MODES = ["frozen", "read", "write", "heal", "off"] as const;
 /** How model answers are constrained (`WF_MODEL_RESPONSE_FORMAT`). */
 export const RESPONSE_FORMATS = ["json_schema", "json_object"] as const;

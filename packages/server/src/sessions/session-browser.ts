@@ -34,7 +34,7 @@ const PAGE_OPEN_TIMEOUT_MS = 15_000;
 
 /**
  * Longest a session create waits for the context opened ahead, in ms, before it opens its own.
- * Opening one takes ~0.5 s on 2 cores, ~0.9 s in bursts of 30 (server README, "Speed").
+ * Opening one takes ~0.5 s on 2 cores, ~0.9 s in bursts of 30 (docs/benchmarks.md).
  */
 const WARM_WAIT_MS = 3_000;
 
@@ -216,9 +216,9 @@ export class SessionBrowser {
 
   /**
    * Captures the page as a PNG through CDP `Page.captureScreenshot` with `optimizeForSpeed`
-   * (faster encoding, larger file); see "Speed" in the README for the figures behind this choice.
+   * (faster encoding, larger file); see docs/benchmarks.md ("Server: screenshots") for the figures behind this choice.
    * When `mask` names elements on the page, Playwright's `page.screenshot({ mask })` paints
-   * {@link MASK_COLOR} boxes over them instead (slower; see "Secrets" in the README).
+   * {@link MASK_COLOR} boxes over them instead (slower; see docs/server/security.md, "Secrets").
    * @returns the image, or undefined when the page can't be captured (closed mid-way, crashed,
    *   slower than 5 s).
    */

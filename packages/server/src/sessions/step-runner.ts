@@ -73,7 +73,7 @@ export class StepRunner {
       feed.touch(session, step.stepId);
       // RUNNING is committed only for a step still running after RUNNING_WRITE_DELAY_MS: no answer
       // depends on it (a restart fails QUEUED and RUNNING steps alike), and a durable commit on the
-      // event loop while the step acts costs a quick step ~2 ms (server README, "Speed"). The step's
+      // event loop while the step acts costs a quick step ~2 ms (docs/decisions/0035-a-step-through-the-server-cut-and-kept.md). The step's
       // end waits for a write that started, so the two rows never cross.
       let runningRecorded: Promise<void> | undefined;
       const runningWrite = setTimeout(() => (runningRecorded = store.saveStep({ ...step }).catch(() => undefined)), RUNNING_WRITE_DELAY_MS);

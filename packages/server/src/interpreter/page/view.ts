@@ -1,7 +1,7 @@
 /**
  * The page as the model sees it: one compact text of what a person sees, with references to the
  * interactive elements when the model is to act, kept under a prompt budget by keeping the parts relevant to the step.
- * Why this shape rather than Playwright's ai-mode aria snapshot: see the server README ("What the
+ * Why this shape rather than Playwright's ai-mode aria snapshot: see docs/server/model-steps.md ("What the
  * model sees").
  */
 import type { Frame, Page } from "playwright-core";
