@@ -9,6 +9,7 @@ import { pollCheck, type Verdict } from "../check/index.js";
 import type { StepClock } from "../_clock.js";
 import type { CheckContext, CheckResult, StepReport } from "../types.js";
 import { readPageView } from "../page/index.js";
+import type { ModelConversation } from "./conversation.js";
 import type { ChatMessage } from "./provider.js";
 import { ASK_PAGE_FORMAT, stepMessage } from "./prompts.js";
 
@@ -43,27 +44,13 @@ export const CHECK_RESPONSE_SCHEMA: { name: string; schema: Record<string, unkno
 /** Pauses between the model's evaluations of a check, in ms: a model call is slow and costs tokens. */
 export const MODEL_CHECK_POLL_MS = [1_000, 2_000];
 
-/** What the check borrows from the model interpreter: its conversation with the provider (one retry after an invalid answer) and its prompt budget. */
-export interface ModelCheckTools {
-  converse<T>(
-    messages: ChatMessage[],
-    schema: { name: string; schema: Record<string, unknown> },
-    clock: StepClock,
-    report: StepReport,
-    check: (json: unknown) => { ok: true; value: T } | { ok: false; problem: string },
-  ): Promise<T>;
-  /** Estimated tokens the page may take beside `fixed` (the rest of the prompt). */
-  pageBudget(fixed: string): number;
-  /** What the provider adds to the prompt for the schema (`json_object` mode), counted in the budget. */
-  schemaInPromptText(schema: Record<string, unknown>): string;
-}
 
 /**
  * Evaluates the statement with the model until it holds or the check's time is up.
  * @throws {@link InterpreterError} `WF_CHECK_FAILED`, `WF_ANSWER_UNCERTAIN` (the last answer quoted
  *   nothing on the page), the provider's codes, `WF_STEP_TIMEOUT`.
  */
-export function modelCheck(context: CheckContext, tools: ModelCheckTools): Promise<CheckResult> {
+export function modelCheck(context: CheckContext, tools: ModelConversation): Promise<CheckResult> {
   context.report.interpreter = "model";
   const statement = maskSecrets(context.statement, context.secrets);
   const fixed = CHECK_SYSTEM_PROMPT + stepMessage("Statement", statement, "") + tools.schemaInPromptText(CHECK_RESPONSE_SCHEMA.schema);
