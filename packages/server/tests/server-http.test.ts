@@ -314,7 +314,7 @@ describe("steps", () => {
     expect(StepStatus.parse((await call("GET", routePath(ROUTES.stepStatus, { stepId: answer.stepId }))).json)).toEqual(answer.stepStatus);
 
     // A failure comes in the answer too, and an ASK's answer.
-    const missing = RunStepResponse.parse((await run({ step: 'click "No such button"', type: "ACT", timeoutMs: 2_000 }, "?waitMs=20000")).json);
+    const missing = RunStepResponse.parse((await run({ step: 'click "No such button"', type: "ACT", timeoutMs: 15_000 }, "?waitMs=20000")).json);
     expect(missing.stepStatus).toMatchObject({ status: "FAILED", error: { code: "WF_ELEMENT_NOT_FOUND" } });
     const title = RunStepResponse.parse((await run({ step: "What is the page title?", type: "ASK" }, "?waitMs=20000")).json);
     expect(title.stepStatus).toMatchObject({ status: "SUCCEEDED", type: "ASK" });
