@@ -61,7 +61,7 @@ describe("an instruction with several actions", () => {
   it("is run as the sequence it says when each action has its verb, each action reported", async () => {
     const status = await act('fill "Name" with "Ada", then click "Save profile"');
     expect(status).toMatchObject({ status: "SUCCEEDED", result: { action: "click" } });
-    expect(status.result!.message).toMatch(/^Filled textbox "Name" with "Ada"; Clicked button "Save profile"/);
+    expect((status.result as { message: string }).message).toMatch(/^Filled textbox "Name" with "Ada"; Clicked button "Save profile"/);
     expect(await holds('the page shows "submitted: Ada"')).toBe(true);
   });
 });
