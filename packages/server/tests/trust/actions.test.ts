@@ -143,3 +143,28 @@ describe("the grammar's actions, checked the same way (no model call)", () => {
     expect(model.requests).toHaveLength(0);
   });
 });
+
+describe("what the grammar refuses goes to the model", () => {
+  it("a target with a curly apostrophe and no match is a normal not-found, handed to the model (no selector error)", async () => {
+    model.script = () => ({ content: { reason: "There is no receipt of Ada on the page.", actions: null } });
+    const status = await act('click "Ada’s receipt"');
+    failed(status, "WF_MODEL_NO_MATCH");
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("a compound instruction is handed to the model, which carries out each action, each reported", async () => {
+    model.script = (request) => ({
+      content: {
+        reason: "Fill the note, then save.",
+        actions: [
+          { verb: "fill", ref: refFor(request, "Delivery note", "textbox"), value: "Ring twice" },
+          { verb: "click", ref: refFor(request, "Save for later", "button"), value: null },
+        ],
+      },
+    });
+    const status = await act("fill the delivery note with Ring twice and then save the order for later");
+    expect(status).toMatchObject({ status: "SUCCEEDED", interpreter: "model", resolved: 'type "Ring twice" into the "Delivery note" field; click the "Save for later" button' });
+    expect(status.result).toMatchObject({ actions: [{ element: { name: "Delivery note" } }, { element: { name: "Save for later" } }] });
+    expect(await holds('the page shows "saved"')).toBe(true);
+  });
+});
