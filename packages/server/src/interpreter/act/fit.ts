@@ -5,7 +5,7 @@
  * enabled (and a text field not read-only). {@link misfit} judges facts (the page view's, for a
  * model's plan before it runs); {@link verifyElement} reads them live, waiting for a disabled or
  * hidden element only while the page is still changing. The rule and its reasons:
- * docs/decisions/0042-verbs-fit-their-elements.md.
+ * docs/decisions/0045-verbs-fit-their-elements.md.
  */
 import type { Page } from "playwright-core";
 import type { StepClock } from "../_clock.js";
