@@ -32,14 +32,14 @@ export interface PageData {
   /** Text of `main` / `[role=main]` / `article`, else of `body`; whitespace collapsed, at most 20,000 characters. */
   mainText: string;
   /**
-   * Each visible heading's section (full read only): the text of what follows it up to the next
+   * Each visible heading's section (full read with `sections` only): the text of what follows it up to the next
    * heading of the same or a higher level, whitespace collapsed, at most 5,000 characters; at most
    * 200 sections.
    */
   sections?: Array<{ heading: string; level: number; text: string }>;
   /**
    * The open dialogs (`<dialog open>`, `role=dialog|alertdialog`) and alerts (`role=alert`) a person
-   * sees (full read only): `label` (its `aria-label`, `aria-labelledby` or first heading) and text.
+   * sees (full read with `sections` only): `label` (its `aria-label`, `aria-labelledby` or first heading) and text.
    */
   dialogs?: Array<{ kind: "dialog" | "alert"; label: string; text: string }>;
   /**
@@ -57,6 +57,13 @@ export interface ExtractOptions {
    * @default false
    */
   partial?: boolean;
+  /**
+   * Also reads each heading's section and the open dialogs ({@link PageData.sections},
+   * {@link PageData.dialogs}; full read only): what an ASK without a schema answers from. Left out
+   * otherwise, for its cost on long pages (an `innerText` per block).
+   * @default false
+   */
+  sections?: boolean;
 }
 
 /** The source of {@link extractPage}: a function expression. */
@@ -336,7 +343,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
 
   var main = document.querySelector("main,[role=main],article") || document.body;
   data.mainText = main && !partial ? text(main).slice(0, 20000) : "";
-  if (!partial) {
+  if (!partial && options && options.sections) {
     // Sections: what follows each heading up to the next of the same or a higher level.
     var hs = wfAll("h1,h2,h3,h4,h5,h6,[role=heading]").filter(shown).map(function (h) {
       return { el: h, level: /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level")) || 2 };

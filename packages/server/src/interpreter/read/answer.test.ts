@@ -85,6 +85,7 @@ describe("answerTextFromPage", () => {
     expect(answerTextFromPage(page, "all headings")).toBe("Plans\nCompare");
     expect(answerTextFromPage(page, "the page text")).toBe("Plans Compare …");
     expect(answerTextFromPage(page, "everything on the page")).toBe("Plans Compare …");
+    expect(answerTextFromPage(page, "what does the page say?")).toBe("Plans Compare …");
   });
 
   it("never answers a specific question with the whole page: WF_ANSWER_NOT_FOUND", () => {

@@ -42,9 +42,9 @@ export function answerFromPage(data: PageData, question: string, schema: JsonSch
   return value;
 }
 
-/** A question for the page's whole text: `the page text`, `the text of the page`, `everything on the page`, `the main text`. */
+/** A question for the page's whole text: `the page text`, `the text of the page`, `everything on the page`, `the main text`, `what does the page say`. */
 const PAGE_TEXT =
-  /\b(?:page(?:'s|’s)?\s+(?:text|content|contents|body)|(?:text|content|contents)\s+(?:of|on)\s+(?:the|this)\s+page|(?:whole|entire|full)\s+page|everything\s+(?:on|in)\s+(?:the|this)\s+page|main\s+text|all\s+(?:the\s+)?text)\b/i;
+  /\b(?:what\s+(?:does|do)\s+(?:the|this)\s+page\s+say|what\s+(?:the|this)\s+page\s+says|what(?:'s|’s|\s+is)\s+on\s+(?:the|this)\s+page|page(?:'s|’s)?\s+(?:text|content|contents|body)|(?:text|content|contents)\s+(?:of|on)\s+(?:the|this)\s+page|(?:whole|entire|full)\s+page|everything\s+(?:on|in)\s+(?:the|this)\s+page|main\s+text|all\s+(?:the\s+)?text)\b/i;
 /** A question for an open dialog or alert. */
 const DIALOG = /\b(?:dialog|modal|pop-?up|alert|alertdialog|lightbox)\b/i;
 /** Words that ask for a section or dialog as a whole, beside its name: `the text of the "Returns" section`. */
