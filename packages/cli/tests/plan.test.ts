@@ -271,6 +271,14 @@ describe("act wording read with the grammar", () => {
     expect(plan.findings).toEqual([]);
   });
 
+  it("agrees with the server on what the grammar refuses rather than guesses at: a compound value, a URL ending in `!`", async () => {
+    const plan = await planWorkflowFile(join(FIXTURES, "wording-guesses.ts"));
+    expect(plan.steps.map((s) => s.interpreter)).toEqual(["model", "model", "grammar", "grammar"]);
+    expect(plan.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["6 WF_LINT_ACT_NOT_UNDERSTOOD", "7 WF_LINT_ACT_NOT_UNDERSTOOD"]);
+    expect(plan.findings[0]!.message).toContain('the part "submit the form"');
+    expect(plan.findings[1]!.message).toContain("Quote the URL");
+  });
+
   it("notes instead that the step will need the model when one is configured", async () => {
     const plan = await planWorkflowFile(file, { modelConfigured: true });
     expect(plan.findings).toEqual([]);

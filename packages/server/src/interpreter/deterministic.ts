@@ -94,7 +94,8 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       return clock.guard(async () => {
         const read = async (partial: boolean) => {
           await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
-          return readPage(context.page, { partial });
+          // An answer without a schema may be a heading's section or a dialog's text: read those too.
+          return readPage(context.page, { partial, ...(context.schema ? {} : { sections: true }) });
         };
         // A page still navigating destroys the evaluation's context; read again once it has loaded.
         const readOnce = (partial: boolean) => read(partial).catch((error: unknown) => (isNavigationRace(error) ? read(partial) : Promise.reject(error)));

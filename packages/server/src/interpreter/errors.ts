@@ -12,6 +12,16 @@ export type InterpreterErrorCode =
   | "WF_ELEMENT_NOT_FOUND"
   /** Several elements match the target equally well and no ordinal picks one. */
   | "WF_ELEMENT_AMBIGUOUS"
+  /**
+   * The action's verb does not apply to the element it names (`check` on a button, `select` on a
+   * text field, `fill` on a link): nothing was done to it. From a model, after one re-ask.
+   */
+  | "WF_ACTION_NOT_APPLICABLE"
+  /**
+   * The element the action names is disabled (or, for typing, read-only) and stayed so while the
+   * page settled: nothing was done to it. From a model, after one re-ask.
+   */
+  | "WF_ELEMENT_DISABLED"
   /** An ASK could not find on the page a value a required, non-nullable field needs. */
   | "WF_ANSWER_NOT_FOUND"
   /**
@@ -79,7 +89,7 @@ export interface ElementCandidate {
 
 /** Context an {@link InterpreterError} may carry, beside its code and message. */
 export interface InterpreterErrorDetails {
-  /** For `WF_ELEMENT_NOT_FOUND` / `WF_ELEMENT_AMBIGUOUS`: the target as written in the instruction. */
+  /** For `WF_ELEMENT_NOT_FOUND` / `WF_ELEMENT_AMBIGUOUS` / `WF_ACTION_NOT_APPLICABLE` / `WF_ELEMENT_DISABLED`: the target as written in the instruction (or the element's name). */
   target?: string;
   /** For `WF_ELEMENT_NOT_FOUND`: the closest elements; for `WF_ELEMENT_AMBIGUOUS`: the equally good matches. */
   candidates?: ElementCandidate[];

@@ -255,14 +255,16 @@ describe("choosing among tables", () => {
 });
 
 describe("ASK without a schema", () => {
-  it("answers the title, the URL, the main heading, a labelled value, else the main text", async () => {
+  it("answers the title, the URL, the main heading, a labelled value, the main text when asked for it, and nothing it does not name", async () => {
     await page.goto(`${server.url}/data.html`);
     const text = (question: string) => interpreter.ask({ page, question, timeoutMs: 10_000, signal: new AbortController().signal, secrets: [], report: {} });
     await expect(text("What is the page title?")).resolves.toBe("Order #1042 – Shop");
     await expect(text("current URL")).resolves.toBe(`${server.url}/data.html`);
     await expect(text("the main heading")).resolves.toBe("Order #1042");
     await expect(text("What is the tracking number?")).resolves.toBe("ZX-99-1234");
-    const main = (await text("Summarise the order")) as string;
+    // A question that names nothing the page shows is not answered with the whole page (issue 31).
+    await expect(text("Summarise the order")).rejects.toMatchObject({ code: "WF_ANSWER_NOT_FOUND" });
+    const main = (await text("the page text")) as string;
     expect(main).toContain("Order #1042");
     expect(main).toContain("Two-year warranty");
     expect(main).not.toContain("Orders"); // the nav is outside <main>

@@ -10,22 +10,36 @@ import { locateTarget, type TargetPurpose } from "../locate/index.js";
 import type { StepClock } from "../_clock.js";
 import type { ActionDone, PerformOptions, VerbContext, VerbHandler } from "./verb.js";
 import { VERBS } from "./verbs/index.js";
+import { verifyElement } from "./fit.js";
 
 /**
  * Carries out one parsed action on the page with Playwright: the grammar's verbs, shared by every
- * interpreter so an action means the same whoever resolved it.
- * @throws {@link InterpreterError} (every code but `WF_INSTRUCTION_NOT_UNDERSTOOD`).
+ * interpreter so an action means the same whoever resolved it. The action's element is checked
+ * before anything is done to it: the verb fits it, and it is visible and, where the verb needs it,
+ * enabled (`fit.ts`).
+ * @throws {@link InterpreterError} (every code but `WF_INSTRUCTION_NOT_UNDERSTOOD`), among them
+ *   `WF_ACTION_NOT_APPLICABLE` and `WF_ELEMENT_DISABLED`.
  */
 export async function performAction(page: Page, action: ParsedAction, clock: StepClock, options: PerformOptions): Promise<ActionDone> {
   const waitMs = () => Math.min(options.findTimeoutMs, clock.left());
   const notes: string[] = [];
+  const given = Boolean(options.locate);
+  const locate = async (target: TargetSpec, purpose: TargetPurpose) => {
+    const el = await (options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal));
+    if (el.note) notes.push(el.note);
+    return el;
+  };
+  const verify = (el: Awaited<ReturnType<typeof locate>>) => verifyElement(page, el, action, given, clock, waitMs());
   const context: VerbContext = {
     page,
     clock,
     options,
+    given,
+    locate,
+    verify,
     async find(target: TargetSpec, purpose: TargetPurpose) {
-      const el = await (options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal));
-      if (el.note) notes.push(el.note);
+      const el = await locate(target, purpose);
+      await verify(el);
       return el;
     },
     settle: () => page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined),

@@ -8,6 +8,7 @@ import type { Page } from "playwright-core";
 import type { StepClock } from "../_clock.js";
 import type { ParsedAction, TargetSpec } from "../grammar/index.js";
 import type { AriaRole, FoundElement, TargetPurpose } from "../locate/index.js";
+import type { ElementFacts } from "../page/index.js";
 import type { ActResult, ElementIdentity, TabsController } from "../types.js";
 
 /** A verb of the grammar (`ParsedAction["verb"]`): `goto`, `click`, `fill`, `select`, `check`, … */
@@ -24,7 +25,9 @@ export interface PerformOptions {
   allowFileUrls: boolean;
   /**
    * Finds the element a target names. @default the grammar's `locateTarget`. The model
-   * interpreter passes one that returns the element the model referred to.
+   * interpreter passes one that returns the element the model referred to (a replay: the one the
+   * lock recorded). With it, the action's element is *given*: the verb must fit it as it is, and no
+   * grammar shortcut applies (see {@link VerbFit}).
    */
   locate?: (target: TargetSpec, purpose: TargetPurpose, waitMs: number) => Promise<FoundElement>;
   /** The step's tabs (`switch to the … tab`, `close this tab`); without it those verbs fail `WF_TAB_NOT_FOUND`. */
@@ -41,10 +44,46 @@ export interface VerbContext {
   page: Page;
   clock: StepClock;
   options: PerformOptions;
-  /** Finds the element a target names, for a purpose (which decides the roles and strategies tried). */
+  /**
+   * True when the action's element is given (by a model's reference or a lock's record) rather
+   * than found by the grammar from the instruction's words: grammar shortcuts (the checkbox of an
+   * item, a button that opens a file chooser) do not apply.
+   */
+  given: boolean;
+  /**
+   * Finds the action's own element and checks that the verb fits it ({@link verify}).
+   * @throws {@link InterpreterError} those of `locateTarget`, and `WF_ACTION_NOT_APPLICABLE`,
+   *   `WF_ELEMENT_DISABLED`, `WF_ELEMENT_NOT_FOUND` (hidden) from the check.
+   */
   find(target: TargetSpec, purpose: TargetPurpose): Promise<FoundElement>;
+  /** Finds an element a target names, unchecked: another element the verb reaches (a dropdown's option), or one a grammar shortcut starts from. */
+  locate(target: TargetSpec, purpose: TargetPurpose): Promise<FoundElement>;
+  /**
+   * Checks, before the action, that the verb fits `el` (its {@link VerbHandler.fits}), that it is
+   * visible and, where the verb needs it, enabled and editable; waits for a disabled or hidden
+   * element while the page is still changing (at most the find timeout), never for a misfit.
+   * @throws {@link InterpreterError} `WF_ACTION_NOT_APPLICABLE`, `WF_ELEMENT_DISABLED`, `WF_ELEMENT_NOT_FOUND`.
+   */
+  verify(el: FoundElement): Promise<void>;
   /** Waits for `domcontentloaded` within the step's time left (after an action that may navigate); never throws. */
   settle(): Promise<void>;
+}
+
+/**
+ * Which elements a verb may act on, checked on the element found (or given) before anything is
+ * done to it (`act/fit.ts`).
+ * @typeParam V - the verbs it carries out.
+ */
+export interface VerbFit<V extends Verb = Verb> {
+  /** What it applies to, for messages: `a checkbox, radio button, switch or checkable menu item`. */
+  what: string;
+  /**
+   * Whether the verb applies to an element with these facts. `given`: the element was given (a
+   * model's reference, a lock's record), not found by the grammar. Absent: any element.
+   */
+  test?(el: ElementFacts, action: ActionOf<V>, given: boolean): boolean;
+  /** Whether the element must be enabled (and, for typing, not read-only) for the verb to act on it. */
+  enabled: boolean | ((action: ActionOf<V>) => boolean);
 }
 
 /**
@@ -53,11 +92,14 @@ export interface VerbContext {
  */
 export interface VerbHandler<V extends Verb = Verb> {
   /**
-   * What the verb acts on: `"page"` (no element: a navigation, a key press on the page, a wait),
-   * `"any"` (whatever element the instruction names: a click, a hover) or the ARIA roles of the
-   * elements it applies to, as `getByRole` names them (`check`: checkbox, radio, switch, …).
+   * What the grammar looks among for the verb's target: `"page"` (no element: a navigation, a key
+   * press on the page, a wait), `"any"` (whatever element the instruction names: a click, a hover)
+   * or the ARIA roles of the elements it applies to, as `getByRole` names them (`check`: checkbox,
+   * radio, switch, …).
    */
   acts: "page" | "any" | readonly AriaRole[];
+  /** Which elements it may act on, checked before it acts (see {@link VerbFit}); absent for verbs without an element. */
+  fits?: VerbFit<V>;
   run(action: ActionOf<V>, context: VerbContext): Promise<ActionDone>;
 }
 

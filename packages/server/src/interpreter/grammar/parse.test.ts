@@ -17,7 +17,8 @@ describe("ACT_GRAMMAR", () => {
 describe("parseInstruction", () => {
   it.each([
     ['go to "https://example.com/a"', { verb: "goto", url: "https://example.com/a" }],
-    ["Open localhost:8080/login.", { verb: "goto", url: "localhost:8080/login" }],
+    ["Open localhost:8080/login", { verb: "goto", url: "localhost:8080/login" }],
+    ['Open "localhost:8080/login".', { verb: "goto", url: "localhost:8080/login" }],
     ["please go back", { verb: "back" }],
     ["Refresh", { verb: "reload" }],
     ['click the "Save" button', { verb: "click", target: { text: "Save", quoted: true, roles: ["button"], roleWord: "button" } }],
@@ -117,6 +118,42 @@ describe("issue 9 forms", () => {
   it("fails fast on a wait that names nothing checkable", () => {
     expect(() => parseInstruction("wait until the spinner disappears")).toThrow(/names nothing the grammar can check/);
     expect(() => parseInstruction("wait for the confirmation to appear")).toThrow(/names nothing the grammar can check/);
+  });
+});
+
+describe("the grammar never guesses (issue 31)", () => {
+  it("splits a compound instruction before every verb, so `… and then submit the form` is never part of a value", () => {
+    expect(() => parseInstructions("fill in the name field with Ada and then submit the form")).toThrow(/the part "submit the form"/);
+    expect(() => parseInstructions("fill in the name field with Ada and submit")).toThrow(/Instruction not understood/);
+    expect(parseInstructions('fill "Name" with "Ada" and then click "Save"').map((a) => a.verb)).toEqual(["fill", "click"]);
+    expect(parseInstructions('type "pg" into "Search", then press Enter').map((a) => a.verb)).toEqual(["fill", "press"]);
+  });
+
+  it("refuses an unquoted value that says `then`, saying how to quote it; a quoted one is one text", () => {
+    expect(() => parseInstruction("fill the name field with Ada, then Grace")).toThrow(/reads as several actions\. Quote the value/);
+    expect(() => parseInstruction("search for pg then docs")).toThrow(/reads as several actions/);
+    expect(parseInstruction('fill the notes with "Ada, then Grace"')).toMatchObject({ verb: "fill", text: "Ada, then Grace" });
+  });
+
+  it("`submit` names an element only when quoted: `submit the form` is no guess at its button", () => {
+    expect(() => parseInstruction("submit the form")).toThrow(/Instruction not understood/);
+    expect(parseInstruction('submit "Send"')).toMatchObject({ verb: "click", target: { text: "Send" } });
+  });
+
+  it("opens an unquoted URL exactly as written, and refuses one whose last character may end the sentence", () => {
+    expect(parseInstruction("go to https://example.com/wiki/Foo_(bar)")).toEqual({ verb: "goto", url: "https://example.com/wiki/Foo_(bar)" });
+    expect(parseInstruction("go to https://example.com/?q=a!b")).toEqual({ verb: "goto", url: "https://example.com/?q=a!b" });
+    for (const end of ["!", ".", "?", ",", ";", ":", ")"]) {
+      expect(() => parseInstruction(`go to https://example.com/?pw=abc${end}`), end).toThrow(/which may end the sentence or belong to the URL.*Quote the URL/);
+    }
+    expect(() => parseInstructions("Open localhost:8080/login.")).toThrow(/go to "localhost:8080\/login\."/);
+    expect(parseInstruction('go to "https://example.com/?pw=abc!"')).toEqual({ verb: "goto", url: "https://example.com/?pw=abc!" });
+    expect(parseInstruction('click "Save".')).toMatchObject({ verb: "click", target: { text: "Save" } });
+  });
+
+  it("marks the `set … to` form, which may fill a text field; `select … in` picks an option only", () => {
+    expect(parseInstruction('set "Name" to "Ada"')).toMatchObject({ verb: "select", option: "Ada", set: true });
+    expect(parseInstruction('select "Ada" in "Name"')).not.toHaveProperty("set");
   });
 });
 

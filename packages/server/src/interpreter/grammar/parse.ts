@@ -12,6 +12,7 @@
 import { InterpreterError } from "../errors.js";
 import { ACT_GRAMMAR, type ParsedAction } from "./rules.js";
 import { extractQuotes } from "./target.js";
+import { looksLikeUrl } from "./words.js";
 
 /**
  * Parses one ACT instruction.
@@ -20,13 +21,17 @@ import { extractQuotes } from "./target.js";
  *   with examples, when no rule of {@link ACT_GRAMMAR} matches.
  */
 export function parseInstruction(instruction: string): ParsedAction {
+  refuseAmbiguousUrl(instruction);
   const { text, quotes } = extractQuotes(normalizeInstruction(instruction));
   return parsePart(text, quotes, instruction);
 }
 
-/** Where a compound instruction splits: `, then`, `and then`, `then`, `and`, `;` or `,` before a verb. */
+/**
+ * Where a compound instruction splits: `, then`, `and then`, `then`, `and`, `;` or `,` before a
+ * verb (any verb a rule starts with, so `… and submit the form` is never read as part of a value).
+ */
 const SPLIT = new RegExp(
-  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|open|navigate|visit|click|tap|double[- ]?click|right[- ]?click|hover|type|fill|enter|input|write|clear|press|hit|select|choose|pick|set|check|uncheck|tick|untick|scroll|wait|upload|attach|reload|refresh|search|switch|close)\\b)",
+  "\\s*(?:,\\s*and\\s+then|,\\s*then|,\\s*and|\\band\\s+then|\\bthen|\\band|;|,)\\s+(?=(?:go|goto|open|navigate|visit|browse|head|load|click|tap|push|follow|activate|submit|double[- ]?click|right[- ]?click|context[- ]?click|hover|mouse|move|type|fill|enter|input|write|put|key|complete|populate|clear|empty|erase|press|hit|select|choose|pick|set|change|check|uncheck|tick|untick|mark|enable|disable|turn|unselect|deselect|scroll|bring|wait|pause|sleep|upload|attach|reload|refresh|search|look|switch|close)\\b)",
   "i",
 );
 
@@ -38,12 +43,45 @@ const SPLIT = new RegExp(
  * @throws {@link InterpreterError} `WF_INSTRUCTION_NOT_UNDERSTOOD` for the first part not understood.
  */
 export function parseInstructions(instruction: string): ParsedAction[] {
+  refuseAmbiguousUrl(instruction);
   const { text, quotes } = extractQuotes(normalizeInstruction(instruction));
   return text
     .split(SPLIT)
     .map((part) => part.trim())
     .filter(Boolean)
     .map((part, _i, parts) => parsePart(part, quotes, instruction, parts.length > 1 ? part.replace(/«(\d+)»/g, (_m, n: string) => JSON.stringify(quotes[Number(n)] ?? "")) : undefined));
+}
+
+/** Characters that end a sentence as well as a URL: after an unquoted URL written last, which is meant cannot be told. */
+const SENTENCE_END = /[.!?,;:]$/;
+
+/**
+ * A URL written last and unquoted is opened exactly as written, so the final `.`/`!`/`;` that
+ * {@link normalizeInstruction} drops from a sentence must not be one of its characters: when the
+ * URL ends in a character that may end the sentence (`.`, `!`, `?`, `,`, `;`, `:`) or in a `)`
+ * that closes nothing in it, the instruction is refused, saying how to quote it.
+ * @throws {@link InterpreterError} `WF_INSTRUCTION_NOT_UNDERSTOOD`
+ */
+function refuseAmbiguousUrl(instruction: string): void {
+  const { text } = extractQuotes(instruction.trim());
+  const last = /(\S+)$/.exec(text)?.[1];
+  if (!last || /«\d+»/.test(last)) return;
+  let bare = last;
+  for (;;) {
+    if (SENTENCE_END.test(bare)) bare = bare.slice(0, -1);
+    else if (bare.endsWith(")") && count(bare, "(") < count(bare, ")")) bare = bare.slice(0, -1);
+    else break;
+  }
+  if (bare === last || !bare || !looksLikeUrl(bare)) return;
+  throw new InterpreterError(
+    "WF_INSTRUCTION_NOT_UNDERSTOOD",
+    `Instruction not understood: ${JSON.stringify(instruction)}: the URL ${JSON.stringify(last)} ends in ${JSON.stringify(last.slice(bare.length))}, which may end the sentence or belong to the URL, and a URL is opened exactly as written. ` +
+      `Quote the URL as it is to be opened: \`go to "${last}"\` (or \`go to "${bare}"\`).`,
+  );
+}
+
+function count(text: string, ch: string): number {
+  return text.split(ch).length - 1;
 }
 
 /** The instruction trimmed, its final `.`/`!`/`;` dropped, runs of spaces made one. */

@@ -19,7 +19,12 @@ export type ParsedAction =
   | { verb: "type-focused"; text: string }
   | { verb: "clear"; target: TargetSpec }
   | { verb: "press"; key: string; target?: TargetSpec }
-  | { verb: "select"; option: string; target: TargetSpec }
+  /**
+   * `set`: the grammar's `set "Name" to "Ada"` form, which sets the control to the value: a dropdown
+   * gets the option, a text field the text. `select "x" in "…"` (and a model's `select`) picks an
+   * option of a dropdown only.
+   */
+  | { verb: "select"; option: string; target: TargetSpec; set?: true }
   | { verb: "check" | "uncheck"; target: TargetSpec }
   | { verb: "scroll"; direction: "up" | "down"; pixels?: number }
   | { verb: "scroll-edge"; edge: "top" | "bottom" }
@@ -86,6 +91,7 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     examples: ['search for "dataclass"'],
     build: (m, q) => {
       const text = unquote(m[1]!, q).trim();
+      if (!m[1]!.startsWith("«")) oneValue(m, m[1]!, q);
       return text ? { verb: "search", text } : undefined;
     },
   },
@@ -162,8 +168,8 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     verb: "select",
     pattern: new RegExp(`^(?:set|change)\\s+${TARGET}\\s+to\\s+(?:the\\s+option\\s+)?${Q}$`, "i"),
     examples: ['set "Country" to "France"'],
-    // Resolved at run time: a <select> gets the option, a text field gets the text (see interpreter).
-    build: (m, q) => ({ verb: "select", option: q[Number(m[2])]!, target: parseTarget(m[1]!, q) }),
+    // Resolved at run time: a <select> gets the option, a text field gets the text (act/verbs/select.ts).
+    build: (m, q) => ({ verb: "select", option: q[Number(m[2])]!, target: parseTarget(m[1]!, q), set: true }),
   },
   {
     verb: "fill",
@@ -182,7 +188,10 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     // `fill the search box with dataclass`: an unquoted value runs to the end.
     pattern: new RegExp(`^(?:fill(?:\\s+in)?|fill out|complete|populate)\\s+${TARGET}\\s+with\\s+(?!«)(.+)$`, "i"),
     examples: ["fill the search box with dataclass"],
-    build: (m, q) => ({ verb: "fill", text: unquote(m[2]!, q).trim(), target: parseTarget(m[1]!, q), typed: false }),
+    build: (m, q) => {
+      oneValue(m, m[2]!, q);
+      return { verb: "fill", text: unquote(m[2]!, q).trim(), target: parseTarget(m[1]!, q), typed: false };
+    },
   },
   {
     verb: "type",
@@ -313,7 +322,12 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     verb: "click",
     pattern: new RegExp(`^(?:click|tap|press|push|hit|select|choose|follow|open|go\\s+to|activate|submit)(?:\\s+(?:on|at))?\\s+${TARGET}$`, "i"),
     examples: ['click "Sign in"', 'click the "Save" button', 'click link "Docs"', 'click the second "Edit" button'],
-    build: (m, q) => ({ verb: "click", target: parseTarget(m[1]!, q) }),
+    build: (m, q) => {
+      const target = parseTarget(m[1]!, q);
+      // `submit the form` names no element: which button submits it would be a guess. `submit "Send"` names one.
+      if (/^submit\b/i.test(m[0]) && !target.quoted) return undefined;
+      return { verb: "click", target };
+    },
   },
   {
     verb: "click",
@@ -322,6 +336,23 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     build: () => undefined,
   },
 ];
+
+/**
+ * An unquoted value runs to the end of its instruction: one that says `then` (`with Ada and then
+ * submit`, `with Ada, then Bob`) or holds a `;` reads as several actions, and typing it as one text
+ * would be a guess. Fail at once saying how to quote it.
+ * @throws {@link InterpreterError} `WF_INSTRUCTION_NOT_UNDERSTOOD`
+ */
+function oneValue(m: RegExpMatchArray, value: string, quotes: string[]): void {
+  if (!/(?:^|[\s,])then\b|;/i.test(value)) return;
+  const said = unquote(m[0], quotes);
+  const text = unquote(value, quotes).trim();
+  throw new InterpreterError(
+    "WF_INSTRUCTION_NOT_UNDERSTOOD",
+    `Instruction not understood: in ${JSON.stringify(said)}, the unquoted value ${JSON.stringify(text)} reads as several actions. ` +
+      `Quote the value if it is one text (\`… with "${text}"\`), or write each action with its own verb (\`fill "…" with "…", then click "…"\`).`,
+  );
+}
 
 /**
  * `wait until the spinner disappears`: an unquoted description names no text the page shows, and

@@ -68,13 +68,28 @@ const SHOWN_ROLES = new Set<AriaRole>(["button", "link", "tab", "menuitem", "men
 export type Tier = "exact" | "whole" | "prefix" | "substring";
 export const TIERS: Tier[] = ["exact", "whole", "prefix", "substring"];
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/**
+ * User text as a literal inside a pattern: every character but ASCII letters and digits written as
+ * a `\uXXXX` escape (per UTF-16 code unit), so that no quote, bracket, slash, backslash or regex
+ * character of the text reaches the pattern or the Playwright selector that carries it as itself
+ * (Playwright's selector parser reads a quote inside `[name=/…/]` as the end of the value).
+ */
+export function escapeRegExp(s: string): string {
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    out += /[A-Za-z0-9]/.test(ch) ? ch : `\\u${s.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  }
+  return out;
 }
 
 /** Dashes (hyphen, non-breaking hyphen, figure, en, em dash, minus) fold to one another below the exact tier. */
-const DASHES = "\\-\u2010\u2011\u2012\u2013\u2014\u2015\u2212";
+const DASHES = escapeRegExp("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212");
 const DASH_CHARS = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212";
+/** What may follow a name and still leave it whole: an arrow or punctuation ("Next →"). */
+const AFTER_NAME = escapeRegExp("→»›>…:.!?*");
+/** What ends the start of a name (the `prefix` tier): a colon, comma, parenthesis, slash, bar, bullet. */
+const SEPARATORS = escapeRegExp(":,;(/|·•");
 /** Straight and curly quotes, guillemets, backtick. */
 const QUOTES = "\"'\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb`\u00b4";
 
@@ -88,7 +103,7 @@ export function loosePattern(text: string): string {
     if (/\s/.test(ch)) {
       if (!out.endsWith("\\s+")) out += "\\s+";
     } else if (DASH_CHARS.includes(ch)) out += `[${DASHES}]`;
-    else if (QUOTES.includes(ch)) out += `[${QUOTES}]`;
+    else if (QUOTES.includes(ch)) out += `[${escapeRegExp(QUOTES)}]`;
     else out += escapeRegExp(ch);
   }
   return out;
@@ -100,12 +115,12 @@ export function textArg(text: string, tier: Tier): { value: string | RegExp; exa
   const body = loosePattern(text);
   if (tier === "whole") {
     // Case-insensitive, and blind to a section number before ("8.1.3. ", "K. ", "IV. ") and an arrow or punctuation after ("Next →").
-    return { value: new RegExp(`^\\s*(?:(?:[A-Z]|[IVXLC]+)\\.\\s+|\\d+(?:\\.\\d+)*\\.?\\s+)?${body}\\s*[→»›>…:.!?*]*\\s*$`, "i"), exact: false };
+    return { value: new RegExp(`^\\s*(?:(?:[A-Z]|[IVXLC]+)\\.\\s+|\\d+(?:\\.\\d+)*\\.?\\s+)?${body}\\s*[${AFTER_NAME}]*\\s*$`, "i"), exact: false };
   }
   if (tier === "prefix") {
     // The start of a name up to a separator (a dash, colon, parenthesis, bar, bullet): `json` for
     // "json — JSON encoder and decoder", not "jsonschema", and `Sign in` not for "Sign in with SSO".
-    return { value: new RegExp(`^\\s*${body}(?=\\s*[${DASHES}:,;(/|·•])`, "i"), exact: false };
+    return { value: new RegExp(`^\\s*${body}(?=\\s*[${DASHES}${SEPARATORS}])`, "i"), exact: false };
   }
   return { value: new RegExp(body, "i"), exact: false };
 }

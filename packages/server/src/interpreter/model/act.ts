@@ -8,14 +8,14 @@ import { redactText } from "@wf/core";
 import { InterpreterError } from "../errors.js";
 import { StepClock } from "../_clock.js";
 import { answerErrors } from "../read/index.js";
-import { performAction, type ActionDone, type PerformOptions } from "../act/index.js";
+import { misfit, misfitError, performAction, verifyElement, type ActionDone, type PerformOptions } from "../act/index.js";
 import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar/index.js";
 import { recordInstruction, ROLE_WORDS } from "../lock/index.js";
-import type { FoundElement } from "../locate/index.js";
+import { locateTarget, type FoundElement } from "../locate/index.js";
 import type { ActContext, ActResult, ElementIdentity, TabSelector } from "../types.js";
 import { identifyViewElements, readPageView, type ViewElement } from "../page/index.js";
 import type { ChatMessage } from "./provider.js";
-import { clip, type ModelConversation } from "./conversation.js";
+import { clip, type AnswerCheck, type ModelConversation } from "./conversation.js";
 import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, stepMessage, tabsLine, type ModelAction } from "./prompts.js";
 
 /**
@@ -50,14 +50,23 @@ export async function modelAct(context: ActContext, { converse, pageBudget, sche
     for (const action of plan.actions) {
       const target = action.ref ? await resolveRef(context.page, view.elements, action.ref) : undefined;
       const parsed = toParsedAction(action, target?.spec, placeholders);
+      // The verb fits the element as it is now (checked again, live, by performAction): a misfit is never recorded.
+      if (target) await verifyElement(context.page, target.found, parsed, true, clock, perform.findTimeoutMs);
       // Recorded as an instruction the grammar resolves to this very element (checked before acting).
       const recorded = await recordInstruction(context.page, parsed, target, clock);
       ran.push({ instruction: recorded.instruction, ...(recorded.element ? { element: recorded.element } : {}) });
       context.report.resolved = ran.map((a) => a.instruction).join("; ");
+      // The action's own element is the one the model named; another the verb reaches (a custom
+      // dropdown's option) is found as the grammar finds it.
+      let given = false;
       done.push(
         await performAction(context.page, parsed, clock, {
           ...perform,
-          locate: async () => target!.found,
+          locate: async (spec, purpose, waitMs) => {
+            if (given) return locateTarget(context.page, spec, purpose, waitMs, clock.signal);
+            given = true;
+            return target!.found;
+          },
           ...(context.tabs ? { tabs: context.tabs } : {}),
           ...(context.uploads ? { uploads: context.uploads } : {}),
         }),
@@ -76,10 +85,13 @@ export async function modelAct(context: ActContext, { converse, pageBudget, sche
 }
 
 /**
- * Checks a plan: verbs with what they need, refs that exist, placeholders only as given, and files
- * to upload only as the instruction (as the model saw it, secrets as placeholders) names them.
+ * Checks a plan: verbs with what they need, refs that exist, placeholders only as given, files to
+ * upload only as the instruction (as the model saw it, secrets as placeholders) names them, and
+ * each verb fitting its element as the page view recorded it (`check` a checkbox, not a button;
+ * nothing disabled): such a misfit is re-asked naming it, then fails the step with its own code
+ * (`WF_ACTION_NOT_APPLICABLE`, `WF_ELEMENT_DISABLED`).
  */
-function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<string, string>, instruction: string): { ok: true; value: { reason: string; actions: ModelAction[] | null } } | { ok: false; problem: string } {
+function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<string, string>, instruction: string): AnswerCheck<{ reason: string; actions: ModelAction[] | null }> {
   const plan = json as { reason?: unknown; actions?: unknown };
   if (!plan || typeof plan !== "object" || typeof plan.reason !== "string" || !("actions" in plan)) return { ok: false, problem: "it needs `reason` (a string) and `actions` (a list, or null)." };
   const errors = answerErrors(json, ACT_RESPONSE_SCHEMA.schema);
@@ -98,6 +110,19 @@ function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<str
     }
     for (const p of (a.value ?? "").match(/\{\{[^{}]*\}\}/g) ?? []) {
       if (!placeholders.has(p)) return { ok: false, problem: `action ${i + 1} uses ${p}, which is not a placeholder of the instruction.` };
+    }
+    const element = a.ref ? elementOf(a.ref, elements) : undefined;
+    if (element) {
+      const spec: TargetSpec = { text: element.name, roles: [element.role], quoted: true };
+      const wrong = misfit(toParsedAction(a, spec, placeholders), element.facts, true);
+      if (wrong) {
+        const described = `${element.role} ${JSON.stringify(element.name)}`;
+        return {
+          ok: false,
+          problem: `action ${i + 1} (${a.verb}) is on ${a.ref}, ${described}, which ${wrong.why}. Choose an element it applies to, or answer \`actions: null\` if the page has none.`,
+          failure: misfitError(wrong, `The model chose to ${a.verb} ${described}, which`, element, "The model was asked again and chose no element it applies to. Check the page is the one you expect, or say more precisely what to act on."),
+        };
+      }
     }
   }
   return { ok: true, value: { reason: plan.reason, actions } };

@@ -13,21 +13,28 @@ import { retryMessages } from "./prompts.js";
 /** Tries per model question: the first answer, and one retry after an invalid or refused one. */
 const MAX_ATTEMPTS = 2;
 
+/**
+ * What a step's check says of one answer: accepted (its value), or rejected with the problem the
+ * re-ask names and, optionally, the failure the step ends with if the last answer is rejected so.
+ */
+export type AnswerCheck<T> = { ok: true; value: T } | { ok: false; problem: string; failure?: InterpreterError };
+
 /** A model step's tools: its conversation with the provider and its prompt budget. */
 export interface ModelConversation {
   readonly provider: ModelProvider;
   /**
    * Asks the model until it gives an answer `check` accepts, at most twice, adding each call to
-   * `report.usage`.
+   * `report.usage`. A rejection may carry the `failure` the step ends with when the last answer is
+   * rejected (e.g. `WF_ACTION_NOT_APPLICABLE`), instead of `WF_MODEL_ANSWER_INVALID`.
    * @throws {@link InterpreterError} `WF_MODEL_REFUSED` (refused twice), `WF_MODEL_ANSWER_INVALID`
-   *   (no valid answer in two tries), and the provider's codes.
+   *   (no valid answer in two tries) or the last rejection's `failure`, and the provider's codes.
    */
   converse<T>(
     messages: ChatMessage[],
     schema: { name: string; schema: Record<string, unknown> },
     clock: StepClock,
     report: StepReport,
-    check: (json: unknown) => { ok: true; value: T } | { ok: false; problem: string },
+    check: (json: unknown) => AnswerCheck<T>,
   ): Promise<T>;
   /** Estimated tokens the page may take beside `fixed` (the rest of the prompt). */
   pageBudget(fixed: string): number;
@@ -46,9 +53,10 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
     schema: { name: string; schema: Record<string, unknown> },
     clock: StepClock,
     report: StepReport,
-    check: (json: unknown) => { ok: true; value: T } | { ok: false; problem: string },
+    check: (json: unknown) => AnswerCheck<T>,
   ): Promise<T> {
     let lastProblem = "";
+    let lastFailure: InterpreterError | undefined;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       let completion: Completion;
       try {
@@ -65,6 +73,7 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
         messages = [...messages, ...retryMessages(null, `you refused (${clip(completion.refusal)}). The page is the user's own; read it and answer.`)];
         continue;
       }
+      lastFailure = undefined;
       const problem = (() => {
         if (completion.finishReason === "length") return "it was cut off (the output limit was reached); answer more briefly.";
         if (!completion.content) return "it was empty.";
@@ -76,12 +85,14 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
         }
         const checked = check(json);
         if (checked.ok) return checked;
+        lastFailure = checked.failure;
         return checked.problem;
       })();
       if (typeof problem !== "string") return problem.value;
       lastProblem = problem;
       if (attempt < MAX_ATTEMPTS) messages = [...messages, ...retryMessages(completion.content, problem)];
     }
+    if (lastFailure) throw lastFailure;
     throw new InterpreterError(
       "WF_MODEL_ANSWER_INVALID",
       `The model (${provider.model}) gave no valid answer in ${MAX_ATTEMPTS} tries; the last one: ${lastProblem} ` +

@@ -32,6 +32,17 @@ export interface PageData {
   /** Text of `main` / `[role=main]` / `article`, else of `body`; whitespace collapsed, at most 20,000 characters. */
   mainText: string;
   /**
+   * Each visible heading's section (full read with `sections` only): the text of what follows it up to the next
+   * heading of the same or a higher level, whitespace collapsed, at most 5,000 characters; at most
+   * 200 sections.
+   */
+  sections?: Array<{ heading: string; level: number; text: string }>;
+  /**
+   * The open dialogs (`<dialog open>`, `role=dialog|alertdialog`) and alerts (`role=alert`) a person
+   * sees (full read with `sections` only): `label` (its `aria-label`, `aria-labelledby` or first heading) and text.
+   */
+  dialogs?: Array<{ kind: "dialog" | "alert"; label: string; text: string }>;
+  /**
    * Set on a partial read ({@link ExtractOptions.partial}): each group item's `fields` is empty and
    * `mainText` is `""`. A reader that needs either must ask for the full read (`read/page-read.ts`).
    */
@@ -46,6 +57,13 @@ export interface ExtractOptions {
    * @default false
    */
   partial?: boolean;
+  /**
+   * Also reads each heading's section and the open dialogs ({@link PageData.sections},
+   * {@link PageData.dialogs}; full read only): what an ASK without a schema answers from. Left out
+   * otherwise, for its cost on long pages (an `innerText` per block).
+   * @default false
+   */
+  sections?: boolean;
 }
 
 /** The source of {@link extractPage}: a function expression. */
@@ -325,6 +343,47 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
 
   var main = document.querySelector("main,[role=main],article") || document.body;
   data.mainText = main && !partial ? text(main).slice(0, 20000) : "";
+  if (!partial && options && options.sections) {
+    // Sections: what follows each heading up to the next of the same or a higher level.
+    var hs = wfAll("h1,h2,h3,h4,h5,h6,[role=heading]").filter(shown).map(function (h) {
+      return { el: h, level: /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level")) || 2 };
+    });
+    data.sections = [];
+    hs.slice(0, 200).forEach(function (h, i) {
+      var next = null;
+      for (var j = i + 1; j < hs.length; j++) if (hs[j].level <= h.level) { next = hs[j].el; break; }
+      var parts = [], size = 0;
+      // Collects the text of sibling elements from s on, stopping at the next heading (descending into the one that holds it).
+      function collect(s) {
+        for (; s && size < 5000; s = s.nextElementSibling) {
+          if (next && s === next) return true;
+          if (next && s.contains(next)) return collect(s.firstElementChild);
+          if (/^(SCRIPT|STYLE|TEMPLATE)$/.test(s.tagName) || !shown(s)) continue;
+          var t = text(s);
+          if (t) { parts.push(t); size += t.length; }
+        }
+        return false;
+      }
+      // From the heading up through wrappers it ends (a <div> around an <h2>), then on along the siblings.
+      var node = h.el;
+      while (node.parentElement && node.parentElement !== document.body && !node.nextElementSibling && !(next && node.parentElement.contains(next))) node = node.parentElement;
+      collect(node.nextElementSibling);
+      var t = text(h.el);
+      if (t) data.sections.push({ heading: t, level: h.level, text: clean(parts.join(" ")).slice(0, 5000) });
+    });
+    // Dialogs and alerts a person sees.
+    data.dialogs = [];
+    wfAll("dialog[open],[role=dialog],[role=alertdialog],[role=alert]").forEach(function (d) {
+      if (data.dialogs.length >= 10 || !shown(d)) return;
+      var label = clean(d.getAttribute("aria-label") || "");
+      var by = d.getAttribute("aria-labelledby");
+      if (!label && by) label = clean(by.split(/\s+/).map(function (id) { var e = wfById(d, id); return e ? text(e) : ""; }).join(" "));
+      var head = d.querySelector("h1,h2,h3,h4,h5,h6,[role=heading]");
+      if (!label && head) label = text(head);
+      var t = text(d);
+      if (t) data.dialogs.push({ kind: d.getAttribute("role") === "alert" ? "alert" : "dialog", label: label, text: t.slice(0, 5000) });
+    });
+  }
   if (partial) data.partial = true;
   return data;
   }`;

@@ -11,6 +11,8 @@ export { DESCRIBE_SOURCE } from "./source.js";
 export { describeElements, inScopes, listSelectOptions, nearLabelMatches, scrollPage } from "./elements.js";
 export type { ElementInfo } from "./elements.js";
 export { extractPageJson } from "./extract.js";
+export { elementFacts } from "./facts.js";
+export type { ElementFacts } from "./facts.js";
 export type { ExtractOptions, PageData } from "./extract.js";
 export { QUIET_MS, isNavigationRace, isSettled, waitForSettled, watchRequests } from "./settle.js";
 export { identifyViewElement, identifyViewElements } from "./view-script.js";

@@ -9,6 +9,7 @@
  * Plain JavaScript source for the reason given in `index.ts`.
  */
 import { DESCRIBE_SOURCE } from "./source.js";
+import { FACTS_SOURCE, VIEW_ROLE_SOURCE, type ElementFacts } from "./facts.js";
 
 /** One line of the page view, as the page script returns it. */
 export interface ViewLine {
@@ -40,6 +41,8 @@ export interface ViewElement {
   selector: string;
   /** Selectors of the iframes it sits in, outermost first; empty in the main frame. */
   frames: string[];
+  /** What it is, as a verb needs to know (disabled, a text field, a file input…): what a model's plan is checked against. */
+  facts: ElementFacts;
 }
 
 /** What {@link snapshotPageView} returns for one frame. */
@@ -62,18 +65,6 @@ export interface PageViewScriptOptions {
   /** Prefix of this frame's references: `""` in the main frame (`e1`), `f2` in the second frame read (`f2e1`). */
   prefix: string;
 }
-
-/** The view's role of an element: the grammar's, plus clickable and editable generics. */
-const VIEW_ROLE_SOURCE = String.raw`
-  function role(el) {
-    var r = wfRole(el);
-    if (r === "text" || r === "generic") {
-      if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
-      if (el.hasAttribute("onclick") || (el.tabIndex >= 0 && el.hasAttribute("tabindex"))) return "button";
-    }
-    return r;
-  }
-`;
 
 /**
  * A `css=` selector for an element: `:nth-child()` steps from `html`, a shadow root's children
@@ -122,7 +113,7 @@ export const identifyViewElements = new Function(
 
 /** `frame.evaluate(snapshotPageView, options)`: one frame's view. */
 export const snapshotPageView = new Function(
-  String.raw`return function (opts) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}${CSS_PATH_SOURCE}
+  String.raw`return function (opts) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}${FACTS_SOURCE}${CSS_PATH_SOURCE}
     var INTERACTIVE = { button: 1, link: 1, checkbox: 1, radio: 1, "switch": 1, tab: 1, menuitem: 1, menuitemcheckbox: 1,
       menuitemradio: 1, option: 1, treeitem: 1, combobox: 1, textbox: 1, searchbox: 1, spinbutton: 1, slider: 1, listbox: 1 };
     var SKIP = { SCRIPT: 1, STYLE: 1, NOSCRIPT: 1, TEMPLATE: 1, HEAD: 1, META: 1, LINK: 1, OBJECT: 1, EMBED: 1, CANVAS: 1, svg: 1, SVG: 1 };
@@ -206,10 +197,11 @@ export const snapshotPageView = new Function(
       return el.tagName === "PRE" || ((ws === "pre" || ws === "pre-wrap" || ws === "break-spaces") && el.tagName !== "TEXTAREA");
     }
     function control(el) {
-      var r = role(el);
+      var facts = wfFacts(el);
+      var r = facts.role;
       var name = norm(wfName(el));
       var ref = prefix + "e" + (elements.length + 1);
-      elements.push({ ref: ref, role: r, name: name, selector: cssPath(el), frames: [] });
+      elements.push({ ref: ref, role: r, name: name, selector: cssPath(el), frames: [], facts: facts });
       var s = (opts.refs ? "[" + ref + "] " : "") + r + (name ? " " + JSON.stringify(clip(name, 300)) : "");
       var tag = el.tagName;
       if (tag === "INPUT" || tag === "TEXTAREA") {
@@ -244,7 +236,8 @@ export const snapshotPageView = new Function(
           if (!/^javascript:/i.test(href)) s += " → " + clip(href, 300);
         }
       }
-      if (el.disabled || el.getAttribute("aria-disabled") === "true") s += " (disabled)";
+      if (facts.disabled) s += " (disabled)";
+      else if (facts.readOnly) s += " (read-only)";
       return s;
     }
     // Inline content of an element: text, with controls as references and images by their alt text.

@@ -78,12 +78,36 @@ describe("answerFromPage", () => {
 });
 
 describe("answerTextFromPage", () => {
-  it("prefers a label the question names, then title/URL/heading words, then the main text", () => {
+  it("answers a label the question names, title/URL/heading words, and the main text when asked for it", () => {
     expect(answerTextFromPage(page, "the support email")).toBe("help@example.test");
     expect(answerTextFromPage(page, "page title")).toBe("Plans");
     expect(answerTextFromPage(page, "the URL")).toBe("https://example.test/plans");
     expect(answerTextFromPage(page, "all headings")).toBe("Plans\nCompare");
-    expect(answerTextFromPage(page, "anything else")).toBe("Plans Compare …");
+    expect(answerTextFromPage(page, "the page text")).toBe("Plans Compare …");
+    expect(answerTextFromPage(page, "everything on the page")).toBe("Plans Compare …");
+    expect(answerTextFromPage(page, "what does the page say?")).toBe("Plans Compare …");
+  });
+
+  it("never answers a specific question with the whole page: WF_ANSWER_NOT_FOUND", () => {
+    expect(() => answerTextFromPage(page, "anything else")).toThrow(expect.objectContaining({ code: "WF_ANSWER_NOT_FOUND" }));
+    expect(() => answerTextFromPage(page, "the greeting")).toThrow(/`the page text`/);
+  });
+
+  it("answers a heading's section and an open dialog's text", () => {
+    const withParts = {
+      ...page,
+      sections: [
+        { heading: "Compare", level: 2, text: "Basic has 1 seat. Team has 10 seats." },
+        { heading: "Refund policy", level: 2, text: "Refunds within 30 days." },
+      ],
+      dialogs: [{ kind: "dialog" as const, label: "Session expiring", text: "Your session ends in 2 minutes. Stay signed in" }],
+    };
+    expect(answerTextFromPage(withParts, "the refund policy")).toBe("Refunds within 30 days.");
+    expect(answerTextFromPage(withParts, 'the text of the "Compare" section')).toBe("Basic has 1 seat. Team has 10 seats.");
+    expect(answerTextFromPage(withParts, "what does the dialog say")).toBe("Your session ends in 2 minutes. Stay signed in");
+    expect(answerTextFromPage(withParts, "the Session expiring dialog")).toBe("Your session ends in 2 minutes. Stay signed in");
+    // More than the section as a whole is not read per section.
+    expect(() => answerTextFromPage(withParts, "the seats of Team in the Compare section")).toThrow(expect.objectContaining({ code: "WF_ANSWER_UNCERTAIN" }));
   });
 });
 

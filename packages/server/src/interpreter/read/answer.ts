@@ -42,15 +42,58 @@ export function answerFromPage(data: PageData, question: string, schema: JsonSch
   return value;
 }
 
+/** A question for the page's whole text: `the page text`, `the text of the page`, `everything on the page`, `the main text`, `what does the page say`. */
+const PAGE_TEXT =
+  /\b(?:what\s+(?:does|do)\s+(?:the|this)\s+page\s+say|what\s+(?:the|this)\s+page\s+says|what(?:'s|’s|\s+is)\s+on\s+(?:the|this)\s+page|page(?:'s|’s)?\s+(?:text|content|contents|body)|(?:text|content|contents)\s+(?:of|on)\s+(?:the|this)\s+page|(?:whole|entire|full)\s+page|everything\s+(?:on|in)\s+(?:the|this)\s+page|main\s+text|all\s+(?:the\s+)?text)\b/i;
+/** A question for an open dialog or alert. */
+const DIALOG = /\b(?:dialog|modal|pop-?up|alert|alertdialog|lightbox)\b/i;
+/** Words that ask for a section or dialog as a whole, beside its name: `the text of the "Returns" section`. */
+const WHOLE = new Set(
+  ["the", "a", "an", "s", "of", "in", "under", "within", "inside", "from", "on", "this", "that", "what", "does", "do", "is", "it", "say", "says", "said", "read", "text", "content", "contents", "section", "part", "chapter", "heading", "paragraph", "paragraphs", "body", "word", "words", "written", "there", "all", "whole", "entire", "full", "shown", "show", "shows", "message", "dialog", "modal", "popup", "pop", "up", "alert", "box", "window", "open", "opened", "current"].flatMap((w) => words(w)),
+);
+
+/** True when `question`, less the words of `name`, asks for nothing but the thing as a whole. */
+function asksForWhole(question: string, name: string): boolean {
+  const named = new Set(words(name));
+  return words(question).every((w) => named.has(w) || WHOLE.has(w));
+}
+
+/** The section whose heading the question names (whole, as words), the longest such heading; undefined when none. */
+function sectionNamed(data: PageData, question: string, only?: string): { heading: string; text: string } | undefined {
+  const q = ` ${words(only ?? question).join(" ")} `;
+  let best: { heading: string; text: string; size: number } | undefined;
+  for (const s of data.sections ?? []) {
+    const h = words(s.heading).join(" ");
+    if (!h || !q.includes(` ${h} `) || (only !== undefined && h !== q.trim())) continue;
+    if (!best || h.length > best.size) best = { heading: s.heading, text: s.text, size: h.length };
+  }
+  return best;
+}
+
 /**
- * Answers a question without a schema, as a string: the labelled value whose whole label the
- * question names, else the page title, URL or main heading when the question asks for one, else
- * the page's main text (`main`, `[role=main]`, `article`, else `body`; at most 20,000 characters).
+ * Answers a question without a schema, as a string, from what the question names and nothing
+ * else: the page's main text when asked for it (`the page text`: `main`, `[role=main]`, `article`,
+ * else `body`; at most 20,000 characters); the labelled value whose whole label the question names;
+ * the page title, URL or main heading when the question asks for one; an open dialog's (or
+ * alert's) text; a heading's section (`the "Returns" section`, `the Returns policy` under a
+ * heading "Returns policy"). Never the whole page for a question that names something else.
+ * @throws {@link InterpreterError} `WF_ANSWER_NOT_FOUND` when the page shows nothing the question
+ *   names; `WF_ANSWER_UNCERTAIN` for a part the reader cannot apply (see {@link checkQuestion}).
  */
 export function answerTextFromPage(raw: PageData, question: string): string {
   const data = normalizePage(raw);
   const restrictions = checkQuestion(data, question);
-  if (restrictions.section) throw uncertain(question, "section", restrictions.section, "labelled values are not read per section");
+  if (PAGE_TEXT.test(question) && !restrictions.section && !restrictions.count) {
+    needFull(data, "the answer is the page's main text, which a partial read leaves out");
+    return data.mainText;
+  }
+  if (restrictions.section) {
+    // `the text of the "Returns" section`: that section as a whole; anything more specific in it is not read per section.
+    needFull(data, "sections are read in full only");
+    const section = asksForWhole(question, restrictions.section) ? sectionNamed(data, question, restrictions.section) : undefined;
+    if (section) return section.text;
+    throw uncertain(question, "section", restrictions.section, "labelled values are not read per section");
+  }
   if (restrictions.state) throw uncertain(question, "filter", restrictions.state.part, "a list of checked items is read only for a schema that asks for a list");
   const q = words(question);
   const has = (w: string) => q.includes(w);
@@ -79,8 +122,29 @@ export function answerTextFromPage(raw: PageData, question: string): string {
     if (/headings/i.test(question)) return data.headings.map((h) => h.text).join("\n");
     return firstHeading(data) ?? data.title;
   }
-  needFull(data, "the answer is the page's main text, which a partial read leaves out");
-  return data.mainText;
+  needFull(data, "sections and dialogs are read in full only");
+  if (DIALOG.test(question)) {
+    const open = data.dialogs ?? [];
+    const named = open.filter((d) => d.label && words(d.label).length && asksForWhole(question, d.label) && ` ${words(question).join(" ")} `.includes(` ${words(d.label).join(" ")} `));
+    const one = named.length === 1 ? named[0] : open.length === 1 && asksForWhole(question, "") ? open[0] : undefined;
+    if (one) return one.text;
+    if (open.length > 1 && asksForWhole(question, "")) {
+      throw uncertain(question, "several-sources", "", `${open.length} dialogs or alerts are open (${open.map((d) => JSON.stringify(d.label || d.kind)).join(", ")}); name the one you mean by its title`);
+    }
+  }
+  const section = sectionNamed(data, question);
+  if (section && asksForWhole(question, section.heading)) return section.text;
+  const shown = [
+    ...(data.dialogs ?? []).map((d) => `${d.kind} ${JSON.stringify(d.label || "(untitled)")}`),
+    ...(data.sections ?? []).slice(0, 8).map((s) => `section ${JSON.stringify(s.heading)}`),
+  ];
+  throw new InterpreterError(
+    "WF_ANSWER_NOT_FOUND",
+    `The page shows nothing ${JSON.stringify(question)} names: no label, heading's section or dialog of that name${shown.length ? ` (it shows ${shown.join(", ")})` : ""}. ` +
+      `Ask for a value by its label as the page writes it, a section by its heading (\`the "…" section\`), the open dialog (\`the dialog's text\`), ` +
+      `or the whole text (\`the page text\`) and check it with an assertion that can fail; or ask with a schema.`,
+    { fields: ["(root)"] },
+  );
 }
 
 /** The answer being built: the schema, the page, the question, and which of its restrictions were applied. */

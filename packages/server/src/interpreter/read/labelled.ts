@@ -63,6 +63,8 @@ export function normalizePage(data: PageData): PageData {
       section: (g.section ?? []).map(n),
     })),
     mainText: n(data.mainText),
+    ...(data.sections ? { sections: data.sections.map((s) => ({ heading: n(s.heading), level: s.level, text: n(s.text) })) } : {}),
+    ...(data.dialogs ? { dialogs: data.dialogs.map((d) => ({ kind: d.kind, label: n(d.label), text: n(d.text) })) } : {}),
     ...(data.partial ? { partial: true as const } : {}),
   };
 }

@@ -51,6 +51,8 @@ export async function readPage(page: Page, options: ExtractOptions = {}): Promis
     data.groups.push(...inner.groups.map((g) => ({ ...g, context: g.context || where })));
     data.counters = [...(data.counters ?? []), ...(inner.counters ?? [])];
     data.checklists = [...(data.checklists ?? []), ...(inner.checklists ?? []).map((c) => ({ ...c, context: c.context || where }))];
+    if (inner.sections) data.sections = [...(data.sections ?? []), ...inner.sections];
+    if (inner.dialogs) data.dialogs = [...(data.dialogs ?? []), ...inner.dialogs];
     if (inner.mainText) data.mainText = `${data.mainText}\n${inner.mainText}`.slice(0, 20_000);
   }
   return data;

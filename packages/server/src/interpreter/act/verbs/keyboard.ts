@@ -1,9 +1,17 @@
 /** Typing: `fill`/`type … into`, typing into the focused element, `clear`, and `press <key>`. */
 import { PURPOSE_ROLES } from "../../locate/index.js";
-import { identity, type VerbHandler } from "../verb.js";
+import { identity, type VerbFit, type VerbHandler } from "../verb.js";
+
+/** What typing acts on: an element that takes typed text (a text-like `<input>`, a `<textarea>`, a contenteditable element). */
+export const TYPES_TEXT: VerbFit<"fill" | "clear" | "search"> = {
+  what: "a text field (a textbox, searchbox, spinbutton or editable combobox) or an editable element",
+  enabled: true,
+  test: (el) => el.editable,
+};
 
 export const fill: VerbHandler<"fill"> = {
   acts: PURPOSE_ROLES.fill,
+  fits: TYPES_TEXT,
   async run(action, { clock, find }) {
     const el = await find(action.target, "fill");
     await el.locator.fill(action.text, { timeout: clock.left() });
@@ -21,6 +29,7 @@ export const typeFocused: VerbHandler<"type-focused"> = {
 
 export const clear: VerbHandler<"clear"> = {
   acts: PURPOSE_ROLES.fill,
+  fits: TYPES_TEXT,
   async run(action, { clock, find }) {
     const el = await find(action.target, "fill");
     await el.locator.clear({ timeout: clock.left() });
@@ -31,6 +40,7 @@ export const clear: VerbHandler<"clear"> = {
 /** `press Enter` on the page, or `press Enter in "Search"` on an element (any a person can focus). */
 export const press: VerbHandler<"press"> = {
   acts: PURPOSE_ROLES.key,
+  fits: { what: "any element", enabled: true },
   async run(action, { page, clock, find, settle }) {
     if (action.target) {
       const el = await find(action.target, "key");

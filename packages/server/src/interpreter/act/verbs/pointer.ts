@@ -7,6 +7,7 @@ const DONE = { click: "Clicked", dblclick: "Double-clicked", rightclick: "Right-
 
 export const pointer: VerbHandler<"click" | "dblclick" | "rightclick" | "hover"> = {
   acts: "any",
+  fits: { what: "any element", enabled: (action) => action.verb !== "hover" },
   async run(action, { page, clock, options, find, settle }) {
     const el = await find(action.target, action.verb === "hover" ? "any" : "click");
     // A link to a local file is refused before the click (the check after the action catches the rest).

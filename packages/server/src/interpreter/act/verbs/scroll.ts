@@ -20,6 +20,7 @@ export const scrollEdge: VerbHandler<"scroll-edge"> = {
 
 export const scrollTo: VerbHandler<"scroll-to"> = {
   acts: "any",
+  fits: { what: "any element", enabled: false },
   async run(action, { clock, find }) {
     const el = await find(action.target, "scroll");
     await el.locator.scrollIntoViewIfNeeded({ timeout: clock.left() });

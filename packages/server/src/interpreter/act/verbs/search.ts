@@ -2,11 +2,13 @@
 import { InterpreterError } from "../../errors.js";
 import type { AriaRole } from "../../locate/index.js";
 import { identity, type VerbHandler } from "../verb.js";
+import { TYPES_TEXT } from "./keyboard.js";
 
 const SEARCH_ROLES: AriaRole[] = ["searchbox", "textbox", "combobox"];
 
 export const search: VerbHandler<"search"> = {
   acts: SEARCH_ROLES,
+  fits: TYPES_TEXT,
   async run(action, { clock, find, settle }) {
     // The page's search box: a field named "search" (a searchbox, or a text field labelled so), else any searchbox.
     const box = await find({ text: "search", roles: SEARCH_ROLES, roleWord: "search box", quoted: false }, "fill").catch((error: unknown) => {

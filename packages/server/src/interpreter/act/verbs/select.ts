@@ -1,6 +1,8 @@
 /**
  * `select "x" from "Size"`: a `<select>`'s option as a person names it; a custom dropdown (an ARIA
- * combobox or button) opened and its option clicked; on a text field, `set "Name" to "Ada"` fills it.
+ * combobox, listbox, or a button that opens a list) opened and its option clicked; an editable
+ * combobox gets the text. The grammar's `set "Name" to "Ada"` form also fills a text field; a plain
+ * `select` (and a model's) on a text field fails `WF_ACTION_NOT_APPLICABLE`.
  */
 import { InterpreterError } from "../../errors.js";
 import { PURPOSE_ROLES } from "../../locate/index.js";
@@ -12,7 +14,13 @@ const OPTION_ROLES = ["option", "menuitem", "menuitemradio", "treeitem"];
 
 export const select: VerbHandler<"select"> = {
   acts: PURPOSE_ROLES.select,
-  async run(action, { page, clock, find, settle }) {
+  fits: {
+    what: "a dropdown: a <select>, a combobox or listbox, or a button that opens a list of options",
+    enabled: true,
+    test: (el, action, given) =>
+      el.nativeSelect || el.role === "combobox" || el.role === "listbox" || (el.popup && el.role === "button") || (Boolean(action.set) && !given && el.editable),
+  },
+  async run(action, { page, clock, find, locate, settle }) {
     const el = await find(action.target, "select");
     const options = await el.locator.evaluate(listSelectOptions, undefined, { timeout: clock.left() });
     if (!options) {
@@ -24,7 +32,7 @@ export const select: VerbHandler<"select"> = {
       }
       // A custom dropdown (an ARIA combobox or button): open it, then click the option.
       await el.locator.click({ timeout: clock.left() });
-      const option = await find({ text: action.option, roles: OPTION_ROLES, roleWord: "option", quoted: true }, "click").catch(async (error: unknown) => {
+      const option = await locate({ text: action.option, roles: OPTION_ROLES, roleWord: "option", quoted: true }, "click").catch(async (error: unknown) => {
         if (!(error instanceof InterpreterError) || error.code !== "WF_ELEMENT_NOT_FOUND") throw error;
         // Name what the dropdown offers, not the page's closest buttons.
         const shown = await visibleOptions(page, OPTION_ROLES);

@@ -15,6 +15,13 @@ const CHOOSER_WAIT_MS = 3_000;
 export const upload: VerbHandler<"upload"> = {
   // A file input is a button in Chromium's accessibility tree.
   acts: PURPOSE_ROLES.upload,
+  // A model's (or a lock's) element must take files; the grammar's may be any element that opens a
+  // file chooser when clicked (checked by the chooser opening), as the instruction named it.
+  fits: {
+    what: "a file input, its label, or a button beside one (a drop zone's \"browse\")",
+    enabled: true,
+    test: (el, _action, given) => el.fileInput || el.nearFileInput || !given,
+  },
   async run(action, { page, clock, options, find, settle }) {
     const file = options.uploads?.get(action.path) ?? resolveUpload(options.uploadRoot, action.path);
     const el = await find(action.target, "upload");
