@@ -29,6 +29,9 @@ export interface RequestBook {
   refusedStatus?: number;
 }
 
+/** Statuses whose answer has no body (the `Response` constructor refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
 /** Statuses the SDK retries (its `shouldRetry`), which may carry `Retry-After`. */
 function retryable(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
@@ -64,7 +67,8 @@ export function createRequestFetch(options: { deadline: number; onRequest: () =>
     // The whole body, under the same signal (the SDK's per-request timeout, the step's abort).
     const body = await response.arrayBuffer();
     const headers = new Headers(response.headers);
-    if (response.ok) return new Response(body, { status: response.status, statusText: response.statusText, headers });
+    // A status that cannot carry a body (204, 304) is handed over without one.
+    if (response.ok) return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers });
     if (retryable(response.status)) {
       const wait = retryAfterMs(response.headers);
       const left = deadline - performance.now();
