@@ -10,6 +10,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Every server a test starts checks each JSON answer against its route's protocol schema
+    // before sending it (a 500 naming the field instead): no test passes on a body that breaks it.
+    env: { WF_CHECK_RESPONSES: "1" },
     typecheck: {
       enabled: true,
       include: ["packages/*/src/**/*.test-d.ts"],

@@ -162,7 +162,7 @@ type Colors = ReturnType<typeof createColors>;
 
 function formatStepLive(step: StepRecord, c: Colors, width: number): string {
   const mark = step.status === "succeeded" ? c.green("✔") : c.red("✖");
-  const duration = formatMs(step.durationMs) + (step.usage ? ` · ${formatTokens(step.usage.totalTokens)}` : "");
+  const duration = formatMs(step.durationMs) + (step.usage ? ` · ${stepUsage(step.usage)}` : "");
   // The instruction gives way first, so the status and duration always show.
   const room = Math.max(10, width - `✔ ${step.index}. ACT  ${duration}`.length - 1);
   const head = `${mark} ${c.dim(`${step.index}.`)} ${c.bold(typeLabel(step.type, c))} ${cut(oneLine(step.instruction), room)} ${c.dim(duration)}`;
@@ -209,7 +209,7 @@ function formatStepPlain(step: StepRecord): string {
   if (step.replayed) out += ` replayed${step.resolved ? `=${JSON.stringify(oneLine(step.resolved))}` : ""}`;
   if (step.healed) out += " healed";
   if (step.lockEntryMissing) out += " no-lock-entry";
-  if (step.usage) out += ` tokens=${step.usage.totalTokens}`;
+  if (step.usage) out += ` tokens=${step.usage.estimated ? "~" : ""}${step.usage.totalTokens}${step.usage.calls > 1 ? ` calls=${step.usage.calls}` : ""}`;
   if (step.check) out += ` check=${step.check.holds ? "✓" : "✗"}${step.check.soft ? " soft" : ""}`;
   if (step.status === "failed" && step.error) out += ` error=${step.error.code}: ${oneLine(step.error.message)}`;
   return out;
@@ -248,13 +248,22 @@ function truncate(text: string, max: number): string {
 /** A duration for people: `850ms`, `1.2s`, `2m 5s`. */
 /**
  * The model part of a run's summary: `, 770 tokens in 2 model calls`, and with a budget
- * `, 770 tokens in 2 of 5 model calls (--max-model-calls)`; empty with neither.
+ * `, 770 tokens in 2 of 5 model calls (--max-model-calls)`; empty with neither. Calls are HTTP
+ * requests to the provider; `~770 tokens` when some count is the service's estimate.
  */
 export function modelSummary(record: Pick<RunRecord, "usage" | "maxModelCalls">): string {
   const calls = record.usage?.calls ?? 0;
   if (!record.usage && record.maxModelCalls === undefined) return "";
   const budget = record.maxModelCalls !== undefined ? ` of ${record.maxModelCalls}` : "";
-  return `, ${formatTokens(record.usage?.totalTokens ?? 0)} in ${calls}${budget} model call${(record.maxModelCalls ?? calls) === 1 ? "" : "s"}${budget ? " (--max-model-calls)" : ""}`;
+  return `, ${record.usage?.estimated ? "~" : ""}${formatTokens(record.usage?.totalTokens ?? 0)} in ${calls}${budget} model call${(record.maxModelCalls ?? calls) === 1 ? "" : "s"}${budget ? " (--max-model-calls)" : ""}`;
+}
+
+/**
+ * A step's model usage for people: `330 tokens`, `~330 tokens` when the service estimated some
+ * count (the provider reported none, or junk), `· 3 calls` when it took more than one request.
+ */
+export function stepUsage(usage: { totalTokens: number; calls: number; estimated?: boolean | undefined }): string {
+  return `${usage.estimated ? "~" : ""}${formatTokens(usage.totalTokens)}${usage.calls > 1 ? ` in ${usage.calls} calls` : ""}`;
 }
 
 /** A token count for people: `812 tokens`, `12.4k tokens`. */

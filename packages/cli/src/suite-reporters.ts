@@ -229,6 +229,7 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
       // The model calls and tokens of the last attempt, against the budget when there is one.
       if (last?.usage || last?.maxModelCalls !== undefined) {
         properties.push({ "@_name": "wf.model.calls", "@_value": String(last.usage?.calls ?? 0) }, { "@_name": "wf.model.tokens", "@_value": String(last.usage?.totalTokens ?? 0) });
+        if (last.usage?.estimated) properties.push({ "@_name": "wf.model.tokensEstimated", "@_value": "true" });
         if (last.maxModelCalls !== undefined) properties.push({ "@_name": "wf.model.maxCalls", "@_value": String(last.maxModelCalls) });
       }
       if (properties.length > 0) testcase.properties = { property: properties.length === 1 ? properties[0] : properties };

@@ -52,6 +52,22 @@ function feed(name: "pretty" | "json" | "ndjson", options: { isTTY?: boolean; en
 }
 
 describe("reporters", () => {
+  it("show a step's model calls when it took more than one request, and mark estimated tokens ~ (issue 31)", () => {
+    const modelAsk: StepRecord = { ...ask, interpreter: "model", usage: { model: "m", promptTokens: 300, completionTokens: 30, totalTokens: 330, calls: 3, durationMs: 40, estimated: true } };
+    const run: RunRecord = { ...record, steps: [act, modelAsk], usage: { models: ["m"], promptTokens: 300, completionTokens: 30, totalTokens: 330, calls: 3, durationMs: 40, steps: 1, estimated: true } };
+    const lines = (isTTY: boolean) => {
+      const stdout = collector({ isTTY, columns: 120 });
+      const reporter = createReporter("pretty", { stdout, stderr: collector(), redact, env: { NO_COLOR: "1" } });
+      for (const event of [events[0]!, { type: "step-finished", step: modelAsk } as RunEvent, { type: "run-finished", record: run } as RunEvent]) reporter.onEvent(event);
+      reporter.end();
+      return stdout.text();
+    };
+    const plain = lines(false);
+    expect(plain).toMatch(/^step 2 ASK "the title of the page" succeeded 250ms answer="Fixture shop" model tokens=~330 calls=3$/m);
+    expect(plain).toMatch(/run succeeded \(2 steps in 2\.0s, ~330 tokens in 3 model calls\)/);
+    expect(lines(true)).toContain("250ms · ~330 tokens in 3 calls");
+  });
+
   it("pretty off a terminal: plain lines, debugger URL first, each step started then finished, the output", () => {
     const { out } = feed("pretty");
     expect(out).not.toMatch(/\x1b/);

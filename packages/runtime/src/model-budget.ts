@@ -7,7 +7,7 @@ import type { StepUsage, WireError } from "@wf/core/protocol";
 
 /** The model calls of a run, against an optional limit. */
 export class ModelBudget {
-  /** Model calls made so far (every call, failed and retried ones too). */
+  /** Model calls made so far: HTTP requests to the provider, failed, retried and timed-out ones too. */
   calls = 0;
   /** Tokens of those calls. */
   tokens = 0;
@@ -46,7 +46,7 @@ export class ModelBudget {
     const spent = `${this.calls} model call${this.calls === 1 ? "" : "s"} (${this.tokens} tokens)`;
     const message = why
       ? `The run's model budget of ${this.max} call${this.max === 1 ? "" : "s"} is spent (${spent} so far) and this step needs the model: ${why.message} Record the step in the action lock (\`--lock write\`), or raise --max-model-calls.`
-      : `The run went over its model budget of ${this.max} call${this.max === 1 ? "" : "s"}: this step took it to ${spent} (a retry after an invalid answer is a call too). Raise --max-model-calls, or record the step in the action lock.`;
+      : `The run went over its model budget of ${this.max} call${this.max === 1 ? "" : "s"}: this step took it to ${spent} (every request to the provider is a call: the SDK's retries, a retry after an invalid answer, the json_object fallback). Raise --max-model-calls, or record the step in the action lock.`;
     return { code: "WF_MODEL_BUDGET_EXCEEDED", message, details: { maxModelCalls: this.max, modelCalls: this.calls, ...(why ? { serviceCode: why.code } : {}) } };
   }
 }

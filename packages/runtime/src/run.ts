@@ -65,10 +65,13 @@ export interface RunWorkflowOptions {
    */
   lock?: RunLockOptions;
   /**
-   * The most model calls the run may make (counted from each step's `usage.calls`). Once they are
-   * made, every later step is sent with `allowModel: false`, and one that needs the model fails
-   * `WF_MODEL_BUDGET_EXCEEDED`; 0: no model call at all. A step's own retry after an invalid answer
-   * can take the count one over: that step then fails `WF_MODEL_BUDGET_EXCEEDED` too.
+   * The most model calls the run may make, counted from each step's `usage.calls` (HTTP requests to
+   * the provider: the SDK's retries, a retry after an invalid answer and the json_object fallback
+   * each count). Once they are made, every later step is sent with `allowModel: false`, and one
+   * that needs the model (an ACT the grammar cannot carry out, and, on a service with a model,
+   * every ASK) fails `WF_MODEL_BUDGET_EXCEEDED`; it is never answered without the model instead.
+   * 0: no model call at all. A step's own requests can take the count over: that step then fails
+   * `WF_MODEL_BUDGET_EXCEEDED` too.
    * @default no limit
    * @throws (before any session) RangeError when it is not a whole number of 0 or more.
    */
@@ -529,6 +532,7 @@ function noteInterpretation(record: StepRecord, status: Pick<StepStatus, "interp
           totalTokens: before.totalTokens + status.usage.totalTokens,
           calls: before.calls + status.usage.calls,
           durationMs: before.durationMs + status.usage.durationMs,
+          ...(before.estimated || status.usage.estimated ? { estimated: true } : {}),
         }
       : { ...status.usage };
   }
@@ -548,6 +552,7 @@ export function totalUsage(steps: readonly StepRecord[]): RunUsage | undefined {
     calls: sum("calls"),
     durationMs: Math.round(sum("durationMs")),
     steps: used.length,
+    ...(used.some((s) => s.usage!.estimated) ? { estimated: true } : {}),
   };
 }
 

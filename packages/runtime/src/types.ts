@@ -72,11 +72,14 @@ export interface RunUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** HTTP requests to the model provider (the SDK's retries, re-asks and the json_object fallback each count). */
   calls: number;
   /** Time spent waiting for the model, in ms. */
   durationMs: number;
   /** Steps that called the model. */
   steps: number;
+  /** True when some step's token counts are the service's estimate (its `usage.estimated`). */
+  estimated?: true;
 }
 
 /**

@@ -262,8 +262,8 @@ async function createInterpreter(resolved: ResolvedServerOptions, warn: (message
   const grammar = createDeterministicInterpreter({ uploadRoot: resolved.uploadRoot, allowFileUrls: resolved.allowFileUrls });
   if (!resolved.model) return grammar;
   const { createModelProvider, createModelInterpreter, createGrammarThenModelInterpreter } = await import("./interpreter/model/index.js");
-  const { name, apiKey, baseUrl, responseFormat, temperature, maxPromptTokens } = resolved.model;
-  const provider = createModelProvider({ model: name, apiKey, baseUrl, responseFormat, temperature, warn });
+  const { name, apiKey, baseUrl, responseFormat, temperature, maxPromptTokens, timeoutMs } = resolved.model;
+  const provider = createModelProvider({ model: name, apiKey, baseUrl, responseFormat, temperature, timeoutMs, maxPromptTokens, warn });
   const model = createModelInterpreter({
     provider,
     maxPromptTokens,

@@ -27,6 +27,16 @@ export default workflow({ name: "free", params: z.object({ url: z.string() }) },
 });
 `;
 
+/** An ASK the model-free page reader could answer (the page's title): on a server with a model, it is the model's. */
+const ASK_WORKFLOW = `import { z } from "zod";
+import { act, ask, workflow } from "@wf/core";
+
+export default workflow({ name: "title", params: z.object({ url: z.string() }) }, async ({ params }) => {
+  await act(\`go to \${params.url}\`);
+  return await ask("the page title");
+});
+`;
+
 describe("stored runs: frozen lock and model budget", { timeout: 180_000 }, () => {
   let pages: StaticServer;
   let model: ModelDouble;
@@ -39,6 +49,7 @@ describe("stored runs: frozen lock and model budget", { timeout: 180_000 }, () =
     dir = await mkdtemp(join(RESULTS_DIR, "stored-frozen-"));
     await mkdir(join(dir, "workflows"));
     await writeFile(join(dir, "workflows", "free.ts"), WORKFLOW);
+    await writeFile(join(dir, "workflows", "title.ts"), ASK_WORKFLOW);
     model = await startModelDouble((request) => ({
       content: { reason: "Sign in.", actions: [{ verb: "click", ref: refFor(request, "Sign in", "button"), value: null }] },
       usage: { prompt_tokens: 100, completion_tokens: 10 },
@@ -52,7 +63,7 @@ describe("stored runs: frozen lock and model budget", { timeout: 180_000 }, () =
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const runWith = async (options: { frozenLocks?: boolean; maxModelCalls?: number }): Promise<SessionStatus> => {
+  const runWith = async (options: { frozenLocks?: boolean; maxModelCalls?: number }, workflowId = "free"): Promise<SessionStatus> => {
     await server?.close();
     server = await startServer(
       { port: 0, apiKeys: [KEY], dataDir: join(dir, `data-${Object.keys(options).join("-")}`), workflowsDir: join(dir, "workflows"), journalSync: false, model: "test-model", modelBaseUrl: model.baseUrl, modelApiKey: "sk-test", ...options },
@@ -62,7 +73,7 @@ describe("stored runs: frozen lock and model budget", { timeout: 180_000 }, () =
       const res = await fetch(server!.url + path, { method, headers: { "api-key": KEY, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
       return (await res.json()) as unknown;
     };
-    const { sessionId } = RunWorkflowResponse.parse(await call("POST", ROUTES.workflowRun, { workflowId: "free", variables: { url: `${pages.url}/index.html` } }));
+    const { sessionId } = RunWorkflowResponse.parse(await call("POST", ROUTES.workflowRun, { workflowId, variables: { url: `${pages.url}/index.html` } }));
     let status = SessionStatus.parse(await call("GET", routePath(ROUTES.sessionStatus, { id: sessionId })));
     while (status.status === "RUNNING") status = SessionStatus.parse(await call("GET", `${routePath(ROUTES.sessionStatus, { id: sessionId })}?since=${status.version}&waitMs=20000`));
     return status;
@@ -81,6 +92,15 @@ describe("stored runs: frozen lock and model budget", { timeout: 180_000 }, () =
     const status = await runWith({ maxModelCalls: 0 });
     expect(status.status).toBe("FAILED");
     expect(status.error).toMatchObject({ details: { serviceCode: "WF_MODEL_BUDGET_EXCEEDED" } });
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("maxModelCalls 0: an ASK fails WF_MODEL_BUDGET_EXCEEDED too, never answered by the model-free page reader (issue 31)", async () => {
+    const status = await runWith({ maxModelCalls: 0 }, "title");
+    expect(status.status).toBe("FAILED");
+    expect(status.error).toMatchObject({ details: { serviceCode: "WF_MODEL_BUDGET_EXCEEDED" } });
+    expect(status.steps[1]).toMatchObject({ type: "ASK", status: "FAILED", error: { code: "WF_MODEL_FORBIDDEN" } });
+    expect(status.steps[1]!.result ?? null).toBeNull();
     expect(model.requests).toHaveLength(0);
   });
 

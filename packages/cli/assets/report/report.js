@@ -48,7 +48,9 @@
 
   function stepRows(step, artifacts) {
     var shot = artifacts && artifacts.screenshots ? artifacts.screenshots[step.index] : undefined;
-    var usage = step.usage ? step.usage.totalTokens + " (" + step.usage.promptTokens + " + " + step.usage.completionTokens + ")" : "";
+    // "~" when the service estimated a count (the provider reported none, or junk); calls are HTTP requests.
+    var usage = step.usage ? (step.usage.estimated ? "~" : "") + step.usage.totalTokens + " (" + step.usage.promptTokens + " + " + step.usage.completionTokens + ")" +
+      (step.usage.calls > 1 ? " in " + step.usage.calls + " calls" : "") : "";
     var how = [step.interpreter, step.replayed ? "replayed" : "", step.healed ? "healed" : ""].filter(Boolean).join(", ");
     var row = h("tr", { "data-step": step.index, "data-step-status": step.status },
       h("td", { class: "num", text: step.index }),
@@ -96,7 +98,7 @@
     var calls = r.usage ? r.usage.calls : 0;
     if (!r.usage && r.maxModelCalls === undefined) return null;
     var budget = r.maxModelCalls !== undefined ? " of a budget of " + r.maxModelCalls : "";
-    return h("p", { class: "dim model-usage", text: "Model: " + (r.usage ? r.usage.models.join(", ") + " · " + r.usage.totalTokens + " tokens in " : "") + calls + " call" + (calls === 1 ? "" : "s") + budget });
+    return h("p", { class: "dim model-usage", text: "Model: " + (r.usage ? r.usage.models.join(", ") + " · " + (r.usage.estimated ? "~" : "") + r.usage.totalTokens + " tokens in " : "") + calls + " call" + (calls === 1 ? "" : "s") + budget + (r.usage && r.usage.estimated ? " (some counts estimated: the provider reported none or junk)" : "") });
   }
 
   var LOCK_FIELDS = ["instruction", "role", "name", "locator"];

@@ -324,16 +324,24 @@ export type WireError = z.infer<typeof WireError>;
 const Timestamp = z.string().describe("ISO 8601 UTC timestamp");
 
 /**
- * What the model calls of one step cost: every call is counted, failed and retried ones too.
- * Absent (or null) on a step that made no model call.
+ * What the model calls of one step cost: every HTTP request to the provider is a call, failed,
+ * retried and timed-out ones too. Absent (or null) on a step that made no model call.
  */
 export const StepUsage = z.object({
   model: z.string().describe("The model asked, as configured (e.g. gpt-4.1-mini, qwen2.5:7b)."),
-  promptTokens: z.number().int().nonnegative().describe("Prompt tokens over every call, as the provider reported them."),
+  promptTokens: z.number().int().nonnegative().describe("Prompt tokens over every call, as the provider reported them (estimated when `estimated`)."),
   completionTokens: z.number().int().nonnegative().describe("Completion tokens over every call."),
   totalTokens: z.number().int().nonnegative(),
-  calls: z.number().int().nonnegative().describe("Model calls made (a retry after an invalid answer is a second call)."),
+  calls: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("HTTP requests sent to the provider: the SDK's retries (429, 5xx, resets), a retry after an invalid answer and the json_object fallback each count."),
   durationMs: z.number().nonnegative().describe("Time spent waiting for the provider, in ms."),
+  estimated: z
+    .boolean()
+    .optional()
+    .describe("True when some token counts are the service's estimate (4 characters a token): the provider reported none, or numbers that are not non-negative whole numbers. Absent: as reported."),
 });
 export type StepUsage = z.infer<typeof StepUsage>;
 

@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, MAX_LONG_POLL_MS, RunStepRequest, type StepStatus, type WireError, type SessionStatus } from "@wf/core/protocol";
+import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, MAX_LONG_POLL_MS, RunStepRequest, type StepStatus, type StepUsage, type WireError, type SessionStatus } from "@wf/core/protocol";
 
 export type FaultRoute = "create" | "run" | "stepStatus" | "close" | "sessionStatus" | "health";
 
@@ -44,6 +44,8 @@ export interface FaultServerOptions {
   answer?: (step: RunStepRequest) => unknown;
   /** Makes a step fail: return its error. @default never */
   fail?: (step: RunStepRequest) => WireError | undefined;
+  /** The model usage a finished step reports (`interpreter: "model"` with it). @default none */
+  usage?: (step: RunStepRequest) => StepUsage | undefined;
 }
 
 interface Session {
@@ -219,6 +221,8 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
           const failure = options.fail?.(step);
           status.finishedAt = new Date().toISOString();
           status.durationMs = stepDurationMs;
+          const usage = options.usage?.(step);
+          if (usage) Object.assign(status, { interpreter: "model", usage });
           if (failure) {
             status.status = "FAILED";
             status.error = failure;

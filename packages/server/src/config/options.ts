@@ -161,6 +161,20 @@ export interface ServerOptions {
   modelTemperature?: number;
   /** Largest prompt of one model call, in estimated tokens (characters ÷ 4); a larger page is reduced to what the step needs. Env `WF_MODEL_MAX_PROMPT_TOKENS`. @default 12_000 */
   modelMaxPromptTokens?: number;
+  /**
+   * Longest wait for one HTTP request to the model provider (its whole answer), in ms; the SDK
+   * retries a timed-out request like a reset, each retry with its own wait, within the step's
+   * deadline. A step whose requests all time out fails `WF_MODEL_TIMEOUT` naming the provider.
+   * Env `WF_MODEL_TIMEOUT_MS`. @default 60_000
+   */
+  modelTimeoutMs?: number;
+  /**
+   * Check every JSON answer against the `@wf/core/protocol` schema its route declares before
+   * sending it; an answer that does not fit is logged and answered 500 `WF_INTERNAL` naming the
+   * field instead. For tests and development (the test suites turn it on): a server must never
+   * send a body that breaks its own protocol. Env `WF_CHECK_RESPONSES` (`1`/`true`). @default false
+   */
+  checkResponses?: boolean;
   /** The step interpreter; replaces the grammar and the model. @default the grammar, and the model when `model` is set */
   interpreter?: StepInterpreter;
   /**
@@ -267,6 +281,7 @@ export interface ResolvedServerOptions {
   instanceLeaseMs: number;
   beforeStoreCommit: BeforeCommit | undefined;
   pgliteWasmTier: PgliteWasmTier;
+  checkResponses: boolean;
 }
 
 /** The model settings of {@link ResolvedServerOptions}. */
@@ -277,6 +292,8 @@ export interface ResolvedModelOptions {
   responseFormat: "json_schema" | "json_object";
   temperature: number;
   maxPromptTokens: number;
+  /** Longest wait for one HTTP request to the provider, in ms. */
+  timeoutMs: number;
 }
 
 /**
@@ -355,6 +372,7 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     instanceLeaseMs,
     beforeStoreCommit: options.beforeStoreCommit,
     pgliteWasmTier: options.pgliteWasmTier ?? "optimizing",
+    checkResponses: options.checkResponses ?? vars.WF_CHECK_RESPONSES ?? false,
   };
 }
 
@@ -378,6 +396,8 @@ function resolveModel(options: ServerOptions, vars: ServerEnv): ResolvedModelOpt
   }
   const maxPromptTokens = options.modelMaxPromptTokens ?? vars.WF_MODEL_MAX_PROMPT_TOKENS ?? 12_000;
   if (maxPromptTokens < 1_000) throw new Error(`WF_MODEL_MAX_PROMPT_TOKENS must be at least 1000 (a prompt needs room for the page), got ${maxPromptTokens}.`);
+  const timeoutMs = options.modelTimeoutMs ?? vars.WF_MODEL_TIMEOUT_MS ?? 60_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new WfError("WF_CONFIG_INVALID", `WF_MODEL_TIMEOUT_MS must be a whole number of milliseconds, 1 or more, got ${timeoutMs}.`);
   return {
     name,
     apiKey: options.modelApiKey ?? vars.OPENAI_API_KEY,
@@ -385,6 +405,7 @@ function resolveModel(options: ServerOptions, vars: ServerEnv): ResolvedModelOpt
     responseFormat,
     temperature: options.modelTemperature ?? vars.WF_MODEL_TEMPERATURE ?? 0,
     maxPromptTokens,
+    timeoutMs,
   };
 }
 
@@ -409,7 +430,7 @@ const SERVER_ENV = [
   "WF_HEADED", "WF_SLOW_MO_MS", "WF_MAX_SESSIONS", "WF_IDLE_TIMEOUT_MS", "WF_STEP_TIMEOUT_MS", "WF_BODY_LIMIT_BYTES", "WF_REQUEST_TIMEOUT_MS",
   "WF_CONNECTION_TIMEOUT_MS", "WF_PUBLIC_URL", "WF_LOG_LEVEL", "WF_WORKFLOWS_DIR", "WF_PROXY_URL", "WF_ALLOW_FILE_URLS", "WF_BLOCK_PRIVATE_NETWORKS",
   "WF_WRITE_LOCKS", "WF_FROZEN_LOCKS", "WF_MAX_MODEL_CALLS", "WF_UPLOAD_ROOT", "WF_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-  "WF_MODEL_RESPONSE_FORMAT", "WF_MODEL_TEMPERATURE", "WF_MODEL_MAX_PROMPT_TOKENS", "WF_REQUEST_HASH_SECRET", "WF_WARM_SESSIONS", "WF_INSTANCE_ID",
+  "WF_MODEL_RESPONSE_FORMAT", "WF_MODEL_TEMPERATURE", "WF_MODEL_MAX_PROMPT_TOKENS", "WF_MODEL_TIMEOUT_MS", "WF_CHECK_RESPONSES", "WF_REQUEST_HASH_SECRET", "WF_WARM_SESSIONS", "WF_INSTANCE_ID",
   "WF_INTERNAL_URL", "WF_INSTANCE_LEASE_MS",
   // Read as the server loads, without zod (timing.ts); checked here so a malformed value fails like any other.
   "WF_TIMING",

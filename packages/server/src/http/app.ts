@@ -20,7 +20,7 @@ import { registerSessionRoutes } from "./sessions.js";
 import { registerStepRoutes } from "./steps.js";
 import { registerStoredWorkflowRoutes } from "./stored.js";
 import { registerTraceRoute } from "./trace.js";
-import { serializerCompiler, validatorCompiler, zodCompilers } from "./validation.js";
+import { checkedSerializerCompiler, serializerCompiler, validatorCompiler, zodCompilers } from "./validation.js";
 
 /**
  * Builds the Fastify app on a server context: error handling, every route, the stored-workflow
@@ -68,9 +68,10 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   });
 
   registerJsonBodyParser(app);
-  // Each route's zod schemas validate its request (a failure is the 422 problem); answers are sent as they are.
+  // Each route's zod schemas validate its request (a failure is the 422 problem); answers are sent
+  // as they are, or checked against their declared schema first with checkResponses (tests).
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(options.checkResponses ? checkedSerializerCompiler : serializerCompiler);
 
   // 5xx answers are logged with their stack (pino's `err` serializer), under the request id the answer names.
   const logsErrors = Boolean(options.logger) && (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.("error") === true;

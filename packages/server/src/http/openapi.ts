@@ -19,7 +19,7 @@ import type { FastifyInstance, RouteOptions } from "fastify";
 import { z } from "zod";
 import { PROBLEM_CONTENT_TYPE, ProblemDetails, ROUTES } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
-import { noCompilers } from "./validation.js";
+import { noCompilers, UNCHECKED_ANSWER } from "./validation.js";
 
 /**
  * Problem details as a component of the document (`#/components/schemas/ProblemDetails`), named
@@ -43,9 +43,9 @@ export function jsonAnswer<S extends z.ZodType>(schema: S, description = "OK") {
   return { description, content: { "application/json": { schema } } };
 }
 
-/** An answer that is not JSON (a page, a zip, an image, an event stream), described in words. */
+/** An answer that is not JSON (a page, a zip, an image, an event stream), described in words (never checked: `UNCHECKED_ANSWER`). */
 export function mediaAnswer(contentType: string, description: string) {
-  return { description, content: { [contentType]: { schema: z.string() } } };
+  return { description, content: { [contentType]: { schema: UNCHECKED_ANSWER } } };
 }
 
 /** The error answers of a route, status → description, each `application/problem+json` {@link ProblemDetails}. */

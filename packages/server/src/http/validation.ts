@@ -2,10 +2,12 @@
  * How requests are validated and answers serialised, for every route: the zod schemas a route
  * declares (`schema.params`, `body`, `querystring`, `headers`, from `@wf/core/protocol`) are run
  * by {@link validatorCompiler}, and a failure is the `WF_VALIDATION_FAILED` (422) problem with
- * JSON Pointer field errors, the same answer {@link createParse} gives inside a handler.
+ * JSON Pointer field errors, the same answer {@link createParse} gives inside a handler. With
+ * `checkResponses`, answers are checked against their route's declared schema too
+ * ({@link checkedSerializerCompiler}).
  */
-import type { FastifySchemaCompiler, FastifyServerOptions } from "fastify";
-import type { z } from "zod";
+import type { FastifySchemaCompiler, FastifySerializerCompiler, FastifyServerOptions } from "fastify";
+import { z } from "zod";
 import { toFieldErrors } from "@wf/core/protocol";
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
@@ -57,6 +59,33 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
 export function serializerCompiler(): (data: unknown) => string {
   return (data) => JSON.stringify(data);
 }
+
+/**
+ * The schema of an answer that is not JSON, or not one the protocol describes (a page, a zip, an
+ * image, an event stream, the OpenAPI document itself): described in words in the OpenAPI
+ * document (`mediaAnswer`), never checked.
+ */
+export const UNCHECKED_ANSWER = z.string();
+
+/**
+ * The serializer of a server with `checkResponses` (tests and development): each JSON answer is
+ * parsed with the `@wf/core/protocol` schema its route declares for that status before it is sent,
+ * as `JSON.stringify` of the answer itself (nothing stripped). An answer that does not fit is
+ * never sent: the request fails 500 `WF_INTERNAL` naming the route and each field, so any test
+ * that gets such an answer fails.
+ */
+export const checkedSerializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ schema, method, url, httpStatus }) => {
+  if (schema === UNCHECKED_ANSWER || typeof (schema as { safeParse?: unknown } | undefined)?.safeParse !== "function") return (data) => JSON.stringify(data);
+  return (data) => {
+    const parsed = schema.safeParse(data);
+    if (parsed.success) return JSON.stringify(data);
+    const errors = toFieldErrors(parsed.error.issues);
+    throw new HttpProblem(
+      "WF_INTERNAL",
+      `The server's ${httpStatus} answer to ${method} ${url} breaks its own protocol (@wf/core/protocol): ${errors.map((e) => `${e.path || "(root)"}: ${e.message}`).join("; ")}. It was not sent; this is a bug of the server.`,
+    );
+  };
+};
 
 /** Fastify's `schemaController.compilersFactory`: what builds each route's validator and serializer compilers. */
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions["schemaController"]>["compilersFactory"]>;

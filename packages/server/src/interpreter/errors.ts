@@ -45,13 +45,21 @@ export type InterpreterErrorCode =
   | "WF_MODEL_AUTH_FAILED"
   /** The model provider does not know the configured model (404). */
   | "WF_MODEL_NOT_FOUND"
-  /** The model provider kept answering 429, after the SDK's retries within the step's deadline. */
+  /**
+   * The model provider kept answering 429, after the SDK's retries within the step's deadline; or a
+   * 429/503 asked (`Retry-After`) for a longer wait than the step had left, and the step failed at once.
+   */
   | "WF_MODEL_RATE_LIMITED"
-  /** The model provider is down or unreachable (5xx, connection refused), after the SDK's retries. */
+  /** The model provider is down or unreachable (5xx, connection refused or cut), after the SDK's retries. */
   | "WF_MODEL_UNAVAILABLE"
+  /**
+   * The model provider did not answer in time: no request within `WF_MODEL_TIMEOUT_MS` (after the
+   * SDK's retries), or not within the step's time left. The message names the provider.
+   */
+  | "WF_MODEL_TIMEOUT"
   /** The model provider rejected the request (400/422), e.g. a response format it does not support. */
   | "WF_MODEL_BAD_REQUEST"
-  /** The model refused to answer, also when asked again. */
+  /** The model refused to answer, also when asked again; or the provider's content filter stopped its answer (not asked again). */
   | "WF_MODEL_REFUSED"
   /** The model's answer was not valid JSON for the schema, also when asked again with the errors. */
   | "WF_MODEL_ANSWER_INVALID"
@@ -63,9 +71,9 @@ export type InterpreterErrorCode =
    */
   | "WF_REPLAY_MISMATCH"
   /**
-   * The step was sent with `allowModel: false` and needs the model: the grammar (ACT) or the page
-   * reader (ASK) could not carry it out alone. No model was called. `details.cause` holds the
-   * grammar's or reader's own failure.
+   * The step was sent with `allowModel: false` and needs the model: an ACT the grammar could not
+   * carry out alone (`details.cause` holds its own failure), a check in no grammar form, or an ASK
+   * on a server with a model (every ASK is the model's there). No model was called.
    */
   | "WF_MODEL_FORBIDDEN"
   /** `switch to` / `close` named a tab no open tab matches (the message lists the open tabs). */

@@ -22,6 +22,12 @@ export interface StepReport {
   pageReduced?: boolean;
   /** ACT: true when the step replayed recorded actions (a lock entry) instead of interpreting its instruction. */
   replayed?: boolean;
+  /**
+   * The model call in flight, while one is (`gpt-4.1-mini at https://api.openai.com/v1`): a step
+   * whose deadline comes meanwhile fails `WF_MODEL_TIMEOUT` naming it, not the bare `WF_STEP_TIMEOUT`.
+   * Not part of the step's record.
+   */
+  awaitingModel?: string | undefined;
 }
 
 /** Fields every interpreter call gets. */

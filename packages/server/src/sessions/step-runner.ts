@@ -81,18 +81,12 @@ export class StepRunner {
       const timeoutMs = input.timeoutMs ?? options.stepTimeoutMs;
       const controller = new AbortController();
       live.running = controller;
-      const timer = setTimeout(
-        () =>
-          controller.abort(
-            new StepExecutionError("WF_STEP_TIMEOUT", `The step did not finish within ${timeoutMs} ms. Send a larger timeoutMs, or split the step.`, { details: { timeoutMs } }),
-          ),
-        timeoutMs,
-      );
+      const report: StepReport = {};
+      const timer = setTimeout(() => controller.abort(stepTimeout(timeoutMs, report)), timeoutMs);
       const onExternalAbort = () => controller.abort(externalSignal?.reason ?? new StepExecutionError("WF_ABORTED", "The step was aborted."));
       if (externalSignal?.aborted) onExternalAbort();
       else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
 
-      const report: StepReport = {};
       live.secrets.add(input.redact);
       const work = live.browser.interpret(this.parts.interpreter, options, input, { timeoutMs, signal: controller.signal, secrets: secretsOf(input), report });
       const aborted = new Promise<never>((_, reject) => {
@@ -193,6 +187,21 @@ export class StepRunner {
  */
 export function wantsScreenshot(mode: ScreenshotMode, failed: boolean, watched: boolean): boolean {
   return mode === "on" || (mode === "only-on-failure" && failed) || watched;
+}
+
+/**
+ * The failure of a step whose deadline came: `WF_MODEL_TIMEOUT` naming the provider when a model
+ * call was in flight (the model was the cause), else `WF_STEP_TIMEOUT`.
+ */
+function stepTimeout(timeoutMs: number, report: StepReport): StepExecutionError {
+  if (report.awaitingModel) {
+    return new StepExecutionError(
+      "WF_MODEL_TIMEOUT",
+      `The step did not finish within ${timeoutMs} ms: the model ${report.awaitingModel} had not answered. Send a larger timeoutMs, or use a faster model or endpoint.`,
+      { details: { timeoutMs } },
+    );
+  }
+  return new StepExecutionError("WF_STEP_TIMEOUT", `The step did not finish within ${timeoutMs} ms. Send a larger timeoutMs, or split the step.`, { details: { timeoutMs } });
 }
 
 /** Turns anything thrown by a step into its wire error, keeping wf codes. */

@@ -20,16 +20,33 @@ export interface RecordedRequest {
   };
 }
 
+/**
+ * The `usage` object of a completion as a provider sends it: numbers when it behaves, and anything
+ * else when it does not (`"12"`, `-1`, `12.5`, `1e300`), sent as given.
+ */
+export type ReplyUsage = { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown; [key: string]: unknown };
+
 /** What the double answers to one request. */
 export type Reply =
-  /** A completion whose message content is this JSON (or text, when a string). */
-  | { content: unknown; usage?: { prompt_tokens: number; completion_tokens: number }; finishReason?: string }
+  /**
+   * A completion whose message content is this JSON (or text, when a string). `usage`: sent as
+   * given (`total_tokens` added when both counts are numbers), `null` for none; absent: an estimate.
+   * `content: null` sends a message with no content (with `finishReason`, e.g. `content_filter`).
+   */
+  | { content: unknown; usage?: ReplyUsage | null; finishReason?: string }
   /** A completion whose message is a refusal. */
   | { refusal: string }
   /** An HTTP error with an OpenAI-style error body (`{ error: { message, type, code } }`), or `body` as given. */
   | { status: number; message: string; headers?: Record<string, string>; body?: unknown }
   /** Never answers (the client must time out). */
-  | { hang: true };
+  | { hang: true }
+  /** Closes the connection without an answer (a reset). */
+  | { reset: true }
+  /**
+   * Sends a 200 with its headers and the first bytes of a completion's body, then closes the
+   * connection (a cut after the headers): the body never arrives whole.
+   */
+  | { cutAfterHeaders: true };
 
 /** Decides the reply to the `n`-th request (from 0). */
 export type Script = (request: RecordedRequest, n: number) => Reply;
@@ -70,6 +87,16 @@ export async function startModelDouble(script: Script = () => ({ status: 500, me
         hanging.add(() => res.destroy());
         return;
       }
+      if ("reset" in reply) {
+        res.destroy();
+        return;
+      }
+      if ("cutAfterHeaders" in reply) {
+        const body = JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "{}" } }] });
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
+        res.write(body.slice(0, 20), () => setTimeout(() => res.destroy(), 20));
+        return;
+      }
       if ("status" in reply) {
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         res.end(JSON.stringify(reply.body !== undefined ? reply.body : { error: { message: reply.message, type: "error", code: null } }));
@@ -78,8 +105,18 @@ export async function startModelDouble(script: Script = () => ({ status: 500, me
       const message =
         "refusal" in reply
           ? { role: "assistant", content: null, refusal: reply.refusal }
-          : { role: "assistant", content: typeof reply.content === "string" ? reply.content : JSON.stringify(reply.content), refusal: null };
-      const usage = "usage" in reply && reply.usage ? reply.usage : { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 20 };
+          : { role: "assistant", content: reply.content === null ? null : typeof reply.content === "string" ? reply.content : JSON.stringify(reply.content), refusal: null };
+      const given = "usage" in reply ? reply.usage : undefined;
+      const usage =
+        given === null
+          ? undefined
+          : given === undefined
+            ? { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 20 }
+            : given;
+      const total =
+        usage && usage.total_tokens === undefined && typeof usage.prompt_tokens === "number" && typeof usage.completion_tokens === "number"
+          ? { total_tokens: usage.prompt_tokens + usage.completion_tokens }
+          : {};
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
         JSON.stringify({
@@ -88,7 +125,7 @@ export async function startModelDouble(script: Script = () => ({ status: 500, me
           created: Math.floor(Date.now() / 1000),
           model: request.body.model,
           choices: [{ index: 0, message, finish_reason: "finishReason" in reply && reply.finishReason ? reply.finishReason : "stop", logprobs: null }],
-          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+          ...(usage ? { usage: { ...usage, ...total } } : {}),
         }),
       );
     });

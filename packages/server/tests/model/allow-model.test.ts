@@ -1,7 +1,7 @@
 /**
- * `allowModel: false` on a step-run request (issue 21): the server runs the step as a service
- * without a model would and, where it would need the model, fails WF_MODEL_FORBIDDEN without
- * calling it. Real server, real Chromium, a double of the model provider that counts requests.
+ * `allowModel: false` on a step-run request (issue 21): the server runs an ACT the grammar carries
+ * out alone and, where the step would need the model (an ACT the grammar hands over, and every ASK
+ * on a server with a model: issue 31), fails WF_MODEL_FORBIDDEN without calling it. Real server, real Chromium, a double of the model provider that counts requests.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -74,11 +74,19 @@ describe("allowModel: false on a step", { timeout: 120_000 }, () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it("an ASK goes to the page reader: answered when it can read the answer, WF_MODEL_FORBIDDEN when it cannot", async () => {
-    const read = await step({ step: "the name and price of each row", type: "ASK", schema: TABLE_SCHEMA, allowModel: false });
-    expect(read, JSON.stringify(read.error)).toMatchObject({ status: "SUCCEEDED", interpreter: "grammar", result: { value: [{ name: "Tea", price: 3 }, { name: "Coffee", price: 4 }] } });
-    const unread = await step({ step: "how many drinks cost more than 3", type: "ASK", allowModel: false });
-    expect(unread).toMatchObject({ status: "FAILED", error: { code: "WF_MODEL_FORBIDDEN" } });
+  it("an ASK needs the model on a server with one: WF_MODEL_FORBIDDEN, never the model-free page reader's answer instead (issue 31)", async () => {
+    // The page reader could read this table; on a server with a model every ASK is the model's,
+    // and a step the budget or the lock stopped must say so, not be answered by someone else.
+    for (const body of [
+      { step: "the name and price of each row", type: "ASK", schema: TABLE_SCHEMA, allowModel: false },
+      { step: "how many drinks cost more than 3", type: "ASK", allowModel: false },
+    ]) {
+      const status = await step(body);
+      expect(status).toMatchObject({ status: "FAILED", error: { code: "WF_MODEL_FORBIDDEN" } });
+      expect(status.error!.message).toMatch(/every ASK is the model's to answer/);
+      expect(status.result ?? null).toBeNull();
+      expect(status.usage ?? undefined).toBeUndefined();
+    }
     expect(model.requests).toHaveLength(0);
   });
 

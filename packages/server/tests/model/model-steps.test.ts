@@ -137,15 +137,18 @@ describe("ASK through the model", () => {
     model.requests.length = 0;
     model.script = () => ({ status: 429, message: "Rate limit reached", headers: { "retry-after-ms": "10" } });
     const limited = await ask("the products", z.array(Product));
-    expect(limited).toMatchObject({ error: { code: "WF_MODEL_RATE_LIMITED" } });
-    expect(model.requests).toHaveLength(3); // the SDK's own two retries first
+    // The SDK's own two retries first, each a call in the books.
+    expect(limited).toMatchObject({ error: { code: "WF_MODEL_RATE_LIMITED" }, usage: { calls: 3 } });
+    expect(model.requests).toHaveLength(3);
 
     model.script = () => ({ status: 500, message: "upstream exploded", headers: { "retry-after-ms": "10" } });
     expect(await ask("the products", z.array(Product))).toMatchObject({ error: { code: "WF_MODEL_UNAVAILABLE" } });
 
+    // The step's deadline came while the model had not answered: the model is named as the cause.
     model.script = () => ({ hang: true });
-    const slow = await ask("the products", z.array(Product), { timeoutMs: 3_000 });
-    expect(slow).toMatchObject({ status: "FAILED", error: { code: "WF_STEP_TIMEOUT" } });
+    const slow = await ask("the products", z.array(Product), { timeoutMs: 5_000 });
+    expect(slow).toMatchObject({ status: "FAILED", error: { code: "WF_MODEL_TIMEOUT" }, usage: { calls: 1 } });
+    expect(slow.error!.message).toContain(model.baseUrl);
   });
 });
 

@@ -76,7 +76,8 @@ describe("an endpoint that answers 400 to a strict json_schema request", () => {
       const report: StepReport = {};
       const first = await act("store my choice", report);
       expect(first).toMatchObject({ action: "click", element: { role: "button", name: "Save plan" } });
-      expect(report.usage).toMatchObject({ calls: 1 });
+      // Two HTTP requests, two calls in the books (issue 31: the fallback is no longer invisible).
+      expect(report.usage).toMatchObject({ calls: 2 });
       expect(model.requests).toHaveLength(2);
       const [refused, again] = model.requests;
       expect(refused!.body.response_format).toMatchObject({ type: "json_schema", json_schema: { strict: true } });
@@ -185,7 +186,7 @@ describe("through the server", () => {
       const { sessionId } = await server.context.sessions.createSession({ kind: "STEP" });
       const act = (step: string) => server.context.sessions.runStep(sessionId, { type: "ACT", step });
       expect(await act(`go to "${pages.url}/app.html"`)).toMatchObject({ status: "SUCCEEDED", interpreter: "grammar" });
-      expect(await act("store my choice")).toMatchObject({ status: "SUCCEEDED", interpreter: "model", resolved: 'click the "Save plan" button', usage: { calls: 1 } });
+      expect(await act("store my choice")).toMatchObject({ status: "SUCCEEDED", interpreter: "model", resolved: 'click the "Save plan" button', usage: { calls: 2 } });
       expect(await act("store my choice")).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
       expect(model.requests.map((r) => r.body.response_format?.type)).toEqual(["json_schema", "json_object", "json_object"]);
       const warnings = lines.filter((l) => /json_schema/.test(l.msg));

@@ -23,11 +23,13 @@ export type AnswerCheck<T> = { ok: true; value: T } | { ok: false; problem: stri
 export interface ModelConversation {
   readonly provider: ModelProvider;
   /**
-   * Asks the model until it gives an answer `check` accepts, at most twice, adding each call to
-   * `report.usage`. A rejection may carry the `failure` the step ends with when the last answer is
-   * rejected (e.g. `WF_ACTION_NOT_APPLICABLE`), instead of `WF_MODEL_ANSWER_INVALID`.
-   * @throws {@link InterpreterError} `WF_MODEL_REFUSED` (refused twice), `WF_MODEL_ANSWER_INVALID`
-   *   (no valid answer in two tries) or the last rejection's `failure`, and the provider's codes.
+   * Asks the model until it gives an answer `check` accepts, at most twice, adding each HTTP
+   * request (the SDK's retries and the `json_object` fallback too) and its tokens to `report.usage`.
+   * A rejection may carry the `failure` the step ends with when the last answer is rejected
+   * (e.g. `WF_ACTION_NOT_APPLICABLE`), instead of `WF_MODEL_ANSWER_INVALID`.
+   * @throws {@link InterpreterError} `WF_MODEL_REFUSED` (refused twice, or stopped by the provider's
+   *   content filter, at once), `WF_MODEL_ANSWER_INVALID` (no valid answer in two tries) or the last
+   *   rejection's `failure`, and the provider's codes (see {@link ModelProvider.complete}).
    */
   converse<T>(
     messages: ChatMessage[],
@@ -57,15 +59,29 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
   ): Promise<T> {
     let lastProblem = "";
     let lastFailure: InterpreterError | undefined;
+    // Each HTTP request is a call in the books as it is sent, so a step that ends before the answer
+    // still shows it; a step whose deadline comes meanwhile names the provider it waited for.
+    const onRequest = () => void (report.usage = addUsage(report.usage, provider.model, { calls: 1 }));
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       let completion: Completion;
+      report.awaitingModel = `${provider.model} at ${provider.endpoint}`;
       try {
-        completion = await provider.complete({ messages, schema, timeoutMs: clock.left(), signal: clock.signal });
+        completion = await provider.complete({ messages, schema, timeoutMs: clock.left(), signal: clock.signal, onRequest });
       } catch (error) {
-        if (error instanceof ProviderCallError) report.usage = addUsage(report.usage, provider.model, { promptTokens: 0, completionTokens: 0, durationMs: error.durationMs });
+        // A failed request has no tokens the provider reported: its time is counted.
+        if (error instanceof ProviderCallError) report.usage = addUsage(report.usage, provider.model, { durationMs: error.durationMs });
         throw error;
+      } finally {
+        report.awaitingModel = undefined;
       }
       report.usage = addUsage(report.usage, provider.model, completion);
+      if (completion.finishReason === "content_filter") {
+        // The provider's filter stopped the answer: asking the same again gets the same filter.
+        throw new InterpreterError(
+          "WF_MODEL_REFUSED",
+          `The model provider's content filter stopped the answer of ${provider.model} at ${provider.endpoint} (finish_reason "content_filter"): the page or the step holds text its filter blocks. Rephrase the step, or use a model or endpoint without that filter.`,
+        );
+      }
       if (completion.refusal) {
         if (attempt === MAX_ATTEMPTS) {
           throw new InterpreterError("WF_MODEL_REFUSED", `The model (${provider.model}) refused to answer, twice: ${clip(completion.refusal)}. Rephrase the step.`);

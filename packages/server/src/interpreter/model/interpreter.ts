@@ -31,7 +31,7 @@ export interface ModelInterpreterOptions {
  * @throws (from `act`/`ask`) {@link InterpreterError}: `WF_MODEL_NO_MATCH`, `WF_MODEL_ANSWER_INVALID`,
  *   `WF_MODEL_REFUSED`, `WF_ANSWER_NOT_FOUND` (a text ASK the page does not answer), the provider's
  *   codes (`WF_MODEL_AUTH_FAILED`, `WF_MODEL_NOT_FOUND`, `WF_MODEL_RATE_LIMITED`, `WF_MODEL_UNAVAILABLE`,
- *   `WF_MODEL_BAD_REQUEST`), `WF_STEP_TIMEOUT`, and those of the actions it runs.
+ *   `WF_MODEL_BAD_REQUEST`, `WF_MODEL_TIMEOUT`), `WF_STEP_TIMEOUT`, and those of the actions it runs.
  */
 export function createModelInterpreter(options: ModelInterpreterOptions): StepInterpreter {
   const conversation = createConversation(options.provider, options.maxPromptTokens ?? DEFAULT_MAX_PROMPT_TOKENS);
@@ -60,6 +60,10 @@ export interface GrammarThenModelOptions {
  * understands the instruction and finds its target), and to the model when the grammar does not
  * understand it (at once: the parse comes before any wait), finds no target (after at most
  * `grammarFindTimeoutMs`, and less on a page that has settled), or finds several; an ASK goes to the model.
+ *
+ * With `allowModel: false` (a spent `--max-model-calls` budget, a frozen lock), a step that needs
+ * the model fails `WF_MODEL_FORBIDDEN` without calling it: an ACT the grammar would hand over, and
+ * every ASK (never answered by the page reader instead); an ACT the grammar carries out still runs.
  */
 export function createGrammarThenModelInterpreter(grammar: StepInterpreter, model: StepInterpreter, options: GrammarThenModelOptions = {}): StepInterpreter {
   const grammarFindMs = options.grammarFindTimeoutMs ?? HAND_OVER_FIND_MS;
@@ -78,18 +82,19 @@ export function createGrammarThenModelInterpreter(grammar: StepInterpreter, mode
     },
     async ask(context: AskContext): Promise<unknown> {
       if (context.allowModel !== false) return model.ask(context);
-      // No model for this step: the page reader answers, as on a service without a model.
-      try {
-        return await grammar.ask(context);
-      } catch (error) {
-        if (!(error instanceof InterpreterError) || context.signal.aborted || error.code === "WF_STEP_TIMEOUT") throw error;
-        throw modelForbidden(error, "the page reader");
-      }
+      // With a model configured, every ASK is the model's: the model-free page reader answering
+      // instead would be a silent change of who reads the page (it may read null where the page
+      // states a value), so a spent budget or a frozen run fails here. See docs/decisions/0047.
+      throw new InterpreterError(
+        "WF_MODEL_FORBIDDEN",
+        "The step needs the model, and it was sent with allowModel: false (no model was called). On a service with a model, every ASK is the model's to answer; " +
+          "the model-free page reader answers ASKs only on a service without one (WF_MODEL unset).",
+      );
     },
   };
 }
 
-/** The failure of a step sent with `allowModel: false` that the grammar or page reader could not carry out alone. */
+/** The failure of an ACT sent with `allowModel: false` that the grammar could not carry out alone. */
 function modelForbidden(error: InterpreterError, who: string): InterpreterError {
   return new InterpreterError(
     "WF_MODEL_FORBIDDEN",
