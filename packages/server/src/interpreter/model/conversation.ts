@@ -13,21 +13,29 @@ import { retryMessages } from "./prompts.js";
 /** Tries per model question: the first answer, and one retry after an invalid or refused one. */
 const MAX_ATTEMPTS = 2;
 
+/**
+ * What a model step's check of an answer says: accepted (with the value the step keeps), or not,
+ * with the problem told to the model when it is asked again, and, optionally, the step's failure
+ * when it was the last try (else `WF_MODEL_ANSWER_INVALID`).
+ */
+export type AnswerCheck<T> = { ok: true; value: T } | { ok: false; problem: string; failure?: () => Error };
+
 /** A model step's tools: its conversation with the provider and its prompt budget. */
 export interface ModelConversation {
   readonly provider: ModelProvider;
   /**
    * Asks the model until it gives an answer `check` accepts, at most twice, adding each call to
-   * `report.usage`.
+   * `report.usage`. A rejection may carry the step's `failure` for when it is the last try's (an
+   * answer that is valid but that the page does not support).
    * @throws {@link InterpreterError} `WF_MODEL_REFUSED` (refused twice), `WF_MODEL_ANSWER_INVALID`
-   *   (no valid answer in two tries), and the provider's codes.
+   *   (no valid answer in two tries), the last rejection's `failure`, and the provider's codes.
    */
   converse<T>(
     messages: ChatMessage[],
     schema: { name: string; schema: Record<string, unknown> },
     clock: StepClock,
     report: StepReport,
-    check: (json: unknown) => { ok: true; value: T } | { ok: false; problem: string },
+    check: (json: unknown) => AnswerCheck<T>,
   ): Promise<T>;
   /** Estimated tokens the page may take beside `fixed` (the rest of the prompt). */
   pageBudget(fixed: string): number;
@@ -46,9 +54,10 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
     schema: { name: string; schema: Record<string, unknown> },
     clock: StepClock,
     report: StepReport,
-    check: (json: unknown) => { ok: true; value: T } | { ok: false; problem: string },
+    check: (json: unknown) => AnswerCheck<T>,
   ): Promise<T> {
     let lastProblem = "";
+    let lastFailure: Error | undefined;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       let completion: Completion;
       try {
@@ -58,6 +67,7 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
         throw error;
       }
       report.usage = addUsage(report.usage, provider.model, completion);
+      lastFailure = undefined;
       if (completion.refusal) {
         if (attempt === MAX_ATTEMPTS) {
           throw new InterpreterError("WF_MODEL_REFUSED", `The model (${provider.model}) refused to answer, twice: ${clip(completion.refusal)}. Rephrase the step.`);
@@ -76,12 +86,14 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
         }
         const checked = check(json);
         if (checked.ok) return checked;
+        lastFailure = checked.failure?.();
         return checked.problem;
       })();
       if (typeof problem !== "string") return problem.value;
       lastProblem = problem;
       if (attempt < MAX_ATTEMPTS) messages = [...messages, ...retryMessages(completion.content, problem)];
     }
+    if (lastFailure) throw lastFailure;
     throw new InterpreterError(
       "WF_MODEL_ANSWER_INVALID",
       `The model (${provider.model}) gave no valid answer in ${MAX_ATTEMPTS} tries; the last one: ${lastProblem} ` +
