@@ -163,10 +163,21 @@ export function groundAnswer(answer: unknown, quotes: readonly AnswerQuote[], sc
     }
     found.push({ path, quote: q.quote, places });
   }
+  const byPath = new Map<string, FoundQuote[]>();
+  for (const q of found) {
+    const list = byPath.get(q.path);
+    if (list) list.push(q);
+    else byPath.set(q.path, [q]);
+  }
   const values: GroundedValue[] = [];
   for (const leaf of leaves(answer, schema, schema, "")) {
-    const own = found.filter((q) => q.path === leaf.path);
-    const applicable = found.filter((q) => q.path === leaf.path || isAncestor(q.path, leaf.path));
+    const own = byPath.get(leaf.path) ?? [];
+    // The quotes of the value's path and of every item holding it (`/items/0`, `/items`, ``).
+    const applicable = [...own];
+    for (let at = leaf.path.lastIndexOf("/"); at >= 0; at = leaf.path.lastIndexOf("/", at - 1)) {
+      applicable.push(...(byPath.get(leaf.path.slice(0, at)) ?? []));
+      if (at === 0) break;
+    }
     const result = groundLeaf(leaf, own, applicable, source, pageUrl);
     if ("reason" in result) problems.push({ path: leaf.path, reason: result.reason });
     else values.push(result);
@@ -303,16 +314,19 @@ function textForms(value: string, node: Json): string[] {
 
 /** The first line of the view whose page text writes `value` as a number. */
 function numberPlace(source: ViewSource, value: number): TextRange | undefined {
-  return source.lines.find((line) => numbersIn(contentIn(source, line, PAGE_DATA)).some((n) => sameNumber(n, value)));
+  const { lineNumbers } = wholePage(source);
+  const at = lineNumbers.findIndex((numbers) => numbers.some((n) => sameNumber(n, value)));
+  return at < 0 ? undefined : source.lines[at];
 }
 
-const wholePages = new WeakMap<ViewSource, { numbers: number[] }>();
+const wholePages = new WeakMap<ViewSource, { numbers: number[]; lineNumbers: number[][] }>();
 
-/** The numbers the page's text writes (the view's lines' page data), read once a view. */
-function wholePage(source: ViewSource): { numbers: number[] } {
+/** The numbers the page's text writes, each line's and all of them, read once a view. */
+function wholePage(source: ViewSource): { numbers: number[]; lineNumbers: number[][] } {
   let page = wholePages.get(source);
   if (!page) {
-    page = { numbers: source.lines.flatMap((line) => numbersIn(contentIn(source, line, PAGE_DATA))) };
+    const lineNumbers = source.lines.map((line) => numbersIn(contentIn(source, line, PAGE_DATA)));
+    page = { numbers: lineNumbers.flat(), lineNumbers };
     wholePages.set(source, page);
   }
   return page;
@@ -427,10 +441,6 @@ export function pointer(path: string): string | undefined {
 
 function escapePointer(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-function isAncestor(ancestor: string, path: string): boolean {
-  return ancestor === "" || path.startsWith(`${ancestor}/`);
 }
 
 function quotesList(quotes: FoundQuote[]): string {

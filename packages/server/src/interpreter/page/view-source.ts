@@ -67,8 +67,8 @@ export interface ViewSource {
   lines: Array<{ start: number; end: number; index: number }>;
   /** Elements rendered in the view, with their place in `text`. */
   elements: SourceElement[];
-  /** Folded indexes, built when first searched (see {@link findText}). */
-  folded: Map<string, Folded>;
+  /** Folded indexes, built when first searched, by the mask of kinds they keep (-1: all; see {@link findText}). */
+  folded: Map<number, Folded>;
 }
 
 /** A text folded for matching, with each folded character's index in the source text. */
@@ -234,29 +234,50 @@ function foldChar(c: string): string {
  * dashes to plain ones, `…` to `...`.
  */
 export function foldText(text: string): string {
-  return foldIndexed(text, () => true).text.trim();
+  // Printable ASCII folds to itself lowercased, whitespace runs to one space.
+  if (/^[\x20-\x7e\t\n\r]*$/.test(text)) return text.toLowerCase().replace(/\s+/g, " ").trim();
+  return foldIndexed(text).text.trim();
 }
 
 /**
  * Folds `text`, keeping for each folded character the index of the character it came from;
- * characters for which `keep` is false read as whitespace.
+ * with `kinds` and `keep` (a bit mask of kinds), characters of other kinds read as whitespace.
  */
-function foldIndexed(text: string, keep: (index: number) => boolean): Folded {
-  let out = "";
-  const at: number[] = [];
+function foldIndexed(text: string, kinds?: Uint8Array, keep = 0): Folded {
+  const out: string[] = [];
+  const at = new Int32Array(text.length * 2 + 4);
+  let n = 0;
+  let space = true;
+  const add = (f: string, i: number) => {
+    if (f === " ") {
+      if (space) return;
+      space = true;
+    } else space = false;
+    if (n >= at.length) return;
+    out.push(f);
+    at[n++] = i;
+  };
   for (let i = 0; i < text.length; i++) {
-    let c = text[i]!;
-    const high = c.charCodeAt(0);
-    if (high >= 0xd800 && high <= 0xdbff && i + 1 < text.length) c += text[i + 1]!;
-    const folded = keep(i) ? foldChar(c) : " ";
-    for (const f of folded) {
-      if (f === " " && (out.length === 0 || out[out.length - 1] === " ")) continue;
-      out += f;
-      at.push(i);
+    const code = text.charCodeAt(i);
+    if (kinds && !(keep & (1 << kinds[i]!))) {
+      add(" ", i);
+      continue;
     }
+    if (code < 128) {
+      add(code <= 32 ? " " : code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : text[i]!, i);
+      continue;
+    }
+    let c = text[i]!;
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) c += text[i + 1]!;
+    for (const f of foldChar(c)) add(f, i);
     if (c.length === 2) i++;
   }
-  return { text: out, at: Int32Array.from(at) };
+  return { text: out.join(""), at: at.subarray(0, n) };
+}
+
+/** A bit mask of kinds (`1 << kind` each). */
+function maskOf(kinds: readonly SourceKind[]): number {
+  return kinds.reduce<number>((m, k) => m | (1 << k), 0);
 }
 
 /** A place in a {@link ViewSource}'s text: `text.slice(start, end)`. */
@@ -275,12 +296,11 @@ export interface TextRange {
 export type FindMode = { in: "view" } | { in: "content"; kinds: readonly SourceKind[] };
 
 function foldedIndex(source: ViewSource, mode: FindMode): Folded {
-  const key = mode.in === "view" ? "view" : `content:${[...mode.kinds].sort().join(",")}`;
-  let folded = source.folded.get(key);
+  const mask = mode.in === "view" ? -1 : maskOf(mode.kinds);
+  let folded = source.folded.get(mask);
   if (!folded) {
-    const kinds = mode.in === "content" ? new Set<number>(mode.kinds) : undefined;
-    folded = foldIndexed(source.text, kinds ? (i) => kinds.has(source.kinds[i]!) : () => true);
-    source.folded.set(key, folded);
+    folded = mode.in === "content" ? foldIndexed(source.text, source.kinds, mask) : foldIndexed(source.text);
+    source.folded.set(mask, folded);
   }
   return folded;
 }
@@ -296,7 +316,18 @@ export function findText(source: ViewSource, needle: string, mode: FindMode, wit
   const out: TextRange[] = [];
   const wordStart = WORD_CHAR.test(want[0]!);
   const wordEnd = WORD_CHAR.test(want[want.length - 1]!);
-  for (let i = index.text.indexOf(want); i >= 0; i = index.text.indexOf(want, i + 1)) {
+  // Within a range: search from its first folded character, and stop past its end.
+  let from = 0;
+  if (within) {
+    let hi = index.at.length;
+    while (from < hi) {
+      const mid = (from + hi) >> 1;
+      if (index.at[mid]! < within.start) from = mid + 1;
+      else hi = mid;
+    }
+  }
+  for (let i = index.text.indexOf(want, from); i >= 0; i = index.text.indexOf(want, i + 1)) {
+    if (within && index.at[i]! >= within.end) break;
     const last = i + want.length - 1;
     if (wordStart && i > 0 && WORD_CHAR.test(index.text[i - 1]!)) continue;
     if (wordEnd && last + 1 < index.text.length && WORD_CHAR.test(index.text[last + 1]!)) continue;
@@ -310,9 +341,16 @@ export function findText(source: ViewSource, needle: string, mode: FindMode, wit
 
 /** The text of `kinds` in `range`, other characters read as spaces, whitespace folded (not case). */
 export function contentIn(source: ViewSource, range: TextRange, kinds: readonly SourceKind[]): string {
-  const keep = new Set<number>(kinds);
+  const keep = maskOf(kinds);
   let out = "";
-  for (let i = range.start; i < range.end; i++) out += keep.has(source.kinds[i]!) ? source.text[i] : " ";
+  let from = range.start;
+  // Runs of kept characters copied at once; the others read as a space.
+  for (let i = range.start; i <= range.end; i++) {
+    if (i < range.end && keep & (1 << source.kinds[i]!)) continue;
+    if (i > from) out += source.text.slice(from, i);
+    if (i < range.end) out += " ";
+    from = i + 1;
+  }
   return out.replace(/\s+/g, " ").trim();
 }
 
