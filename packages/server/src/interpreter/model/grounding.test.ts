@@ -1,9 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toResponseFormat } from "@wf/core";
 import { normalizeStepSchema } from "@wf/core/protocol";
 import { renderPageView, type RawPageView } from "../page/view.js";
 import { VIEW_MARKS, type ViewLine } from "../page/view-script.js";
+import { PAGE_DATA, contentIn, foldText } from "../page/view-source.js";
 import { answerErrors } from "../read/index.js";
 import { groundAnswer, groundedResponseSchema, pointer, userPath, type AnswerQuote } from "./grounding.js";
 
@@ -180,5 +182,49 @@ describe("pointer", () => {
     expect(userPath("/value/0/price", true)).toBe("/0/price");
     expect(userPath("/value", true)).toBe("(the answer)");
     expect(userPath("/total", false)).toBe("/total");
+  });
+});
+
+describe("groundAnswer, drawn at random", () => {
+  const pageText = contentIn(source, { start: 0, end: source.text.length }, PAGE_DATA);
+  const folded = ` ${foldText(pageText).replace(/[^\p{L}\p{N}]+/gu, " ")} `;
+  /** Whether the page's text holds `value`'s words in a row (a generous test: punctuation ignored). */
+  const onPage = (value: string) => {
+    const words = foldText(value).replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+    return words.length > 0 && folded.includes(` ${words} `);
+  };
+  const cells = ["Anvil", "Rocket skates", "In stock", "Sold out", "Order #1042", "Invoice", "Gift wrap", "$120.00", "42.00"];
+
+  it("never supports a text whose words the page does not have in a row, with or without a quote", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(..."abcdefgnorstuvwxyz ANOR12345.$-#"), minLength: 1, maxLength: 20 }), fc.option(fc.constantFrom(...cells)), (value, quote) => {
+        fc.pre(!onPage(value));
+        const g = ground(z.object({ v: z.string() }), { v: value }, quote ? [{ path: "/v", quote }] : []);
+        expect(g.problems.map((p) => p.path)).toEqual(["/v"]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("never supports a number the page does not write, unless it counts its quotes", () => {
+    const written = new Set([1042, 2, 1, 120, 950, 42, 1190, 5, 2024, 3]);
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -5000, max: 5000 }), fc.double({ min: -5000, max: 5000, noNaN: true })), (n) => {
+        fc.pre(![...written].some((w) => Math.abs(w - n) < 1e-9) && !Object.is(n, -0));
+        expect(ground(z.object({ n: z.number() }), { n }).problems).toHaveLength(1);
+        expect(ground(z.object({ n: z.number() }), { n }, [{ path: "/n", quote: "Anvil" }]).problems).toHaveLength(1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("supports every whole cell of the page, quoted by its row or by nothing", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...cells.filter((c) => !/^[$\d]/.test(c))), fc.boolean(), (cell, quoted) => {
+        const row = ["Anvil", "In stock"].includes(cell) ? "| Anvil | 2 | $120.00 | In stock |" : ["Rocket skates", "Sold out"].includes(cell) ? "Rocket skates | 1 | $950.00 | Sold out" : undefined;
+        const quotes = quoted && row ? [{ path: "/v", quote: row }] : [];
+        expect(ground(z.object({ v: z.string() }), { v: cell }, quotes).problems).toEqual([]);
+      }),
+    );
   });
 });
