@@ -41,7 +41,9 @@ export async function modelAsk(context: AskContext, { converse, pageBudget, sche
     const grounded = await converse(messages, format, clock, context.report, (json) => {
       const errors = answerErrors(json, format.schema);
       if (errors.length > 0) return { ok: false, problem: `it does not fit the schema: ${errors.map((e) => `${withinAnswer(e.path)} ${e.message}`).join("; ")}.` };
-      const { answer, quotes } = splitGroundedAnswer(json);
+      const split = splitGroundedAnswer(json);
+      if ("problem" in split) return { ok: false, problem: split.problem };
+      const { answer, quotes } = split;
       const grounding = groundAnswer(answer, quotes, step.schema, view.source, pageUrl);
       if (grounding.problems.length === 0) return { ok: true, value: { answer, grounding: grounding.values } };
       return {

@@ -7,7 +7,7 @@ import { renderPageView, type RawPageView } from "../page/view.js";
 import { VIEW_MARKS, type ViewLine } from "../page/view-script.js";
 import { PAGE_DATA, contentIn, foldText } from "../page/view-source.js";
 import { answerErrors } from "../read/index.js";
-import { groundAnswer, groundedResponseSchema, pointer, userPath, type AnswerQuote } from "./grounding.js";
+import { groundAnswer, groundedResponseSchema, pointer, splitGroundedAnswer, userPath, type AnswerQuote } from "./grounding.js";
 
 const M = (s: string) => VIEW_MARKS.markup[0] + s + VIEW_MARKS.markup[1];
 const L = (s: string) => VIEW_MARKS.link[0] + s + VIEW_MARKS.link[1];
@@ -162,6 +162,14 @@ describe("groundedResponseSchema", () => {
     const answer = { name: "root", children: [{ name: "leaf", children: [] }] };
     expect(answerErrors({ answer: answer, quotes: [] }, envelope.schema)).toEqual([]);
     expect(answerErrors({ answer: { name: "root", children: [{ name: 3, children: [] }] }, quotes: [] }, envelope.schema)).not.toEqual([]);
+  });
+});
+
+describe("splitGroundedAnswer", () => {
+  it("takes { answer, quotes } apart, and says what is missing", () => {
+    expect(splitGroundedAnswer({ answer: { a: 1 }, quotes: [{ path: "/a", quote: "1" }] })).toEqual({ answer: { a: 1 }, quotes: [{ path: "/a", quote: "1" }] });
+    expect(splitGroundedAnswer({ a: 1 })).toMatchObject({ problem: expect.stringContaining("`answer`") });
+    expect(splitGroundedAnswer({ answer: null, quotes: [{ path: 1 }] })).toMatchObject({ problem: expect.stringContaining("`path` and `quote`") });
   });
 });
 

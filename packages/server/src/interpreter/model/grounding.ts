@@ -115,10 +115,18 @@ function rewriteRootRefs(node: unknown, to: string): Json {
   return walk(node) as Json;
 }
 
-/** The answer and quotes of a grounded answer (valid against {@link groundedResponseSchema}). */
-export function splitGroundedAnswer(json: unknown): { answer: unknown; quotes: AnswerQuote[] } {
-  const o = json as { answer: unknown; quotes: AnswerQuote[] };
-  return { answer: o.answer, quotes: o.quotes };
+/**
+ * The answer and quotes of a grounded answer, or what is wrong with its shape (checked here too:
+ * a step schema zod cannot read leaves the envelope unchecked).
+ */
+export function splitGroundedAnswer(json: unknown): { answer: unknown; quotes: AnswerQuote[] } | { problem: string } {
+  const o = json as { answer?: unknown; quotes?: unknown } | null;
+  const quotes = o && typeof o === "object" ? o.quotes : undefined;
+  if (!o || typeof o !== "object" || !(ANSWER_KEY in o) || !Array.isArray(quotes)) return { problem: `it needs \`${ANSWER_KEY}\` (the answer in the question's structure) and \`${QUOTES_KEY}\` (a list of { path, quote }).` };
+  if (!quotes.every((q) => q && typeof q === "object" && typeof (q as AnswerQuote).path === "string" && typeof (q as AnswerQuote).quote === "string")) {
+    return { problem: `each of \`${QUOTES_KEY}\` needs \`path\` and \`quote\` (strings).` };
+  }
+  return { answer: o.answer, quotes: quotes as AnswerQuote[] };
 }
 
 /** A value the page does not support, and why. */
