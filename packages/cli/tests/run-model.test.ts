@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refFor, startModelDouble, type ModelDouble } from "../../server/tests/helpers/model-double.js";
+import { askReply, refFor, startModelDouble, type ModelDouble } from "../../server/tests/helpers/model-double.js";
 import { FIXTURES, runWf, scratchDir, startPages } from "./_helpers.js";
 
 describe("wf run with a model (spawned)", { timeout: 150_000 }, () => {
@@ -20,7 +20,7 @@ describe("wf run with a model (spawned)", { timeout: 150_000 }, () => {
     model = await startModelDouble((request) =>
       request.body.response_format?.json_schema?.name === "wf_act"
         ? { content: { reason: "The Sign in button signs in.", actions: [{ verb: "click", ref: refFor(request, "Sign in", "button"), value: null }] }, usage: { prompt_tokens: 300, completion_tokens: 30 } }
-        : { content: { value: [{ name: "Tea", price: 3 }, { name: "Coffee", price: 4 }] }, usage: { prompt_tokens: 400, completion_tokens: 40 } },
+        : { content: askReply(request, { value: [{ name: "Tea", price: 3 }, { name: "Coffee", price: 4 }] }), usage: { prompt_tokens: 400, completion_tokens: 40 } },
     );
   });
   afterAll(async () => {

@@ -12,7 +12,7 @@ import { copyFile, mkdir, readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refFor, startModelDouble, type ModelDouble } from "../../server/tests/helpers/model-double.js";
+import { askReply, refFor, startModelDouble, type ModelDouble } from "../../server/tests/helpers/model-double.js";
 import { decodePng } from "./_png.js";
 import { FIXTURES, runWf, scratchDir, startPages, type WfProcess } from "./_helpers.js";
 
@@ -86,7 +86,7 @@ describe("secrets never leave the run (spawned wf run)", { timeout: 240_000 }, (
       if (request.body.response_format?.json_schema?.name === "wf_act") {
         return { content: { reason: "The note box takes the note.", actions: [{ verb: "fill", ref: refFor(request, "Note to support", "textbox"), value: "{{secret1}}" }] } };
       }
-      return { content: { value: request.raw.includes("Voucher found") ? "Voucher found." : "Saved." } };
+      return { content: askReply(request, { value: request.raw.includes("Voucher found") ? "Voucher found." : "Saved." }) };
     });
     result = await runWf(
       [

@@ -4,9 +4,10 @@
  * reference, read from the page it was sent), opens a small to-do app, and runs N pairs of ACT
  * steps in one session (default 15): a grammar step (`check "Buy milk"`) and a model step (an
  * instruction the grammar does not understand; the double unticks "Buy milk"), then the same with
- * a model step the grammar parses but finds no target for. Prints the medians, where a model step's time goes (before the provider is called: the grammar's parse,
+ * a model step the grammar parses but finds no target for, and a model ASK (the to-do items and
+ * how many there are, answered with quotes). Prints the medians, where a model step's time goes (before the provider is called: the grammar's parse,
  * the hand-over, the page view; the provider call; after the answer: ref, action, records), then
- * the parts of the page view timed on their own, and, as its last line,
+ * the parts of the page view timed on their own (and an ASK answer's check against the page), and, as its last line,
  * `model step overhead beyond a grammar step: N ms (median)`.
  *
  * Run: `pnpm --filter @wf/server bench:model-step` (`WF_BENCH_RUNS=30` for more pairs).
@@ -16,14 +17,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { z } from "zod";
+import { toResponseFormat } from "@wf/core";
 import type { StepStatus } from "@wf/core/protocol";
 import { readPageView, startServer } from "../src/index.js";
 import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, createModelProvider } from "../src/interpreter/model/index.js";
+import { groundAnswer } from "../src/interpreter/model/grounding.js";
 import { answerErrors } from "../src/interpreter/read/index.js";
 import { locateTarget } from "../src/interpreter/locate/index.js";
 import { identifyViewElements } from "../src/interpreter/page/index.js";
 import { startStaticServer } from "../tests/helpers/static-server.js";
-import { refFor, startModelDouble } from "../tests/helpers/model-double.js";
+import { askReply, refFor, startModelDouble } from "../tests/helpers/model-double.js";
 import { median } from "./_service.js";
 
 const RUNS = Number(process.env.WF_BENCH_RUNS ?? 15);
@@ -37,10 +41,17 @@ async function main(): Promise<void> {
   const model = await startModelDouble();
   // The instant model: unticks "Buy milk", noting when each request arrived.
   const arrived: number[] = [];
+  // The instant model: unticks "Buy milk" for an ACT, lists the to-do items (with quotes) for an ASK.
+  const ITEMS = ["Buy milk", "Walk the dog", "Pay the electricity bill", "Book the dentist", "Water the plants"];
+  const askAnswer = { items: ITEMS, count: ITEMS.length };
+  const askQuotes = ITEMS.map((quote) => ({ path: "/count", quote }));
   model.script = (request) => {
     arrived.push(performance.now());
+    if (request.body.response_format?.json_schema?.name !== "wf_act") return { content: askReply(request, askAnswer, askQuotes) };
     return { content: { reason: "The milk item's checkbox.", actions: [{ verb: "uncheck", ref: refFor(request, "Buy milk", "checkbox"), value: null }] } };
   };
+  const Todos = z.object({ items: z.array(z.string()), count: z.number() });
+  const todosSchema = toResponseFormat(Todos, "todos") as unknown as Record<string, unknown>;
   const server = await startServer({ port: 0, apiKeys: ["k"], dataDir, journalSync: false, model: "instant", modelBaseUrl: model.baseUrl, logger: false });
   const todo = `${pages.url}/todo.html`;
   try {
@@ -66,6 +77,7 @@ async function main(): Promise<void> {
     const call: number[] = [];
     const afterAnswer: number[] = [];
     const notFound: number[] = [];
+    const askModel: number[] = [];
     const modelStep = async (step: string) => {
       const sent = arrived.length;
       const start = performance.now();
@@ -87,6 +99,10 @@ async function main(): Promise<void> {
       afterAnswer.push(m.wallMs - m.before - m.provider);
       await grammarStep();
       notFound.push((await modelStep(NOT_FOUND)).wallMs);
+      const askStart = performance.now();
+      const asked = await server.context.sessions.runStep(sessionId, { type: "ASK", step: "the to-do items and how many there are", schema: todosSchema });
+      if (asked.status !== "SUCCEEDED" || asked.interpreter !== "model") throw new Error(`ASK: ${asked.error?.code} ${asked.error?.message}`);
+      askModel.push(performance.now() - askStart);
     }
 
     console.log(`to-do app (${todo.split("/").pop()}), ${RUNS} rounds of steps through the server in-process, no screenshots, instant model double`);
@@ -98,6 +114,8 @@ async function main(): Promise<void> {
     console.log(`  after the answer                         median ${ms(median(afterAnswer))}  (answer check, ref resolution, the action, the step's record)`);
     console.log(`model step after a grammar not-found (${JSON.stringify(NOT_FOUND)})`);
     console.log(`                                           median ${ms(median(notFound))}  (the grammar waits for the page to settle first)`);
+    console.log(`model ASK (the to-do items and their count, with quotes)`);
+    console.log(`                                           median ${ms(median(askModel))}  (page view, provider call, schema and page checks of the answer, record)`);
 
     let quietWait = 0;
     // The page view's parts, timed on their own on the same page in a context of the same browser.
@@ -121,6 +139,7 @@ async function main(): Promise<void> {
         provider: [] as number[],
         ref: [] as number[],
         locate: [] as number[],
+        ground: [] as number[],
       };
       const provider = createModelProvider({ model: "instant", baseUrl: model.baseUrl });
       const text = (await view(0)).text;
@@ -142,6 +161,14 @@ async function main(): Promise<void> {
         );
         parts.locate.push(await timed(() => locateTarget(page, { text: "Buy milk", quoted: true }, "check", 5_000)));
         parts.check.push(await timed(async () => answerErrors({ reason: "x", actions: [{ verb: "uncheck", ref: "e1", value: null }] }, ACT_RESPONSE_SCHEMA.schema)));
+        // An ASK answer checked against a view already in hand (a fresh view: its folded text is built on first use).
+        const askView = await readPageView(page, { purpose: "ask", query: "the to-do items", budgetTokens: 11_000, secrets: [], quietMs: 0 }, () => 30_000);
+        parts.ground.push(
+          await timed(async () => {
+            const g = groundAnswer(askAnswer, askQuotes, todosSchema.json_schema ? (todosSchema.json_schema as { schema: Record<string, unknown> }).schema : todosSchema, askView.source, todo);
+            if (g.problems.length > 0) throw new Error(`grounding: ${JSON.stringify(g.problems)}`);
+          }),
+        );
         parts.provider.push(
           await timed(() =>
             provider.complete({
@@ -164,6 +191,7 @@ async function main(): Promise<void> {
       console.log(`provider.complete on its own               median ${ms(median(parts.provider))}`);
       console.log(`ref to element (identify, normalize) ${ms(median(parts.ref))}  (the grammar's search for the same element: ${ms(median(parts.locate)).trim()})`);
       console.log(`answer check (z.fromJSONSchema + parse)    median ${ms(median(parts.check))}`);
+      console.log(`ASK answer checked against the page view   median ${ms(median(parts.ground))}  (5 texts, a count of 5 quotes)`);
       quietWait = median(parts.whole) - median(parts.read);
     } finally {
       await context.close();

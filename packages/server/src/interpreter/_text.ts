@@ -15,7 +15,8 @@ export function normalizeWords(s: string): string {
     .trim();
 }
 
-function stem(word: string): string {
+/** A word without its plural ending (`orders` → `order`, `boxes` → `box`, `entries` → `entry`). */
+export function stem(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
   if (word.length > 3 && word.endsWith("es") && /(?:s|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
   if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
@@ -45,7 +46,8 @@ export function words(s: string): string[] {
   return remember(wordsMemo, s, Object.freeze(n ? n.split(" ").map(stem) : [])) as string[];
 }
 
-const STOP = new Set(["the", "a", "an", "of", "on", "in", "for", "to", "and", "or", "is", "are", "what", "which", "page", "this", "that", "with", "from", "by", "me", "give", "list", "get", "all", "show", "s"]);
+/** Filler words of questions: `the`, `of`, `what`, … (stemmed, lowercase). */
+export const STOP: ReadonlySet<string> = new Set(["the", "a", "an", "of", "on", "in", "for", "to", "and", "or", "is", "are", "what", "which", "page", "this", "that", "with", "from", "by", "me", "give", "list", "get", "all", "show", "s"]);
 
 /** Words of `s` without filler (`the`, `of`, `what`…), for matching questions against captions. */
 export function contentWords(s: string): string[] {

@@ -27,7 +27,9 @@ export type InterpreterErrorCode =
   /**
    * An ASK question adds something the deterministic reader cannot apply (a filter, an ordinal, a
    * count, a "first N", a section it cannot resolve, a word no label on the page covers): answering
-   * would be a guess. A model would answer it.
+   * would be a guess. A model would answer it. Also a model's answer that states values the page
+   * does not support, also when asked again (`details.kind: "unsupported"`, `details.fields`), and
+   * a model's check whose evidence is no evidence.
    */
   | "WF_ANSWER_UNCERTAIN"
   /** Going to a URL, back, forward or reloading failed. */
@@ -101,12 +103,19 @@ export interface InterpreterErrorDetails {
   target?: string;
   /** For `WF_ELEMENT_NOT_FOUND`: the closest elements; for `WF_ELEMENT_AMBIGUOUS`: the equally good matches. */
   candidates?: ElementCandidate[];
-  /** For `WF_ANSWER_NOT_FOUND`: paths of the fields not found, e.g. `value[].price`, `title`. */
+  /**
+   * For `WF_ANSWER_NOT_FOUND`: paths of the fields not found, e.g. `value[].price`, `title`. For a
+   * model's `WF_ANSWER_UNCERTAIN` (`kind: "unsupported"`): JSON Pointers of the values the page does
+   * not support, e.g. `/total`, `/0/price`.
+   */
   fields?: string[];
   /** For `WF_ANSWER_UNCERTAIN`: the part of the question not applied, as written (`how many`, `first 5`). */
   part?: string;
-  /** For `WF_ANSWER_UNCERTAIN`: what kind of part it is. */
-  kind?: "filter" | "ordinal" | "count" | "first-n" | "section" | "unplaced" | "several-sources";
+  /**
+   * For `WF_ANSWER_UNCERTAIN`: what kind of part it is; `unsupported`: a model's answer states
+   * values the page does not (named in `fields`).
+   */
+  kind?: "filter" | "ordinal" | "count" | "first-n" | "section" | "unplaced" | "several-sources" | "unsupported";
   /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED`: the URL involved. */
   url?: string;
   /** For a chained ACT (`… and then …`): the 0-based index of the action that failed; the ones before it ran. */

@@ -28,6 +28,41 @@ export interface StepReport {
    * Not part of the step's record.
    */
   awaitingModel?: string | undefined;
+  /**
+   * ASK answered by the model: each value of the answer with the page text it rests on and where
+   * the page view shows it (`model/grounding.ts`). Internal: not on the wire nor in the records;
+   * what a read recipe is derived from.
+   */
+  grounding?: GroundedValue[];
+}
+
+/** A value of a model's answer and the page text it rests on (see `model/grounding.ts`). */
+export interface GroundedValue {
+  /** JSON Pointer of the value in the step's answer, e.g. `/value/0/price`, `/total`. */
+  path: string;
+  value: string | number | boolean;
+  /**
+   * How the value follows from its quotes: written in one (`quoted`: text, number, date or link as
+   * the page writes it), their count (`count`), their sum (`sum`), or a yes/no read from them
+   * (`judged`: that the quotes are on the page is checked, not the judgement).
+   */
+  basis: "quoted" | "count" | "sum" | "judged";
+  /** The page text it rests on. */
+  quotes: GroundingQuote[];
+}
+
+/** Page text an answer's value rests on, and where the page view shows it. */
+export interface GroundingQuote {
+  /** The page's text (the view's own markup left out), whitespace folded. */
+  text: string;
+  /** Index of its line among the page view's lines (frames stitched in); -1 for the title and URL. */
+  line: number;
+  /** That line as the view shows it, e.g. `| Anvil | $120.00 | 4 |`. */
+  lineText: string;
+  /** The element whose name or value holds the text: its reference in the page view (`e12`). */
+  ref?: string;
+  /** Places of the view holding the same text: more than 1 means the text alone does not say which. */
+  occurrences: number;
 }
 
 /** Fields every interpreter call gets. */

@@ -140,6 +140,28 @@ export async function startModelDouble(script: Script = () => ({ status: 500, me
   return double;
 }
 
+/** A quote of a grounded ASK answer: the page text a value comes from. */
+export interface Quote {
+  /** JSON Pointer of the value (or of an item holding it) in the answer, e.g. `/total`, `/value/0`. */
+  path: string;
+  quote: string;
+}
+
+/** True when the request asks for a grounded answer (`{ answer, quotes }`), as the server asks every ASK. */
+export function asksForQuotes(request: RecordedRequest): boolean {
+  const schema = request.body.response_format?.json_schema?.schema as { properties?: Record<string, unknown> } | undefined;
+  if (schema) return !!schema.properties && "quotes" in schema.properties && "answer" in schema.properties;
+  return (request.body.messages[0]?.content ?? "").includes('"quotes"');
+}
+
+/**
+ * The content of an ASK reply in the form the request asks for: `{ answer, quotes }` (a grounded
+ * answer), or the answer alone to a server that asks for the step's schema as it is.
+ */
+export function askReply(request: RecordedRequest, answer: unknown, quotes: Quote[] = []): unknown {
+  return asksForQuotes(request) ? { answer, quotes } : answer;
+}
+
 /** The page text the double was sent (the user message of a step). */
 export function pageOf(request: RecordedRequest): string {
   return request.body.messages.find((m) => m.role === "user")?.content ?? "";

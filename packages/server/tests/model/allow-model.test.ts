@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ROUTES, StepStatus, routePath } from "@wf/core/protocol";
 import { startServer, type RunningServer } from "../../src/index.js";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { refFor, startModelDouble, type ModelDouble } from "../helpers/model-double.js";
+import { askReply, refFor, startModelDouble, type ModelDouble } from "../helpers/model-double.js";
 
 const PAGES = fileURLToPath(new URL("../../../cli/tests/fixtures/pages/", import.meta.url));
 const TABLE_SCHEMA = {
@@ -34,7 +34,7 @@ describe("allowModel: false on a step", { timeout: 120_000 }, () => {
     model = await startModelDouble((request) =>
       request.body.response_format?.json_schema?.name === "wf_act"
         ? { content: { reason: "Sign in.", actions: [{ verb: "click", ref: refFor(request, "Sign in", "button"), value: null }] }, usage: { prompt_tokens: 10, completion_tokens: 1 } }
-        : { content: { value: "Fixture shop" }, usage: { prompt_tokens: 10, completion_tokens: 1 } },
+        : { content: askReply(request, { value: "Fixture shop" }), usage: { prompt_tokens: 10, completion_tokens: 1 } },
     );
     pages = await startStaticServer(PAGES);
     dataDir = await mkdtemp(join(tmpdir(), "wf-allow-model-"));

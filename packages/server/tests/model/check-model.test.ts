@@ -119,8 +119,8 @@ describe("a check the grammar has no form for", () => {
   });
 
   it("sends no secret the statement carries", async () => {
-    model.script = () => ({ content: { holds: true, reason: "Shown.", evidence: "ada@example.com" } });
-    await check("the account of hunter2-secret is shown", { secrets: ["hunter2-secret"] }).run;
+    model.script = () => ({ content: { holds: true, reason: "Shown.", evidence: 'textbox "email" = "ada@example.com"' } });
+    await check("the email of hunter2-secret is shown", { secrets: ["hunter2-secret"] }).run;
     expect(model.requests[0]!.raw).not.toContain("hunter2-secret");
   });
 });

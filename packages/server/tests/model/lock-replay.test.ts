@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { ReplayAction, StepStatus } from "@wf/core/protocol";
 import type { RunningServer } from "../../src/index.js";
 import type { StaticServer } from "../helpers/static-server.js";
-import { pageOf, type ModelDouble, type RecordedRequest } from "../helpers/model-double.js";
+import { askReply, pageOf, type ModelDouble, type RecordedRequest } from "../helpers/model-double.js";
 import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
 let fixture: ModelServer;
@@ -91,7 +91,7 @@ async function replay(url: string, step: string, actions: ReplayAction[]): Promi
 
 /** The page's title, as the page view sent to the model shows it (an ASK the double answers from its request). */
 async function title(): Promise<string> {
-  model.script = (request) => ({ content: { value: /^Page: (.*)$/m.exec(pageOf(request))?.[1] ?? null } });
+  model.script = (request) => ({ content: askReply(request, { value: /^Page: (.*)$/m.exec(pageOf(request))?.[1] ?? null }) });
   const status = await server.context.sessions.runStep(session.sessionId, { type: "ASK", step: "the page title" });
   model.script = () => ({ status: 500, message: "unexpected model call" });
   return String(status.result);

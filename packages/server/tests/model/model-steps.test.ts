@@ -13,10 +13,10 @@ import { toResponseFormat } from "@wf/core";
 import { ROUTES, StepStatus, routePath } from "@wf/core/protocol";
 import { checkStrictResponseFormat } from "../../../core/src/schema/strict-checker.test-helper.js";
 import { estimateTokens, parseInstructions, type RunningServer } from "../../src/index.js";
-import { ACT_RESPONSE_SCHEMA } from "../../src/interpreter/model/index.js";
+import { ACT_RESPONSE_SCHEMA, groundedResponseSchema } from "../../src/interpreter/model/index.js";
 import { createModelInterpreter, createModelProvider, normalizeStepSchemaForTests } from "./_direct.js";
 import type { StaticServer } from "../helpers/static-server.js";
-import { pageOf, refFor, type ModelDouble } from "../helpers/model-double.js";
+import { askReply, pageOf, refFor, type ModelDouble } from "../helpers/model-double.js";
 import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
 const API_KEY = "sk-test-Wf9aQ2dL7pZx4";
@@ -55,13 +55,13 @@ afterEach(() => session.close());
 const Product = z.object({ product: z.string(), price: z.string(), stock: z.number() });
 
 describe("ASK through the model", () => {
-  it("sends the step's schema unchanged as a strict response format at temperature 0, and returns the validated answer with its usage", async () => {
+  it("sends the step's schema unchanged, as the answer of a strict response format beside its quotes, at temperature 0, and returns the validated answer with its usage", async () => {
     const rows = [
       { product: "Anvil", price: "$120.00", stock: 4 },
       { product: "Rocket skates", price: "$950.00", stock: 0 },
       { product: "Giant magnet", price: "$75.50", stock: 12 },
     ];
-    model.script = () => ({ content: { value: rows }, usage: { prompt_tokens: 812, completion_tokens: 64 } });
+    model.script = (request) => ({ content: askReply(request, { value: rows }, [{ path: "/value/1", quote: "| Rocket skates | $950.00 | 0 | yes |" }]), usage: { prompt_tokens: 812, completion_tokens: 64 } });
     const status = await ask("the products in the catalogue", z.array(Product));
 
     expect(status).toMatchObject({ status: "SUCCEEDED", result: { value: rows }, interpreter: "model" });
@@ -71,8 +71,9 @@ describe("ASK through the model", () => {
     const [request] = model.requests;
     expect(request!.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(request!.body).toMatchObject({ model: "test-model", temperature: 0 });
-    const sent = toResponseFormat(z.array(Product), "answer") as unknown as { json_schema: { name: string; schema: unknown } };
-    expect(request!.body.response_format).toEqual({ type: "json_schema", json_schema: { name: "answer", strict: true, schema: sent.json_schema.schema } });
+    const sent = toResponseFormat(z.array(Product), "answer") as unknown as { json_schema: { name: string; schema: Record<string, unknown> } };
+    expect(request!.body.response_format).toEqual({ type: "json_schema", json_schema: { name: "answer", strict: true, schema: groundedResponseSchema(sent.json_schema).schema } });
+    expect((request!.body.response_format!.json_schema!.schema as { properties: { answer: unknown } }).properties.answer).toEqual(sent.json_schema.schema);
     expect(checkStrictResponseFormat(request!.body.response_format)).toEqual([]);
     expect(request!.body.messages.map((m) => m.role)).toEqual(["system", "user"]);
     expect(request!.body.messages[0]!.content).toMatch(/never answer from your own knowledge/i);
@@ -93,12 +94,12 @@ describe("ASK through the model", () => {
 
   it("asks again with the validation errors when an answer does not fit, and keeps a null the page does not state", async () => {
     const Warranty = z.object({ product: z.string(), warrantyYears: z.number().nullable() });
-    model.script = (_request, n) => (n === 0 ? { content: { product: "Anvil", warrantyYears: "ten" } } : { content: { product: "Anvil", warrantyYears: null } });
+    model.script = (request, n) => ({ content: askReply(request, { product: "Anvil", warrantyYears: n === 0 ? "ten" : null }) });
     const status = await ask("the anvil's product name and its warranty in years", Warranty);
     expect(status).toMatchObject({ status: "SUCCEEDED", result: { product: "Anvil", warrantyYears: null } });
     expect(status.usage).toMatchObject({ calls: 2 });
     const retry = model.requests[1]!.body.messages;
-    expect(retry.at(-2)).toMatchObject({ role: "assistant", content: JSON.stringify({ product: "Anvil", warrantyYears: "ten" }) });
+    expect(retry.at(-2)).toMatchObject({ role: "assistant", content: JSON.stringify({ answer: { product: "Anvil", warrantyYears: "ten" }, quotes: [] }) });
     expect(retry.at(-1)!.content).toMatch(/does not fit the schema: \/warrantyYears/);
     expect(retry.at(-1)!.content).toMatch(/use null for what the page does not state/);
   });
@@ -117,10 +118,10 @@ describe("ASK through the model", () => {
   });
 
   it("answers a question without a schema as text; a null is WF_ANSWER_NOT_FOUND, not an empty string", async () => {
-    model.script = () => ({ content: { value: "3 products found." } });
+    model.script = (request) => ({ content: askReply(request, { value: "3 products found." }) });
     expect(await ask("how many products did the search find?")).toMatchObject({ status: "SUCCEEDED", result: "3 products found." });
     expect(model.requests[0]!.body.response_format).toMatchObject({ type: "json_schema", json_schema: { strict: true } });
-    model.script = () => ({ content: { value: null } });
+    model.script = (request) => ({ content: askReply(request, { value: null }) });
     expect(await ask("who is the CEO?")).toMatchObject({ status: "FAILED", error: { code: "WF_ANSWER_NOT_FOUND" } });
   });
 
@@ -235,7 +236,7 @@ describe("ACT through the grammar, then the model", () => {
     expect(await act('wait for "Signed in as ada@example.com"')).toMatchObject({ status: "SUCCEEDED" });
 
     // The typed value is on the page now (a password field shows none; the question repeats it).
-    model.script = () => ({ content: { value: "Signed in as ada@example.com" } });
+    model.script = (request) => ({ content: askReply(request, { value: "Signed in as ada@example.com" }) });
     expect(await ask(`is ${secret} accepted? what does the status say?`, undefined, { redact: [secret] })).toMatchObject({ status: "SUCCEEDED" });
     for (const request of model.requests) expect(request.raw).not.toContain(secret);
     expect(model.requests.length).toBeGreaterThanOrEqual(2);
@@ -247,7 +248,7 @@ describe("stored runs", () => {
     model.script = (request) =>
       request.body.response_format?.json_schema?.name === "wf_act"
         ? { content: { reason: "The Plan dropdown.", actions: [{ verb: "select", ref: refFor(request, "Plan", "combobox"), value: "Team" }] } }
-        : { content: { plan: pageOf(request).match(/combobox "Plan" = "(\w+)"/)![1]! } };
+        : { content: askReply(request, { plan: pageOf(request).match(/combobox "Plan" = "(\w+)"/)![1]! }) };
     const res = await fetch(server.url + ROUTES.workflowRun, {
       method: "POST",
       headers: { "api-key": "k", "content-type": "application/json" },
@@ -266,7 +267,7 @@ describe("stored runs", () => {
 describe("the prompt budget", () => {
   it.skipIf(!existsSync(ERRCODES))("keeps a long real page under WF_MODEL_MAX_PROMPT_TOKENS, keeps the part the question is about, and says it reduced it", async () => {
     await act(`go to "file://${ERRCODES}"`);
-    model.script = () => ({ content: { code: "23505" } });
+    model.script = (request) => ({ content: askReply(request, { code: "23505" }, [{ path: "/code", quote: "23505 | unique_violation" }]) });
     const status = await ask("What is the SQLSTATE error code of the condition unique_violation?", z.object({ code: z.string() }));
     expect(status).toMatchObject({ status: "SUCCEEDED", pageReduced: true, result: { code: "23505" } });
     const [request] = model.requests;
@@ -279,7 +280,7 @@ describe("the prompt budget", () => {
   it("reduces a page many times the budget (a 3,000-row table) to the rows the question names, with the table's header", async () => {
     const rows = Array.from({ length: 3_000 }, (_, i) => `<tr><td>item-${i}</td><td>${(i * 7) % 1000}</td><td>warehouse ${i % 17}</td></tr>`).join("");
     const html = `<title>Inventory</title><h1>Inventory</h1><table><thead><tr><th>SKU</th><th>Count</th><th>Place</th></tr></thead><tbody>${rows}</tbody></table>`;
-    model.script = () => ({ content: { count: 33 } });
+    model.script = (request) => ({ content: askReply(request, { count: 33 }, [{ path: "/count", quote: "| item-2719 | 33 |" }]) });
     const status = await ask("How many of item-2719 are there?", z.object({ count: z.number() }), { currentDom: html });
     expect(status).toMatchObject({ status: "SUCCEEDED", pageReduced: true });
     const page = pageOf(model.requests[0]!);
@@ -299,7 +300,8 @@ describe("the json_object fallback mode", () => {
     try {
       const page = await context.newPage();
       await page.goto(`${pages.url}/app.html`);
-      model.script = (_request, n) => (n === 0 ? { content: "```json\n{\"value\": [{\"product\": \"Anvil\"}]}\n```" } : { content: { value: [{ product: "Anvil", price: "$120.00", stock: 4 }] } });
+      model.script = (request, n) =>
+        n === 0 ? { content: "```json\n{\"answer\": {\"value\": [{\"product\": \"Anvil\"}]}, \"quotes\": []}\n```" } : { content: askReply(request, { value: [{ product: "Anvil", price: "$120.00", stock: 4 }] }) };
       const schema = normalizeStepSchemaForTests(z.array(Product));
       const report = {};
       const answer = await interpreter.ask({ page, question: "the first product", schema, timeoutMs: 15_000, signal: new AbortController().signal, secrets: [], report });
@@ -308,7 +310,7 @@ describe("the json_object fallback mode", () => {
       const [first, second] = model.requests;
       expect(first!.body.response_format).toEqual({ type: "json_object" });
       expect(first!.headers.authorization).toBe("Bearer wf-no-key"); // a local endpoint needs no key
-      expect(first!.body.messages[0]!.content).toContain(`valid against this JSON Schema:\n${JSON.stringify(schema.schema)}`);
+      expect(first!.body.messages[0]!.content).toContain(`valid against this JSON Schema:\n${JSON.stringify(groundedResponseSchema(schema).schema)}`);
       expect(pageOf(first!)).not.toContain("JSON Schema"); // the system prompt says it, for every turn
       expect(second!.body.messages.at(-1)!.content).toMatch(/\/value\/0\/price/);
     } finally {

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startStaticServer, type StaticServer } from "../helpers/static-server.js";
-import { pageOf, type RecordedRequest } from "../helpers/model-double.js";
+import { askReply, pageOf, type RecordedRequest } from "../helpers/model-double.js";
 import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/model/", import.meta.url));
@@ -62,7 +62,7 @@ function actOn(verb: string, name: string, role: string, value: string | null = 
 
 /** A perfect model's ASK: `value` when the page sent contains `evidence`, else null. */
 function answerIfShown(evidence: string, value: unknown) {
-  return (request: RecordedRequest) => ({ content: { value: pageOf(request).includes(evidence) ? value : null } });
+  return (request: RecordedRequest) => ({ content: askReply(request, { value: pageOf(request).includes(evidence) ? value : null }) });
 }
 
 const Text = z.object({ value: z.string().nullable() });

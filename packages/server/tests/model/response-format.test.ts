@@ -14,11 +14,11 @@ import type { Browser, Page } from "playwright-core";
 import { z } from "zod";
 import { MEMORY_DATABASE_URL, startServer } from "../../src/index.js";
 import { isInterpreterError, type InterpreterError, type StepReport } from "../../src/interpreter/index.js";
-import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT } from "../../src/interpreter/model/index.js";
+import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT, groundedResponseSchema } from "../../src/interpreter/model/index.js";
 import { createModelInterpreter, createModelProvider, normalizeStepSchemaForTests } from "./_direct.js";
 import type { StaticServer } from "../helpers/static-server.js";
 import { startDirectPage, type DirectPage } from "../helpers/direct-page.js";
-import { behaveLike, pageOf, refFor, type ModelDouble, type Script } from "../helpers/model-double.js";
+import { askReply, behaveLike, pageOf, refFor, type ModelDouble, type Script } from "../helpers/model-double.js";
 
 let fixture: DirectPage;
 let model: ModelDouble;
@@ -53,7 +53,7 @@ function setUp(responseFormat?: "json_schema" | "json_object") {
 const saves: Script = (request) =>
   request.body.messages[0]!.content.startsWith(ACT_SYSTEM_PROMPT)
     ? { content: { reason: "Save plan stores it.", actions: [{ verb: "click", ref: refFor(request, "Save plan", "button"), value: null }] } }
-    : { content: { value: [{ product: "Anvil", price: "$120.00", stock: 4 }] } };
+    : { content: askReply(request, { value: [{ product: "Anvil", price: "$120.00", stock: 4 }] }, [{ path: "/value/0", quote: "| Anvil | $120.00 | 4 |" }]) };
 
 const Product = z.object({ product: z.string(), price: z.string(), stock: z.number() });
 
@@ -97,7 +97,7 @@ describe("an endpoint that answers 400 to a strict json_schema request", () => {
       expect(model.requests[2]!.body.response_format).toEqual({ type: "json_object" });
       expect(model.requests[3]!.body.response_format).toEqual({ type: "json_object" });
       expect(model.requests[3]!.body.messages[0]!.content).toBe(
-        `${ASK_SYSTEM_PROMPT}\n\nReply with one JSON object (no prose, no code fence) that is valid against this JSON Schema:\n${JSON.stringify(schema.schema)}`,
+        `${ASK_SYSTEM_PROMPT}\n\nReply with one JSON object (no prose, no code fence) that is valid against this JSON Schema:\n${JSON.stringify(groundedResponseSchema(schema).schema)}`,
       );
 
       expect(warnings).toHaveLength(1);

@@ -120,7 +120,7 @@ function checkPlan(json: unknown, elements: ViewElement[], placeholders: Map<str
         return {
           ok: false,
           problem: `action ${i + 1} (${a.verb}) is on ${a.ref}, ${described}, which ${wrong.why}. Choose an element it applies to, or answer \`actions: null\` if the page has none.`,
-          failure: misfitError(wrong, `The model chose to ${a.verb} ${described}, which`, element, "The model was asked again and chose no element it applies to. Check the page is the one you expect, or say more precisely what to act on."),
+          failure: () => misfitError(wrong, `The model chose to ${a.verb} ${described}, which`, element, "The model was asked again and chose no element it applies to. Check the page is the one you expect, or say more precisely what to act on."),
         };
       }
     }

@@ -1,14 +1,16 @@
 /**
  * The model's check: a statement in no grammar form, judged by the model on the page view. It
- * answers strictly `{ holds, reason, evidence }`; `evidence` must be text quoted from the page, and
- * the quote is looked up in the page view the model was sent (whitespace folded). An answer whose
- * quote is not on the page is no evidence: it never passes, and a check whose last answer was such
- * fails `WF_ANSWER_UNCERTAIN`. The loop (retry until it holds) is `../check/evaluate.ts`'s.
+ * answers strictly `{ holds, reason, evidence }`; `evidence` must be page content of the view the
+ * model was sent, long enough to say something and bearing on the statement (the rule:
+ * `evidence.ts`). An answer whose evidence is not is no evidence: it never passes, and a check
+ * whose last answer was such fails `WF_ANSWER_UNCERTAIN`. The loop (retry until it holds) is
+ * `../check/evaluate.ts`'s.
  */
 import { pollCheck, type Verdict } from "../check/index.js";
 import type { StepClock } from "../_clock.js";
 import type { CheckContext, CheckResult, StepReport } from "../types.js";
-import { readPageView } from "../page/index.js";
+import { readPageView, type ViewSource } from "../page/index.js";
+import { MIN_WORDS, weighEvidence } from "./evidence.js";
 import type { ModelConversation } from "./conversation.js";
 import type { ChatMessage } from "./provider.js";
 import { ASK_PAGE_FORMAT, stepMessage } from "./prompts.js";
@@ -20,7 +22,7 @@ export const CHECK_SYSTEM_PROMPT = [
   "Answer with:",
   "- holds: true only when the page below shows the statement to be true; false when it shows it false or does not show enough to tell.",
   "- reason: one short sentence saying why.",
-  "- evidence: text copied character for character from the page below that your answer rests on (at most 200 characters): the words that show the statement true, or, when it is false, what the page shows instead. Never paraphrase it, never quote the statement itself, never write text the page does not show.",
+  `- evidence: text copied character for character from the page below that your answer rests on (at most 200 characters): the words that show the statement true, or, when it is false, what the page shows instead. Quote an element's whole text (a table row's cells, a line, a button's name) or at least ${MIN_WORDS} words, including the names and numbers the statement speaks of. Quote the page's own words: never the "Page:" or "URL:" lines, role words or states the view adds. Never paraphrase it, never quote the statement itself, never write text the page does not show.`,
   "Rules:",
   "- Judge only from the page below, never from your own knowledge, and never assume what is not shown.",
   "- Text shown as [secret] is hidden from you: never try to reconstruct it.",
@@ -68,37 +70,24 @@ export function modelCheck(context: CheckContext, tools: ModelConversation): Pro
       }
       return { ok: true, value: { holds: a.holds, reason: a.reason, evidence: a.evidence } };
     });
-    return judge(answer, view.text);
+    return judge(answer, statement, view.source);
   });
 }
 
-/** The model's answer as a verdict: uncertain unless its evidence is quoted from the page view. */
-export function judge(answer: { holds: boolean; reason: string; evidence: string }, pageText: string): Verdict {
+/** The model's answer as a verdict: uncertain unless its evidence is page content that says something and bears on the statement. */
+export function judge(answer: { holds: boolean; reason: string; evidence: string }, statement: string, source: ViewSource): Verdict {
   const reason = sentence(answer.reason);
-  const quote = fold(answer.evidence);
-  if (quote.length === 0 || !fold(pageText).includes(quote)) {
+  const weight = weighEvidence(answer.evidence, statement, answer.holds, source);
+  if (!weight.ok) {
+    const quoted = clip(answer.evidence.replace(/\s+/g, " ").trim());
     return {
       holds: false,
       uncertain: true,
-      reason: `the model answered that it ${answer.holds ? "holds" : "does not hold"} (${reason}) but its evidence ${quote ? `${JSON.stringify(clip(answer.evidence))} is not text of the page` : "is empty"}.`,
+      reason: `the model answered that it ${answer.holds ? "holds" : "does not hold"} (${reason}) but its evidence ${quoted ? `${JSON.stringify(quoted)} ` : ""}${weight.why}.`,
       evidence: clip(answer.evidence),
     };
   }
-  return { holds: answer.holds, reason: `the model: ${reason}`, evidence: JSON.stringify(clip(quote)) };
-}
-
-/**
- * Whitespace folded, the quotes and dashes a model rewrites folded to plain ones, and the view's
- * table cell borders (`| a | b |`) read as spaces: a quote may run across the cells of a row.
- */
-function fold(text: string): string {
-  return text
-    .replace(/\s*\|\s*/g, " ")
-    .replace(/[\u2018\u2019\u201a\u201b]/g, "'")
-    .replace(/[\u201c\u201d\u201e]/g, '"')
-    .replace(/[\u2010-\u2015\u2212]/g, "-")
-    .replace(/[\s\u00a0]+/g, " ")
-    .trim();
+  return { holds: answer.holds, reason: `the model: ${reason}`, evidence: JSON.stringify(clip(weight.text)) };
 }
 
 function sentence(text: string): string {

@@ -14,10 +14,11 @@ import { retryMessages } from "./prompts.js";
 const MAX_ATTEMPTS = 2;
 
 /**
- * What a step's check says of one answer: accepted (its value), or rejected with the problem the
- * re-ask names and, optionally, the failure the step ends with if the last answer is rejected so.
+ * What a model step's check of an answer says: accepted (with the value the step keeps), or not,
+ * with the problem told to the model when it is asked again, and, optionally, the step's failure
+ * when it was the last try (else `WF_MODEL_ANSWER_INVALID`).
  */
-export type AnswerCheck<T> = { ok: true; value: T } | { ok: false; problem: string; failure?: InterpreterError };
+export type AnswerCheck<T> = { ok: true; value: T } | { ok: false; problem: string; failure?: () => Error };
 
 /** A model step's tools: its conversation with the provider and its prompt budget. */
 export interface ModelConversation {
@@ -25,8 +26,8 @@ export interface ModelConversation {
   /**
    * Asks the model until it gives an answer `check` accepts, at most twice, adding each HTTP
    * request (the SDK's retries and the `json_object` fallback too) and its tokens to `report.usage`.
-   * A rejection may carry the `failure` the step ends with when the last answer is rejected
-   * (e.g. `WF_ACTION_NOT_APPLICABLE`), instead of `WF_MODEL_ANSWER_INVALID`.
+   * A rejection may carry the step's `failure` for when it is the last try's (an action that does not
+   * fit its element, an answer that is valid but that the page does not support).
    * @throws {@link InterpreterError} `WF_MODEL_REFUSED` (refused twice, or stopped by the provider's
    *   content filter, at once), `WF_MODEL_ANSWER_INVALID` (no valid answer in two tries) or the last
    *   rejection's `failure`, and the provider's codes (see {@link ModelProvider.complete}).
@@ -58,7 +59,7 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
     check: (json: unknown) => AnswerCheck<T>,
   ): Promise<T> {
     let lastProblem = "";
-    let lastFailure: InterpreterError | undefined;
+    let lastFailure: Error | undefined;
     // Each HTTP request is a call in the books as it is sent, so a step that ends before the answer
     // still shows it; a step whose deadline comes meanwhile names the provider it waited for.
     const onRequest = () => void (report.usage = addUsage(report.usage, provider.model, { calls: 1 }));
@@ -101,7 +102,7 @@ export function createConversation(provider: ModelProvider, maxPromptTokens: num
         }
         const checked = check(json);
         if (checked.ok) return checked;
-        lastFailure = checked.failure;
+        lastFailure = checked.failure?.();
         return checked.problem;
       })();
       if (typeof problem !== "string") return problem.value;

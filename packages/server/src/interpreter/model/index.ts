@@ -7,5 +7,6 @@
 export { DEFAULT_MAX_PROMPT_TOKENS, HAND_OVER_FIND_MS, createGrammarThenModelInterpreter, createModelInterpreter } from "./interpreter.js";
 export type { GrammarThenModelOptions, ModelInterpreterOptions } from "./interpreter.js";
 export { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, ASK_SYSTEM_PROMPT } from "./prompts.js";
+export { groundedResponseSchema } from "./grounding.js";
 export { createModelProvider, DEFAULT_MODEL_TIMEOUT_MS } from "./provider.js";
 export type { ModelProvider, ModelProviderOptions, ResponseFormatMode } from "./provider.js";

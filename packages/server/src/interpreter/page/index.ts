@@ -17,4 +17,23 @@ export type { ExtractOptions, PageData } from "./extract.js";
 export { QUIET_MS, isNavigationRace, isSettled, waitForSettled, watchRequests } from "./settle.js";
 export { identifyViewElement, identifyViewElements } from "./view-script.js";
 export { estimateTokens, readPageView, renderPageView, wantsLinkTargets } from "./view.js";
+export {
+  DOCUMENT,
+  HIDDEN,
+  LINK,
+  MARKUP,
+  PAGE_DATA,
+  PAGE_TEXT,
+  TEXT,
+  contentIn,
+  elementAt,
+  findText,
+  foldText,
+  lineAt,
+  numbersIn,
+  parseViewLine,
+  segmentsTouched,
+  shownIn,
+} from "./view-source.js";
+export type { FindMode, SourceKind, TextRange, ViewSource } from "./view-source.js";
 export type { PageView, PageViewOptions, ViewElement } from "./view.js";

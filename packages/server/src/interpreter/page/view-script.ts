@@ -6,14 +6,34 @@
  * interactive element written as `[eN] role "name"` and a selector kept so the server can act on
  * it. An iframe is a marker line; the server reads that frame with the same script and stitches its
  * lines in at the marker (see `view.ts`). No line is cut here: the budget is the server's.
+ *
+ * Each line's text marks what is the view's own (role words, quotes around names, states, table
+ * borders, `- `, `#`, `status:` …) apart from the page's own text, so the server can tell page
+ * content from view markup (a model's quote is checked against page content only; see
+ * `view-source.ts`): the marks are control characters the server removes before the model sees
+ * the line ({@link VIEW_MARKS}).
  * Plain JavaScript source for the reason given in `index.ts`.
  */
 import { DESCRIBE_SOURCE } from "./source.js";
 import { FACTS_SOURCE, VIEW_ROLE_SOURCE, type ElementFacts } from "./facts.js";
 
+/**
+ * The marks a line's text carries (control characters no page text keeps: the walk removes them
+ * from what it reads): `markup` around the view's own words, `hidden` around page text the model
+ * is not shown (a name too long for the line, or one written with escapes), `link` around a link's
+ * target as the page writes it, `element` around a reference (`\u0005e12\u0006` opens the
+ * element's rendering, `\u0005\u0006` closes it).
+ */
+export const VIEW_MARKS = {
+  markup: ["\u0001", "\u0002"],
+  hidden: ["\u0003", "\u0004"],
+  element: ["\u0005", "\u0006"],
+  link: ["\u000e", "\u000f"],
+} as const;
+
 /** One line of the page view, as the page script returns it. */
 export interface ViewLine {
-  /** The text of the line, without indentation. */
+  /** The text of the line, without indentation, with its {@link VIEW_MARKS}. */
   t: string;
   /** Nesting depth (lists, landmarks, dialogs, frames), for indentation. */
   d: number;
@@ -128,8 +148,45 @@ export const snapshotPageView = new Function(
     var styles = new Map();
     var blockInside = new Map();
 
-    function norm(s) { return (s || "").replace(/\s+/g, " ").trim(); }
+    // The view's marks (VIEW_MARKS): the page's own text never carries them (clean removes them).
+    var MO = "\u0001", MC = "\u0002", HO = "\u0003", HC = "\u0004", EO = "\u0005", EC = "\u0006", LO = "\u000e", LC = "\u000f";
+    var MARKS = /[\u0001-\u0006\u000e\u000f]/g;
+    function clean(s) { return (s || "").replace(MARKS, ""); }
+    // Page text: marks removed, whitespace folded.
+    function norm(s) { return clean(s).replace(/\s+/g, " ").trim(); }
+    // A built line (marks kept): whitespace folded and trimmed as the line is shown (runs that
+    // marks split are one run; hidden text and element tags are not shown).
+    function tidy(s) {
+      s = s || "";
+      var out = "", hiddenText = false, tag = false, space = true, spaceAt = -1;
+      for (var i = 0; i < s.length; i++) {
+        var c = s[i];
+        if (c === EO) tag = true;
+        else if (c === EC) tag = false;
+        else if (c === HO) hiddenText = true;
+        else if (c === HC) hiddenText = false;
+        if (tag || hiddenText || c === EC || c === HC || c === MO || c === MC || c === LO || c === LC) { out += c; continue; }
+        if (/\s/.test(c)) {
+          if (space) continue;
+          space = true;
+          spaceAt = out.length;
+          out += " ";
+          continue;
+        }
+        space = false;
+        out += c;
+      }
+      return space && spaceAt >= 0 ? out.slice(0, spaceAt) + out.slice(spaceAt + 1) : out;
+    }
     function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "…" : s; }
+    // The view's own words.
+    function mk(s) { return s ? MO + s + MC : ""; }
+    // Page text in quotes (the quotes are the view's); written with escapes or clipped, the view
+    // shows the quoted form and keeps the text itself hidden beside it.
+    function q(s, n) {
+      var shown = JSON.stringify(n ? clip(s, n) : s);
+      return shown === '"' + s + '"' ? mk('"') + s + mk('"') : mk(shown) + HO + s + HC;
+    }
     function style(el) { var s = styles.get(el); if (!s) { s = getComputedStyle(el); styles.set(el, s); } return s; }
     function hidden(el) {
       if (el.getAttribute && el.getAttribute("aria-hidden") === "true") return true;
@@ -202,43 +259,44 @@ export const snapshotPageView = new Function(
       var name = norm(wfName(el));
       var ref = prefix + "e" + (elements.length + 1);
       elements.push({ ref: ref, role: r, name: name, selector: cssPath(el), frames: [], facts: facts });
-      var s = (opts.refs ? "[" + ref + "] " : "") + r + (name ? " " + JSON.stringify(clip(name, 300)) : "");
+      var s = EO + ref + EC + mk((opts.refs ? "[" + ref + "] " : "") + r + (name ? " " : "")) + (name ? q(name, 300) : "");
       var tag = el.tagName;
       if (tag === "INPUT" || tag === "TEXTAREA") {
         var type = (el.type || "").toLowerCase();
-        if (type === "checkbox" || type === "radio") s += el.checked ? " (checked)" : " (not checked)";
-        else if (type === "password") s += el.value ? " = (hidden)" : " = (empty)";
+        if (type === "checkbox" || type === "radio") s += mk(el.checked ? " (checked)" : " (not checked)");
+        else if (type === "password") s += mk(el.value ? " = (hidden)" : " = (empty)");
         else if (type === "file") {
-          var files = Array.prototype.map.call(el.files || [], function (f) { return f.name; });
-          s += " (file input)" + (files.length ? " = " + JSON.stringify(files.join(", ")) : " = (no file)");
+          var files = Array.prototype.map.call(el.files || [], function (f) { return clean(f.name); });
+          s += mk(" (file input)") + (files.length ? mk(" = ") + q(files.join(", ")) : mk(" = (no file)"));
         } else if (type !== "button" && type !== "submit" && type !== "reset" && type !== "image") {
-          s += el.value ? " = " + JSON.stringify(el.value) : " = (empty)";
-          var ph = el.getAttribute("placeholder");
-          if (ph && ph.trim() && ph.trim() !== name) s += " placeholder " + JSON.stringify(ph.trim());
+          s += el.value ? mk(" = ") + q(clean(el.value)) : mk(" = (empty)");
+          var ph = clean(el.getAttribute("placeholder"));
+          if (ph && ph.trim() && ph.trim() !== name) s += mk(" placeholder ") + q(ph.trim());
         }
       } else if (tag === "SELECT") {
         var chosen = Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return norm(o.label || o.text); });
-        s += " = " + JSON.stringify(chosen.join(", "));
+        s += mk(" = ") + q(chosen.join(", "));
         var all = Array.prototype.map.call(el.options, function (o) { return norm(o.label || o.text); }).filter(Boolean);
-        s += " options: " + all.slice(0, 200).map(function (o) { return JSON.stringify(o); }).join(", ") + (all.length > 200 ? ", … (" + all.length + " in all)" : "");
+        s += mk(" options: ") + all.slice(0, 200).map(function (o) { return q(o); }).join(mk(", ")) + (all.length > 200 ? mk(", … (" + all.length + " in all)") : "");
       } else if (el.isContentEditable) {
-        s += " = " + JSON.stringify(norm(el.innerText));
+        s += mk(" = ") + q(norm(el.innerText));
       } else {
         var checked = el.getAttribute("aria-checked"), pressed = el.getAttribute("aria-pressed"), expanded = el.getAttribute("aria-expanded"), selected = el.getAttribute("aria-selected");
-        if (checked === "true" || checked === "false") s += checked === "true" ? " (checked)" : " (not checked)";
-        if (pressed === "true") s += " (pressed)";
-        if (expanded === "true" || expanded === "false") s += expanded === "true" ? " (expanded)" : " (collapsed)";
-        if (selected === "true") s += " (selected)";
+        if (checked === "true" || checked === "false") s += mk(checked === "true" ? " (checked)" : " (not checked)");
+        if (pressed === "true") s += mk(" (pressed)");
+        if (expanded === "true" || expanded === "false") s += mk(expanded === "true" ? " (expanded)" : " (collapsed)");
+        if (selected === "true") s += mk(" (selected)");
         if (opts.linkUrls && tag === "A" && el.getAttribute("href")) {
-          var href = el.getAttribute("href");
+          var href = clean(el.getAttribute("href"));
           // A link into the same document reads as its fragment alone.
-          if (el.hash && el.href.split("#")[0] === location.href.split("#")[0]) href = el.hash;
-          if (!/^javascript:/i.test(href)) s += " → " + clip(href, 300);
+          if (el.hash && el.href.split("#")[0] === location.href.split("#")[0]) href = clean(el.hash);
+          // A target too long for the line is shown clipped, as the view's own text.
+          if (!/^javascript:/i.test(href)) s += mk(" → ") + (href.length > 300 ? mk(clip(href, 300)) : LO + href + LC);
         }
       }
-      if (facts.disabled) s += " (disabled)";
-      else if (facts.readOnly) s += " (read-only)";
-      return s;
+      if (facts.disabled) s += mk(" (disabled)");
+      else if (facts.readOnly) s += mk(" (read-only)");
+      return s + EO + EC;
     }
     // Inline content of an element: text, with controls as references and images by their alt text.
     function inline(el) {
@@ -246,10 +304,10 @@ export const snapshotPageView = new Function(
       var list = kids(el);
       for (var i = 0; i < list.length; i++) {
         var c = list[i];
-        if (c.nodeType === 3) { out += c.nodeValue; continue; }
+        if (c.nodeType === 3) { out += clean(c.nodeValue); continue; }
         if (c.nodeType !== 1 || SKIP[c.tagName] || hidden(c)) continue;
         if (interactive(c)) { out += " " + control(c) + " "; continue; }
-        if (c.tagName === "IMG") { var alt = norm(c.getAttribute("alt")); if (alt) out += " [img " + JSON.stringify(alt) + "] "; continue; }
+        if (c.tagName === "IMG") { var alt = norm(c.getAttribute("alt")); if (alt) out += " " + mk("[img ") + q(alt) + mk("]") + " "; continue; }
         if (c.tagName === "BR") { out += " "; continue; }
         if (isFrame(c)) continue;
         var b = ownBlock(c);
@@ -259,7 +317,7 @@ export const snapshotPageView = new Function(
     }
     function push(text, h, th) {
       // The spaces set around a reference do not stay before punctuation ("… [e3] link "Table 8.2".").
-      text = norm(text).replace(/(\[(?:f\d+)?e\d+\] [^\[]*?) ([.,;:!?)])(?=\s|$)/g, "$1$2").replace(/\( (\[(?:f\d+)?e\d+\])/g, "($1");
+      text = tidy(text).replace(/(\[(?:f\d+)?e\d+\] [^\[]*?) ([.,;:!?)])(?=\s|$)/g, "$1$2").replace(/\( ((?:\u0005[^\u0006]*\u0006)?\u0001\[(?:f\d+)?e\d+\])/g, "($1");
       if (!text) return -1;
       var refs = (text.match(/\[(?:f\d+)?e\d+\]/g) || []).length;
       lines.push({ t: text, d: depth, h: h || 0, th: th === undefined ? -1 : th, dlg: inDialog, refs: refs });
@@ -273,7 +331,7 @@ export const snapshotPageView = new Function(
         var list = kids(n);
         for (var i = 0; i < list.length; i++) {
           var c = list[i];
-          if (c.nodeType === 3) { out += c.nodeValue; continue; }
+          if (c.nodeType === 3) { out += clean(c.nodeValue); continue; }
           if (c.nodeType !== 1 || SKIP[c.tagName] || hidden(c)) continue;
           if (interactive(c)) { out += control(c); continue; }
           if (c.tagName === "BR") { out += "\n"; continue; }
@@ -289,7 +347,7 @@ export const snapshotPageView = new Function(
       var indent = Math.min.apply(null, leads.concat([Infinity]));
       var unit = leads.reduce(function (m, k) { return k > indent && k - indent < m ? k - indent : m; }, Infinity);
       rows.forEach(function (l, i) {
-        var text = norm(l);
+        var text = tidy(l);
         if (!text) return;
         var level = unit === Infinity ? 0 : Math.min(12, Math.round((leads[i] - indent) / unit));
         var refs = (text.match(/\[(?:f\d+)?e\d+\]/g) || []).length;
@@ -299,11 +357,13 @@ export const snapshotPageView = new Function(
     // A table: one line a row ("| a | b |"), its header row remembered for a reduced view. A cell
     // holding blocks (a code block, a list, a nested table) shows "(below)" in its row and its
     // content follows the row, indented under the cell's column header.
+    var EMPTY_CELL = mk("-");
+    function row_(texts) { return mk("| ") + texts.join(mk(" | ")) + mk(" |"); }
     function table(el) {
       var caption = el.caption ? norm(el.caption.innerText) : norm(el.getAttribute("aria-label"));
       var header = -1, heads = [];
       // Rows are indented under a caption; without one they need no indent of their own.
-      if (caption) { push("table " + JSON.stringify(caption) + ":"); depth++; }
+      if (caption) { push(mk("table ") + q(caption) + mk(":")); depth++; }
       var rows = el.rows || [];
       for (var i = 0; i < rows.length; i++) {
         var row = rows[i];
@@ -311,20 +371,20 @@ export const snapshotPageView = new Function(
         var cells = Array.prototype.filter.call(row.cells, function (c) { return !hidden(c); });
         var deep = [];
         var texts = cells.map(function (c, k) {
-          if (flat(c) || !hasBlockChild(c)) return norm(inline(c)) || "-";
+          if (flat(c) || !hasBlockChild(c)) return tidy(inline(c)) || EMPTY_CELL;
           deep.push([k, c]);
-          return "(below)";
+          return mk("(below)");
         });
         if (!texts.length) continue;
         var isHead = cells.every(function (c) { return c.tagName === "TH"; }) || (row.parentElement && row.parentElement.tagName === "THEAD");
         if (isHead && (header === -1 || row.parentElement.tagName === "THEAD")) {
-          var at = push("| " + texts.join(" | ") + " |", 0, header);
+          var at = push(row_(texts), 0, header);
           if (header === -1) { header = at; heads = texts; }
         } else {
-          push("| " + texts.join(" | ") + " |", 0, header);
+          push(row_(texts), 0, header);
         }
         deep.forEach(function (d) {
-          push((heads[d[0]] && heads[d[0]] !== "-" ? heads[d[0]] : "cell " + (d[0] + 1)) + ":");
+          push(heads[d[0]] && heads[d[0]] !== EMPTY_CELL ? heads[d[0]] + mk(":") : mk("cell " + (d[0] + 1) + ":"));
           depth++;
           children(d[1]);
           depth--;
@@ -347,15 +407,14 @@ export const snapshotPageView = new Function(
       var list = kids(li);
       for (var i = 0; i < list.length; i++) {
         var c = list[i];
-        if (c.nodeType === 3) { text += c.nodeValue; continue; }
+        if (c.nodeType === 3) { text += clean(c.nodeValue); continue; }
         if (c.nodeType !== 1 || SKIP[c.tagName] || hidden(c)) continue;
         if (interactive(c)) { text += " " + control(c) + " "; continue; }
         if (!isBlock(c)) { text += " " + inline(c) + " "; continue; }
         if (!text.trim() && !nested.length && flat(c)) { text += " " + inline(c) + " "; continue; }
         nested.push(c);
       }
-      var at = push("- " + text);
-      if (at === -1 && nested.length) push("-");
+      push(tidy(text) ? mk("- ") + text : mk("-"));
       depth++;
       nested.forEach(walk);
       depth--;
@@ -370,11 +429,11 @@ export const snapshotPageView = new Function(
       for (var i = 0; i < list.length; i++) {
         var c = list[i];
         if (SKIP[c.tagName] || hidden(c)) continue;
-        if (c.tagName === "DT") { flushTerm(); term = inline(c); if (!norm(term)) term = null; continue; }
+        if (c.tagName === "DT") { flushTerm(); term = inline(c); if (!tidy(term)) term = null; continue; }
         if (c.tagName === "DD") {
           if (flat(c)) {
-            var def = norm(inline(c));
-            if (term !== null) { push(norm(term) + (def ? ": " + def : "")); term = null; } else push(def);
+            var def = tidy(inline(c));
+            if (term !== null) { push(tidy(term) + (def ? mk(": ") + def : "")); term = null; } else push(def);
           } else {
             flushTerm();
             depth++;
@@ -405,13 +464,13 @@ export const snapshotPageView = new Function(
       if (isFrame(el)) {
         var title = norm(el.getAttribute("title") || el.getAttribute("aria-label") || el.getAttribute("name") || "");
         frames.push(cssPath(el));
-        lines.push({ t: "iframe" + (title ? " " + JSON.stringify(title) : "") + ":", d: depth, h: 0, th: -1, dlg: inDialog, refs: 0, fr: frames.length - 1 });
+        lines.push({ t: mk("iframe" + (title ? " " + JSON.stringify(title) : "") + ":"), d: depth, h: 0, th: -1, dlg: inDialog, refs: 0, fr: frames.length - 1 });
         return;
       }
       if (interactive(el)) { push(control(el)); return; }
       if (/^H[1-6]$/.test(tag) || r === "heading") {
         var level = /^H[1-6]$/.test(tag) ? Number(tag[1]) : Number(el.getAttribute("aria-level") || 2);
-        push(new Array(level + 1).join("#") + " " + inline(el), level);
+        push(mk(new Array(level + 1).join("#") + " ") + inline(el), level);
         return;
       }
       if (tag === "TABLE" && r !== "presentation" && r !== "none") { table(el); return; }
@@ -421,21 +480,21 @@ export const snapshotPageView = new Function(
       if (tag === "DIALOG" || r === "dialog" || r === "alertdialog") {
         var wasIn = inDialog;
         var dn = norm(el.getAttribute("aria-label") || (el.getAttribute("aria-labelledby") ? wfName(el) : ""));
-        push((r === "alertdialog" ? "alertdialog" : "dialog") + (dn ? " " + JSON.stringify(dn) : "") + ":");
+        push(mk((r === "alertdialog" ? "alertdialog" : "dialog") + (dn ? " " : "")) + (dn ? q(dn) : "") + mk(":"));
         inDialog = true; depth++;
         children(el);
         depth--; inDialog = wasIn;
         return;
       }
       if (r === "status" || r === "alert" || (el.getAttribute("aria-live") && el.getAttribute("aria-live") !== "off")) {
-        if (!hasBlockChild(el)) { var said = norm(inline(el)); if (said) push((r === "alert" ? "alert: " : "status: ") + said); return; }
+        if (!hasBlockChild(el)) { var said = tidy(inline(el)); if (said) push(mk(r === "alert" ? "alert: " : "status: ") + said); return; }
       }
-      if (tag === "IMG") { var alt = norm(el.getAttribute("alt")); if (alt) push("[img " + JSON.stringify(alt) + "]"); return; }
+      if (tag === "IMG") { var alt = norm(el.getAttribute("alt")); if (alt) push(mk("[img ") + q(alt) + mk("]")); return; }
       if (isPre(el)) { code(el); return; }
       var lr = landmarkRole(el, r), ln = lr ? landmarkName(el, r) : "";
-      if (ln && !hasBlockChild(el)) { push(lr + " " + JSON.stringify(ln) + ": " + inline(el)); return; }
+      if (ln && !hasBlockChild(el)) { push(mk(lr + " ") + q(ln) + mk(": ") + inline(el)); return; }
       if (ln) {
-        push(lr + " " + JSON.stringify(ln) + ":");
+        push(mk(lr + " ") + q(ln) + mk(":"));
         depth++;
         children(el);
         depth--;
@@ -451,7 +510,7 @@ export const snapshotPageView = new Function(
       var list = kids(el);
       for (var i = 0; i < list.length; i++) {
         var c = list[i];
-        if (c.nodeType === 3) { run += c.nodeValue; continue; }
+        if (c.nodeType === 3) { run += clean(c.nodeValue); continue; }
         if (c.nodeType !== 1 || SKIP[c.tagName] || hidden(c)) continue;
         if (interactive(c) || !isBlock(c)) {
           run += interactive(c) ? " " + control(c) + " " : c.tagName === "BR" ? " " : " " + inline(c) + " ";

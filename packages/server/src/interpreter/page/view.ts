@@ -6,7 +6,8 @@
  */
 import type { Frame, Page } from "playwright-core";
 import { redactText } from "@wf/core";
-import { selectorOfElement, snapshotPageView, type RawFrameView, type ViewElement, type ViewLine } from "./view-script.js";
+import { selectorOfElement, snapshotPageView, VIEW_MARKS, type RawFrameView, type ViewElement, type ViewLine } from "./view-script.js";
+import { DOCUMENT, joinSource, labelledLine, markupLine, parseViewLine, prefixLine, sliceLine, type SourceLine, type ViewSource } from "./view-source.js";
 
 export type { ViewElement } from "./view-script.js";
 
@@ -58,6 +59,11 @@ export interface PageView {
   /** Lines of the whole page and lines kept. */
   totalLines: number;
   keptLines: number;
+  /**
+   * The same text with each character known as page content or the view's own (header, roles,
+   * quotes, states, borders, references): what a model's quotes are checked against (`view-source.ts`).
+   */
+  source: ViewSource;
 }
 
 /** Characters per token assumed by {@link estimateTokens}: about right for English text with GPT-4-class tokenizers. */
@@ -112,7 +118,7 @@ async function readFrames(page: Page, how: { linkUrls: boolean; refs: boolean },
       const child = children.get(selector);
       const inner = child && read < MAX_FRAMES ? await readChildFrame(child, how, `f${++read}`, Math.min(FRAME_READ_MS, timeLeftMs())) : undefined;
       if (!inner) {
-        out.push({ t: "(frame not read)", d: line.d + 1, h: 0, th: -1, dlg: line.dlg, refs: 0 });
+        out.push({ t: VIEW_MARKS.markup[0] + "(frame not read)" + VIEW_MARKS.markup[1], d: line.d + 1, h: 0, th: -1, dlg: line.dlg, refs: 0 });
         continue;
       }
       const innerChain = [...chain, selector];
@@ -233,12 +239,24 @@ function topicWords(text: string): string[] {
 export function renderPageView(raw: RawPageView, options: Pick<PageViewOptions, "purpose" | "query" | "budgetTokens" | "secrets">): PageView {
   // Every encoding: a GET form puts a secret URL-encoded into the page's URL and links.
   const mask = (text: string) => redactText(text, options.secrets);
-  let lines = raw.lines.map((l) => ({ ...l, t: mask(l.t) }));
-  const head = [`Page: ${mask(raw.title)}`, `URL: ${mask(raw.url)}`];
-  const render = (l: ViewLine) => "  ".repeat(Math.min(l.d, 6)) + l.t;
+  let lines: Line[] = raw.lines.map((l, index) => {
+    let src = parseViewLine(mask(l.t));
+    // A secret the marks split (never seen, but a leak is a leak): the line masked, as the view's own text.
+    if (mask(src.shown) !== src.shown) src = markupLine(mask(src.shown));
+    return { ...l, t: src.shown, src, index };
+  });
+  const headSource = [labelledLine("Page: ", mask(raw.title), DOCUMENT), labelledLine("URL: ", mask(raw.url), DOCUMENT)];
+  const head = headSource.map((h) => h.shown);
+  const indent = (l: ViewLine) => "  ".repeat(Math.min(l.d, 6));
+  const render = (l: ViewLine) => indent(l) + l.t;
+  const rendered = (l: Line) => ({ line: prefixLine(indent(l), l.src), index: l.index });
+  const own = (text: string) => ({ line: markupLine(text), index: -1 });
   const whole = [...head, ...lines.map(render)].join("\n");
   const base = { elements: raw.elements, totalLines: lines.length };
-  if (estimateTokens(whole) <= options.budgetTokens) return { text: whole, reduced: false, keptLines: lines.length, ...base };
+  if (estimateTokens(whole) <= options.budgetTokens) {
+    const source = joinSource([...headSource.map((line) => ({ line, index: -1 })), ...lines.map(rendered)]);
+    return { text: whole, reduced: false, keptLines: lines.length, source, ...base };
+  }
 
   // Chunks: a heading starts one; none grows past an eighth of the budget. A line longer than that
   // (a paragraph of a flat page) is split at spaces into parts that are kept or left out as chunks.
@@ -291,11 +309,11 @@ export function renderPageView(raw: RawPageView, options: Pick<PageViewOptions, 
     room -= cost;
   }
 
-  const out = [...head, `(The page is longer than the ${options.budgetTokens}-token budget: only the parts most relevant to the step are shown; "…" marks what was left out.)`];
+  const out = [...headSource.map((line) => ({ line, index: -1 })), own(`(The page is longer than the ${options.budgetTokens}-token budget: only the parts most relevant to the step are shown; "…" marks what was left out.)`)];
   let omitted = 0;
   let keptLines = 0;
   const flushOmitted = () => {
-    if (omitted > 0) out.push(`… (${omitted} line${omitted === 1 ? "" : "s"} omitted)`);
+    if (omitted > 0) out.push(own(`… (${omitted} line${omitted === 1 ? "" : "s"} omitted)`));
     omitted = 0;
   };
   chunks.forEach((chunk, k) => {
@@ -305,21 +323,27 @@ export function renderPageView(raw: RawPageView, options: Pick<PageViewOptions, 
     }
     flushOmitted();
     const first = lines[chunk.lines[0]!]!;
-    if (first.th >= 0 && !chunk.lines.includes(first.th) && !kept.has(chunkOf(chunks, first.th))) out.push(render(lines[first.th]!));
-    for (const i of chunk.lines) out.push(render(lines[i]!));
+    if (first.th >= 0 && !chunk.lines.includes(first.th) && !kept.has(chunkOf(chunks, first.th))) out.push(rendered(lines[first.th]!));
+    for (const i of chunk.lines) out.push(rendered(lines[i]!));
     keptLines += chunk.lines.length;
   });
   flushOmitted();
-  return { text: out.join("\n"), reduced: true, keptLines, ...base };
+  return { text: out.map((o) => o.line.shown).join("\n"), reduced: true, keptLines, source: joinSource(out), ...base };
+}
+
+/** A line of the view being rendered: what it shows (`t`), its source, and its index among the page's lines. */
+interface Line extends ViewLine {
+  src: SourceLine;
+  index: number;
 }
 
 /**
  * Splits each line over `maxChars` (not a heading or table row) at spaces into parts of at most
  * `maxChars`, the parts after the first marked `…`; table rows' header indexes follow the shift.
  */
-function splitLongLines(lines: ViewLine[], maxChars: number): ViewLine[] {
+function splitLongLines(lines: Line[], maxChars: number): Line[] {
   if (!lines.some((l) => l.t.length > maxChars)) return lines;
-  const out: ViewLine[] = [];
+  const out: Line[] = [];
   const moved: number[] = [];
   lines.forEach((line, i) => {
     moved[i] = out.length;
@@ -327,15 +351,22 @@ function splitLongLines(lines: ViewLine[], maxChars: number): ViewLine[] {
       out.push(line);
       return;
     }
-    let rest = line.t;
+    const t = line.t;
+    let pos = 0;
     let first = true;
-    while (rest.length > 0) {
-      let cut = rest.length <= maxChars ? rest.length : rest.lastIndexOf(" ", maxChars);
-      if (cut <= maxChars / 2) cut = Math.min(rest.length, maxChars);
-      const part = rest.slice(0, cut).trim();
-      rest = rest.slice(cut).trim();
-      const refs = (part.match(/\[(?:f\d+)?e\d+\]/g) ?? []).length;
-      out.push({ ...line, t: (first ? "" : "… ") + part, refs });
+    for (;;) {
+      while (pos < t.length && t[pos] === " ") pos++;
+      if (pos >= t.length) break;
+      const rest = t.length - pos;
+      let cut = rest <= maxChars ? rest : t.lastIndexOf(" ", pos + maxChars) - pos;
+      if (cut <= maxChars / 2) cut = Math.min(rest, maxChars);
+      let end = pos + cut;
+      while (end > pos && t[end - 1] === " ") end--;
+      const part = sliceLine(line.src, pos, end);
+      const src = first ? part : prefixLine("… ", part);
+      const refs = (src.shown.match(/\[(?:f\d+)?e\d+\]/g) ?? []).length;
+      out.push({ ...line, t: src.shown, src, refs });
+      pos += cut;
       first = false;
     }
   });

@@ -19,7 +19,7 @@ export interface Restrictions {
   state?: { checked: boolean; part: string };
 }
 
-export type UncertainKind = NonNullable<InterpreterErrorDetails["kind"]>;
+export type UncertainKind = Exclude<NonNullable<InterpreterErrorDetails["kind"]>, "unsupported">;
 
 const NUMBER_WORDS = "\\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|fifty|hundred";
 
