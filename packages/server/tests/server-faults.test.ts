@@ -2,10 +2,15 @@
  * Browser faults never wedge a session (issue 33), through the real server and Chromium: a page
  * that spins its main thread and a page that raises an alert every 10 ms each fail their step with
  * `WF_PAGE_UNRESPONSIVE` by the step's deadline; after it the session answers its next step at
- * once, `close` answers at once and the slot is free for the next session. Time caps here only
- * prove "did not hang"; they are far above what the steps take.
+ * once, `close` answers at once and the slot is free for the next session. A renderer crash during
+ * `go to` is `WF_PAGE_CRASHED`; a page whose body never finishes arriving is
+ * `WF_NAVIGATION_TIMEOUT` naming how far it got. The faulty network is a double: a local HTTP
+ * server that stalls or trickles. Time caps here only prove "did not hang"; they are far above
+ * what the steps take.
  */
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,8 +27,27 @@ let server: RunningServer;
 let pages: StaticServer;
 let dataDir: string;
 let api: ApiClient;
+/** The faulty site: `/trickle` sends its headers, then a few bytes every 200 ms forever; `/stall` sends half a page and waits. */
+let faulty: Server;
+let faultyUrl: string;
+/** Called when `/stall` is asked for, with its answer (kept open). */
+let onStall: ((res: ServerResponse) => void) | undefined;
+const open: ServerResponse[] = [];
 
 beforeAll(async () => {
+  faulty = createServer((req, res) => {
+    open.push(res);
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.write(`<!doctype html><html><head><title>Monthly report</title></head><body><div class="wrap"><h1>Monthly report</h1>`);
+    if (req.url === "/trickle") {
+      const timer = setInterval(() => res.write(`<div class="row"><span>${Date.now()}</span></div>\n`), 200);
+      res.on("close", () => clearInterval(timer));
+    } else {
+      onStall?.(res);
+    }
+  });
+  await new Promise<void>((resolve) => faulty.listen(0, "127.0.0.1", resolve));
+  faultyUrl = `http://127.0.0.1:${(faulty.address() as AddressInfo).port}`;
   dataDir = await mkdtemp(join(tmpdir(), "wf-faults-"));
   pages = await startStaticServer(fileURLToPath(new URL("./fixtures/", import.meta.url)));
   // One slot: a session that is not freed makes the next create a 429.
@@ -32,6 +56,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const res of open) res.destroy();
+  faulty?.close();
   await server?.close();
   await pages?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -99,4 +125,38 @@ it("a page raising an alert every 10 ms fails its step WF_PAGE_UNRESPONSIVE, its
   const again = await answers("create", api.call("POST", ROUTES.stepCreate, {}));
   expect(again.status).toBe(200);
   expect((await close(again.json.workflowId)).status).toBe(200);
+});
+
+it("a renderer crash during go to is WF_PAGE_CRASHED, not a navigation failure", async () => {
+  const { workflowId } = await api.create();
+  const first = `${pages.url}/server/index.html`;
+  expect((await step(workflowId, `go to "${first}"`)).status).toBe("SUCCEEDED");
+  const browser = await server.context.browser.start();
+  const page = browser.contexts().flatMap((c) => c.pages()).find((p) => p.url() === first)!;
+  // Half the page has arrived: the renderer that reads it dies (Chromium's own Page.crash).
+  onStall = () => {
+    onStall = undefined;
+    setTimeout(() => void page.context().newCDPSession(page).then((cdp) => cdp.send("Page.crash")).catch(() => undefined), 300);
+  };
+  const crashed = await step(workflowId, `go to "${faultyUrl}/stall"`);
+  expect(crashed.status).toBe("FAILED");
+  expect(crashed.error).toMatchObject({ code: "WF_PAGE_CRASHED", message: expect.stringContaining("crashed") });
+  // The session ended with it and its slot is free.
+  expect((await api.session(workflowId)).status).toBe("FAILED");
+  const again = await answers("create", api.call("POST", ROUTES.stepCreate, {}));
+  expect(again.status).toBe(200);
+  expect((await close(again.json.workflowId)).status).toBe(200);
+});
+
+it("a page whose body never finishes arriving is WF_NAVIGATION_TIMEOUT, naming the URL and how far it got", async () => {
+  const { workflowId } = await api.create();
+  const url = `${faultyUrl}/trickle`;
+  const slow = await step(workflowId, `go to "${url}"`, 4_000);
+  expect(slow.status).toBe("FAILED");
+  expect(slow.error).toMatchObject({ code: "WF_NAVIGATION_TIMEOUT", details: { url, loadState: "response" } });
+  expect(slow.error?.message).toContain(url);
+  expect(slow.error?.message).toContain("body never finished arriving");
+  // The session answers its next step at once.
+  expect((await step(workflowId, `go to "${pages.url}/server/index.html"`)).status).toBe("SUCCEEDED");
+  expect((await close(workflowId)).status).toBe(200);
 });

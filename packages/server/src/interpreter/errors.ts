@@ -23,6 +23,13 @@ export type InterpreterErrorCode =
   /** Going to a URL, back, forward or reloading failed. */
   | "WF_NAVIGATION_FAILED"
   /**
+   * A navigation (`go to`, back, forward, reload) did not finish loading within the step's time:
+   * `details.url` and `details.loadState`, how far it got (`none`: no answer from the server;
+   * `response`: headers came, the page's body did not finish; `domcontentloaded`: the document was
+   * read, its resources did not finish loading).
+   */
+  | "WF_NAVIGATION_TIMEOUT"
+  /**
    * The step would open a URL the interpreter does not open: a `file:` URL without
    * `allowFileUrls`, or a scheme other than http(s), `about:blank` and `data:`.
    */
@@ -89,8 +96,12 @@ export interface InterpreterErrorDetails {
   part?: string;
   /** For `WF_ANSWER_UNCERTAIN`: what kind of part it is. */
   kind?: "filter" | "ordinal" | "count" | "first-n" | "section" | "unplaced" | "several-sources";
-  /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED`: the URL involved. */
+  /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED` / `WF_NAVIGATION_TIMEOUT`: the URL involved. */
   url?: string;
+  /** For `WF_NAVIGATION_TIMEOUT`: how far the navigation got (see the code). */
+  loadState?: "none" | "response" | "domcontentloaded";
+  /** For `WF_NAVIGATION_TIMEOUT`: the time it had, in ms. */
+  timeoutMs?: number;
   /** For a chained ACT (`… and then …`): the 0-based index of the action that failed; the ones before it ran. */
   actionIndex?: number;
   /** For `WF_UPLOAD_REFUSED`: the path as written and as resolved. */

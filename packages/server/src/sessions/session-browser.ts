@@ -273,6 +273,8 @@ export class SessionBrowser {
         tabs,
         ...(uploads ? { uploads } : {}),
       };
+      // What is left of the step's time once the page and its files are ready.
+      context.timeoutMs = Math.max(1, base.timeoutMs - (performance.now() - started));
       try {
         const result = input.replay
           ? await replayActions(context, input.replay, { ...replayOptions(options, input.refind), tabs, ...(uploads ? { uploads } : {}) })

@@ -24,6 +24,9 @@ import type { LiveSession, StepInput } from "./types.js";
 /** Failures that may come from a page that stopped responding: the liveness probe tells. */
 const TIMEOUT_CODES = new Set(["WF_STEP_TIMEOUT", "WF_NAVIGATION_TIMEOUT"]);
 
+/** Failures that say no more than the step's own deadline does. */
+const GENERIC_CODES = new Set(["WF_STEP_TIMEOUT", "WF_ABORTED", "WF_SESSION_CLOSED"]);
+
 /** How long a timed-out step's interpreter call may take to wind down before the next step starts, in ms. */
 const SETTLE_GRACE_MS = 2_000;
 /** How long a step runs before its RUNNING state is committed to the store, in ms (a quicker step commits only its end). */
@@ -88,13 +91,8 @@ export class StepRunner {
       const timeoutMs = input.timeoutMs ?? options.stepTimeoutMs;
       const controller = new AbortController();
       live.running = controller;
-      const timer = setTimeout(
-        () =>
-          controller.abort(
-            new StepExecutionError("WF_STEP_TIMEOUT", `The step did not finish within ${timeoutMs} ms. Send a larger timeoutMs, or split the step.`, { details: { timeoutMs } }),
-          ),
-        timeoutMs,
-      );
+      const deadlineError = new StepExecutionError("WF_STEP_TIMEOUT", `The step did not finish within ${timeoutMs} ms. Send a larger timeoutMs, or split the step.`, { details: { timeoutMs } });
+      const timer = setTimeout(() => controller.abort(deadlineError), timeoutMs);
       const onExternalAbort = () => controller.abort(externalSignal?.reason ?? new StepExecutionError("WF_ABORTED", "The step was aborted."));
       if (externalSignal?.aborted) onExternalAbort();
       else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
@@ -131,8 +129,14 @@ export class StepRunner {
           if (unresponsive) outcome.error = { ...outcome.error!, message: `its main thread did not answer for ${PROBE_TIMEOUT_MS / 1000} s (a script that never ends), so the step could not finish (${outcome.error!.message})` };
         }
         // Let the interpreter's call wind down before the next step touches the page (a page that
-        // does not answer never lets it: it is closed below instead).
-        if (!unresponsive) await Promise.race([work.catch(() => undefined), delay(SETTLE_GRACE_MS)]);
+        // does not answer never lets it: it is closed below instead). When the step's own deadline
+        // fired first, the interpreter's failure, if it comes meanwhile, names the cause better
+        // (a navigation's WF_NAVIGATION_TIMEOUT says how far the page got).
+        if (!unresponsive) {
+          const late = await Promise.race([work.then(() => undefined, (e: unknown) => e), delay(SETTLE_GRACE_MS)]);
+          const lateError = late === undefined ? undefined : toWireError(late);
+          if (error === deadlineError && lateError && !GENERIC_CODES.has(lateError.code)) outcome.error = lateError;
+        }
       } finally {
         clearTimeout(timer);
         clearTimeout(probeTimer);
