@@ -101,7 +101,8 @@ export class SessionDialogs {
     this.recent.push(Date.now());
     if (this.recent.length > STORM_DIALOGS) this.recent.shift();
     if (this.storming()) this.onStorm?.();
-    await settlesWithin(accept ? dialog.accept() : dialog.dismiss(), ANSWER_TIMEOUT_MS);
+    // A prompt accepted keeps its default text, as a person clicking OK would send it.
+    await settlesWithin(accept ? dialog.accept(type === "prompt" ? dialog.defaultValue() : undefined) : dialog.dismiss(), ANSWER_TIMEOUT_MS);
     if (this.rule === "fail") this.onFail?.(openedError(entry, 1));
   }
 
