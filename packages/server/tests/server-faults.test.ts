@@ -8,7 +8,7 @@
  * server that stalls or trickles. Time caps here only prove "did not hang"; they are far above
  * what the steps take.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -159,4 +159,32 @@ it("a page whose body never finishes arriving is WF_NAVIGATION_TIMEOUT, naming t
   // The session answers its next step at once.
   expect((await step(workflowId, `go to "${pages.url}/server/index.html"`)).status).toBe("SUCCEEDED");
   expect((await close(workflowId)).status).toBe(200);
+});
+
+it("a not-found on a 200,000-node page never says the page shows no interactive elements, and says when its search stopped early", async () => {
+  // A ledger of ~66,000 rows (div, span, text: ~200,000 nodes) built by the page's script, and a button under it.
+  const dir = await mkdtemp(join(tmpdir(), "wf-huge-"));
+  await writeFile(
+    join(dir, "ledger.html"),
+    `<!doctype html><html><head><meta charset="utf-8"><title>Ledger</title></head><body><div id="grid"></div>
+<div class="footer"><button type="button" class="btn">Export ledger</button> <a href="#top">Back to top</a></div>
+<script>var rows = []; for (var i = 0; i < 66667; i++) rows.push('<div class="r"><span>Entry ' + i + '</span></div>'); document.getElementById("grid").innerHTML = rows.join("");</script>
+</body></html>`,
+  );
+  const site = await startStaticServer(dir);
+  try {
+    const { workflowId } = await api.create();
+    expect((await step(workflowId, `go to "${site.url}/ledger.html"`, 60_000)).status).toBe("SUCCEEDED");
+    const missing = await step(workflowId, `click "Download the ledger"`, 60_000);
+    expect(missing.error?.code).toBe("WF_ELEMENT_NOT_FOUND");
+    expect(missing.error?.message).not.toContain("no interactive elements");
+    const details = missing.error?.details as { candidates: Array<{ name: string }>; searchComplete?: boolean };
+    // Either the search read the page whole and names the button, or it says it stopped early.
+    if (details.searchComplete === false) expect(missing.error?.message).toMatch(/very large|too large/);
+    else expect(details.candidates.map((c) => c.name)).toContain("Export ledger");
+    expect((await close(workflowId)).status).toBe(200);
+  } finally {
+    await site.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

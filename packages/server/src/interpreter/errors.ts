@@ -86,6 +86,8 @@ export interface ElementCandidate {
 
 /** Context an {@link InterpreterError} may carry, beside its code and message. */
 export interface InterpreterErrorDetails {
+  /** For `WF_ELEMENT_NOT_FOUND`: false when the page was too large to search whole in time (other elements may match). */
+  searchComplete?: boolean;
   /** For `WF_ELEMENT_NOT_FOUND` / `WF_ELEMENT_AMBIGUOUS`: the target as written in the instruction. */
   target?: string;
   /** For `WF_ELEMENT_NOT_FOUND`: the closest elements; for `WF_ELEMENT_AMBIGUOUS`: the equally good matches. */

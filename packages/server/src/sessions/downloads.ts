@@ -6,13 +6,13 @@
  * the step fails `WF_DOWNLOAD_TOO_LARGE`. Served by `GET /workflow/view/{id}/downloads/{downloadId}`
  * (`http/downloads.ts`) as long as the session's records are kept.
  */
+import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { BrowserContext, Download, Page, Response } from "playwright-core";
 import type { StepDownload } from "@wf/core/protocol";
 import { settlesWithin, TIMED_OUT, within } from "../browser/deadline.js";
 import { StepExecutionError } from "../errors.js";
-import { newId } from "./registry.js";
 
 /** How often a running download's partial file is measured against the cap, in ms. */
 const MEASURE_EVERY_MS = 100;
@@ -154,7 +154,7 @@ export class SessionDownloads {
       const reason = (await download.failure().catch(() => null)) ?? "cancelled";
       return { error: new StepExecutionError("WF_DOWNLOAD_FAILED", `The download of ${JSON.stringify(name)} failed (${reason}). Check the link, or retry the step.`, { details: { name } }) };
     }
-    const downloadId = newId(12);
+    const downloadId = randomBytes(12).toString("hex");
     const entry: StepDownload = { downloadId, name, sizeBytes: size, mimeType: this.mediaTypes.get(download.url()) ?? TYPES[extname(name).toLowerCase()] ?? "application/octet-stream", url: download.url() };
     if (!this.folder) return { error: new StepExecutionError("WF_DOWNLOAD_FAILED", `The download of ${JSON.stringify(name)} came before the session had its folder.`) };
     const file = join(this.folder, downloadId);
