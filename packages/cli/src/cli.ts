@@ -20,7 +20,7 @@ import { triggerCommand } from "./commands/trigger.js";
 import { workflowsCommand } from "./commands/workflows.js";
 import type { CliContext, WfCommand } from "./commands/_types.js";
 import { helpWidth } from "./cached-help.js";
-import { EXIT, exitCodeOf } from "./errors.js";
+import { CliUsageError, EXIT, exitCodeOf } from "./errors.js";
 
 /** The commands of `wf`, in the order `wf --help` lists them. Add a command with one line here. */
 export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
@@ -79,7 +79,9 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
     .example("$0 install-browser", "Install a Chromium for the embedded server")
     .epilog("Configuration: flags > wf.config.ts (defineConfig) > environment (WF_BASE_URL, WF_API_KEY, …; .env is read) > defaults.\nExit codes: 0 ok, 1 workflow failed or findings, 2 usage or configuration error, 130 interrupted.")
     .exitProcess(false)
-    .fail(false);
+    .fail(false)
+    // yargs makes an array of a flag given twice; a flag that takes one value must not get one.
+    .middleware((argv) => refuseRepeatedFlags(argv, parser), true);
   for (const command of COMMANDS) {
     parser.command({
       command: command.command,
@@ -103,6 +105,25 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
   }
   if (output) ctx.stdout.write(output + "\n");
   return exitCode;
+}
+
+/**
+ * Refuses a flag that takes one value given more than once (`--data-dir a --data-dir b`): yargs
+ * hands the command an array, which no command expects. Flags declared `array` (`--param`) may repeat.
+ * @throws a usage error (exit 2) naming the flag and its values.
+ */
+function refuseRepeatedFlags(argv: Record<string, unknown>, parser: Argv): void {
+  const options = (parser as unknown as { getOptions?: () => { array?: string[]; key?: Record<string, unknown> } }).getOptions?.();
+  if (!options?.key) return;
+  const repeatable = new Set(options.array ?? []);
+  for (const name of Object.keys(options.key)) {
+    const value = argv[name];
+    if (!Array.isArray(value) || repeatable.has(name) || name === "_" || name === "$0") continue;
+    throw new CliUsageError(
+      "WF_CLI_USAGE",
+      `--${name} takes one value, and was given ${value.length}: ${value.map((v) => JSON.stringify(String(v))).join(", ")}. Give it once.`,
+    );
+  }
 }
 
 /**

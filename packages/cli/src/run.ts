@@ -301,6 +301,8 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
     // up by then), and none replaces them once taken: a replacement nobody uses would start a
     // second renderer during the first step (bench:e2e: ~250 ms of a 2.3 s run on this 2-core machine).
     ...(embedded.oneSession ? { warmSessions: "first" as const } : {}),
+    // Nobody scrapes a run's own server: prom-client is not even loaded.
+    metrics: false,
   };
   let server: RunningServer;
   let browser: BrowserHost | undefined;

@@ -44,6 +44,11 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
     expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts"), "--timeout", "-5"]), "--timeout");
   });
 
+  it("exits 2 naming the flag when a flag that takes one value is given twice (any command); --param may repeat", async () => {
+    expectUsageError(await runWf(["serve", "--data-dir", "a", "--data-dir", "b"]), '--data-dir takes one value, and was given 2: "a", "b"');
+    expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts"), "--timeout", "5", "--timeout", "6"]), "--timeout takes one value");
+  });
+
   it("exits 2 with a clear message for a missing file, no default workflow, a syntax error", async () => {
     expectUsageError(await runWf(["run", "packages/cli/tests/fixtures/nope.ts"]), "Workflow file not found", "nope.ts");
     expectUsageError(await runWf(["run", join(FIXTURES, "no-default.ts")]), "no default-exported workflow", '"flow"', "export default workflow(");

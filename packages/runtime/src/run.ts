@@ -2,6 +2,7 @@
  * `runWorkflow()`: runs a workflow's handler step by step against a wf service, through a
  * {@link ServiceClient}, and returns a {@link RunRecord}.
  */
+import { forAuthor } from "./author-advice.js";
 import { randomUUID } from "node:crypto";
 import {
   RunAbortedError,
@@ -376,7 +377,8 @@ class ServiceExecutor implements Executor {
           instruction,
           stepId,
           serviceCode: wire.code,
-          serviceMessage: redact(wire.message),
+          // The service's advice is for HTTP clients; the run's reader is the workflow's author.
+          serviceMessage: redact(forAuthor(wire)),
           ...(step.callSite ? { callSite: step.callSite } : {}),
         });
       }

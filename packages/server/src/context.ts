@@ -35,6 +35,7 @@ import type { ResolvedServerOptions } from "./config/options.js";
 import type { SessionManager, SessionRecord } from "./sessions/index.js";
 import type { StepInterpreter } from "./interpreter/index.js";
 import type { Store } from "./store/store.js";
+import type { Telemetry } from "./observability/telemetry.js";
 
 /** Authentication helpers of the server. */
 export interface ServerAuth {
@@ -69,6 +70,8 @@ export interface ServerContext {
   interpreter: StepInterpreter;
   /** The records: the embedded database in `options.dataDir`, or PostgreSQL (`options.databaseUrl`). */
   store: Store;
+  /** What operators see: warn lines and, with `options.metrics`, the metrics `GET /metrics` serves. */
+  telemetry: Telemetry;
   auth: ServerAuth;
   /**
    * Parses `value` with `schema`; on failure throws the `WF_VALIDATION_FAILED` (422) problem whose

@@ -21,6 +21,7 @@ import { SessionManager } from "./sessions/index.js";
 import { StoreRetry, stderrLog } from "./store/retry.js";
 import { loadServerSecret } from "./config/request-secret.js";
 import { timingMark } from "./observability/timing.js";
+import { Telemetry } from "./observability/telemetry.js";
 // The grammar's interpreter only: the model's (and the openai SDK under it, ~14 MB) loads when a
 // model is configured (createInterpreter), not with every server (issue 26).
 import { createDeterministicInterpreter, type StepInterpreter } from "./interpreter/index.js";
@@ -136,14 +137,18 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     let publicUrl = resolved.publicUrl ?? `http://${hostForUrl(resolved.host)}:${resolved.port}`;
     const secret = await loadServerSecret(resolved.dataDir, resolved.requestHashSecret);
     // Retried writes warn through the logger once the app (and its logger) exists, else on stderr.
+    // What operators see: the metrics (prom-client, loaded only when they are on) and warn lines.
+    const telemetry = new Telemetry(resolved.metrics ? (await import("./observability/metrics.js")).createMetrics(() => sessions.openSessionCount) : undefined);
+    browser.observe({ launched: () => telemetry.browserLaunched(), crashed: () => telemetry.browserCrashed() });
     const storeRetry = new StoreRetry({
+      onRetry: () => telemetry.storeWriteRetried(),
       location: store.location,
       log: {
         warn: (context, message) => (appLog ? appLog.warn(context, message) : stderrLog.warn(context, message)),
         info: (context, message) => (appLog ? appLog.info(context, message) : stderrLog.info(context, message)),
       },
     });
-    const sessions = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret, storeRetry });
+    const sessions: SessionManager = new SessionManager({ options: resolved, browser, store, interpreter, publicUrl: () => publicUrl, secret, storeRetry, telemetry });
     await sessions.recover();
     // The first session's context and page open while the app is built and starts listening.
     sessions.warmUp();
@@ -154,6 +159,7 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
       browser,
       interpreter,
       store,
+      telemetry,
       auth: createAuth(resolved.apiKeys),
       parse: createParse(),
       version: SERVER_VERSION,
@@ -166,7 +172,10 @@ export async function startServer(options: ServerOptions = {}, env: NodeJS.Proce
     await launching;
     timingMark("server: browser launched");
     corrupt.useLogger(resolved.logger ? app : undefined);
-    if (resolved.logger) appLog = app.log;
+    if (resolved.logger) {
+      appLog = app.log;
+      telemetry.useLog(app.log);
+    }
     warnAboutOldJournal(app, Boolean(resolved.logger), resolved.dataDir);
     const retention = startRetentionSweep(context, (error) => corrupt.report({ kind: "session", id: "(retention sweep)", reason: (error as Error).message }));
     cleanup.unshift(async () => retention.stop());

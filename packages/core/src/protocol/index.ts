@@ -48,6 +48,13 @@ export const ROUTES = {
    * created with `trace: true`; the API key or `?token=` (the session token).
    */
   sessionTrace: `${API_PREFIX}/workflow/view/{id}/trace`,
+  /**
+   * `GET` (ours): a file a step of session `{id}` downloaded (`StepStatus.downloads[].downloadId`),
+   * kept with the session's records; the API key or `?token=` (the session token).
+   */
+  sessionDownload: `${API_PREFIX}/workflow/view/{id}/downloads/{downloadId}`,
+  /** `GET` (ours): the service's metrics in the Prometheus text format; the API key or the metrics token. */
+  metrics: `${API_PREFIX}/metrics`,
 } as const;
 
 /** Fills the `{name}` placeholders of a route path, URL-encoding each value. */
@@ -95,6 +102,17 @@ export const SCREENSHOT_MODES = ["on", "only-on-failure", "off"] as const;
 export const ScreenshotMode = z.enum(SCREENSHOT_MODES);
 export type ScreenshotMode = z.infer<typeof ScreenshotMode>;
 
+/**
+ * What the browser does with a JavaScript dialog (`alert`, `confirm`, `prompt`, `beforeunload`) a
+ * page opens (ours): `accept` (the default) clicks OK (a prompt keeps its default text), `dismiss`
+ * clicks Cancel (a `beforeunload` is still accepted: a step that leaves the page means to leave
+ * it), `fail` dismisses every dialog, `beforeunload` too, and fails the step with
+ * `WF_DIALOG_OPENED`. Every dialog is listed in the step's `dialogs`.
+ */
+export const DIALOG_RULES = ["accept", "dismiss", "fail"] as const;
+export const DialogRule = z.enum(DIALOG_RULES);
+export type DialogRule = z.infer<typeof DialogRule>;
+
 /** Body of `POST /workflow/step/create`. `browserMode` is optional, default `REMOTE` (public samples). */
 export const CreateSessionRequest = z
   .object({
@@ -107,6 +125,9 @@ export const CreateSessionRequest = z
       ),
     screenshot: ScreenshotMode.optional().describe(
       "Which steps get a screenshot after them, in Playwright Test's words: on (every step), only-on-failure (the failed steps; the default, as Playwright Test), off (none). While the session's debugger page is open, every step gets one.",
+    ),
+    dialogs: DialogRule.optional().describe(
+      "What happens to a JavaScript dialog (alert, confirm, prompt, beforeunload) a page opens: accept (the default: OK, a prompt's default text), dismiss (Cancel; beforeunload still accepted), fail (dismissed, and the step fails WF_DIALOG_OPENED). Each dialog is listed in its step's `dialogs`.",
     ),
   })
   .describe("Create a step-mode session.");
@@ -359,6 +380,25 @@ export const CheckAnswer = z.object({
 });
 export type CheckAnswer = z.infer<typeof CheckAnswer>;
 
+/** A file a step downloaded (ours): kept with the session's records, fetched from {@link ROUTES.sessionDownload}. */
+export const StepDownload = z.object({
+  downloadId: z.string().describe("The {downloadId} of the download route."),
+  name: z.string().describe("The file name the site suggested (Content-Disposition or the link's `download`), made safe as a file name."),
+  sizeBytes: z.number().int().nonnegative().describe("The file's size, in bytes."),
+  mimeType: z.string().describe("The media type the site sent (Content-Type), else one guessed from the name, else application/octet-stream."),
+  url: z.string().describe("Where it was downloaded from."),
+});
+export type StepDownload = z.infer<typeof StepDownload>;
+
+/** A JavaScript dialog a page opened during a step (ours), and what was done with it. */
+export const StepDialog = z.object({
+  type: z.enum(["alert", "confirm", "prompt", "beforeunload"]),
+  message: z.string().describe("The dialog's text (at most 500 characters)."),
+  handled: z.enum(["accepted", "dismissed"]),
+  count: z.number().int().positive().describe("How many times in a row the page opened this same dialog (an alert in a loop is one entry)."),
+});
+export type StepDialog = z.infer<typeof StepDialog>;
+
 /** Body of `GET /workflow/step/status/{stepId}`. */
 export const StepStatus = z.object({
   stepId: z.string(),
@@ -394,6 +434,14 @@ export const StepStatus = z.object({
     .optional()
     .describe("True when the page was larger than the model's prompt budget and only the parts relevant to the step were sent."),
   replayed: z.boolean().optional().describe("ACT only: true when the step ran the recorded actions of its request's `replay` (no model call)."),
+  downloads: z
+    .array(StepDownload)
+    .optional()
+    .describe("The files the step downloaded (a click on an attachment), each fetched from the session's download route. Absent when none."),
+  dialogs: z
+    .array(StepDialog)
+    .optional()
+    .describe("The JavaScript dialogs the page opened during the step (or since the step before), and what the session's dialog rule did with each. Absent when none."),
 });
 export type StepStatus = z.infer<typeof StepStatus>;
 

@@ -52,9 +52,20 @@ export interface OpenedAhead {
   page: Page;
 }
 
+/** Who hears of the browser's launches and of it going away (the server's telemetry). */
+export interface BrowserObserver {
+  /** The browser was launched or connected (a second time: relaunched after it went away). */
+  launched(): void;
+  /** The browser went away while the host was not closing it (a crash, a kill, a lost remote browser). */
+  crashed(): void;
+}
+
 /** Owns the browser process (or CDP connection) and makes browser contexts from it. */
 export class BrowserHost {
   private browser: Browser | undefined;
+  private observer: BrowserObserver | undefined;
+  /** Launches made before an observer was set, told to it when it is. */
+  private unobservedLaunches = 0;
   private starting: Promise<Browser> | undefined;
   private closed = false;
   /** The plain context and page of {@link openAhead}; undefined before, and once taken. */
@@ -102,7 +113,19 @@ export class BrowserHost {
       }
     }
     this.browser = browser;
+    browser.on("disconnected", () => {
+      if (this.browser === browser) this.browser = undefined;
+      if (!this.closed) this.observer?.crashed();
+    });
+    if (this.observer) this.observer.launched();
+    else this.unobservedLaunches += 1;
     return browser;
+  }
+
+  /** Tells `observer` of every launch (those made before now included) and of the browser going away. */
+  observe(observer: BrowserObserver): void {
+    this.observer = observer;
+    for (; this.unobservedLaunches > 0; this.unobservedLaunches--) observer.launched();
   }
 
   /**

@@ -11,6 +11,15 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { BrowserContext } from "playwright-core";
 import type { TraceScrubber } from "./trace-scrub.js";
+import { settlesWithin, TIMED_OUT, within } from "./deadline.js";
+
+/**
+ * Longest stopping a trace may take, in ms (writing a long session's zip takes a few seconds; a
+ * context whose page hangs may never answer). Past it the trace is missing.
+ */
+export const TRACE_STOP_TIMEOUT_MS = 10_000;
+/** Longest starting one may take, in ms. */
+const TRACE_START_TIMEOUT_MS = 10_000;
 
 /** Contexts recording a trace, with the trace's title. */
 const traced = new WeakMap<BrowserContext, string>();
@@ -48,10 +57,11 @@ export function tracePath(dataDir: string, sessionId: string): string {
  */
 export async function startTracing(context: BrowserContext, title: string): Promise<void> {
   try {
-    await context.tracing.start({ ...TRACE_OPTIONS, title });
+    const started = await within(context.tracing.start({ ...TRACE_OPTIONS, title }), TRACE_START_TIMEOUT_MS);
+    if (started === TIMED_OUT) throw new Error(`The browser did not start the trace within ${TRACE_START_TIMEOUT_MS} ms.`);
     traced.set(context, title);
   } catch (error) {
-    await context.close().catch(() => undefined);
+    await settlesWithin(context.close(), TRACE_STOP_TIMEOUT_MS);
     throw error;
   }
 }
@@ -62,7 +72,7 @@ export async function startTracing(context: BrowserContext, title: string): Prom
  */
 export async function discardTrace(context: BrowserContext): Promise<void> {
   if (!traced.delete(context)) return;
-  await context.tracing.stop().catch(() => undefined);
+  await settlesWithin(context.tracing.stop(), TRACE_STOP_TIMEOUT_MS);
 }
 
 /**
@@ -76,7 +86,7 @@ export async function saveTrace(context: BrowserContext, path: string, secrets?:
   try {
     await mkdir(dirname(path), { recursive: true });
     if (!secrets?.any) {
-      await context.tracing.stop({ path });
+      await stopWithin(context, path);
       return;
     }
     // Written under another name, scrubbed, then renamed: the served path never holds a secret.
@@ -84,7 +94,7 @@ export async function saveTrace(context: BrowserContext, path: string, secrets?:
     try {
       // Loaded only here (fflate): `prelaunch.ts` imports this module to start a trace ahead.
       const { scrubTrace } = await import("./trace-scrub.js");
-      await context.tracing.stop({ path: raw });
+      await stopWithin(context, raw);
       const { zip } = scrubTrace(await readFile(raw), secrets);
       const scrubbed = `${path}.${randomBytes(6).toString("hex")}.tmp`;
       await writeFile(scrubbed, zip, { mode: 0o600 });
@@ -95,4 +105,10 @@ export async function saveTrace(context: BrowserContext, path: string, secrets?:
   } catch {
     // The route answers 404 WF_TRACE_NOT_FOUND, which says why a trace may be missing.
   }
+}
+
+/** Stops the trace into `path`. @throws when it fails or takes over {@link TRACE_STOP_TIMEOUT_MS}. */
+async function stopWithin(context: BrowserContext, path: string): Promise<void> {
+  const stopped = await within(context.tracing.stop({ path }), TRACE_STOP_TIMEOUT_MS);
+  if (stopped === TIMED_OUT) throw new Error(`The browser did not stop the trace within ${TRACE_STOP_TIMEOUT_MS} ms.`);
 }

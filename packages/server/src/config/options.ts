@@ -77,6 +77,19 @@ export interface ServerOptions {
   /** Largest request body, in bytes; more is a 413. Env `WF_BODY_LIMIT_BYTES`. @default 1_048_576 (1 MiB) */
   bodyLimitBytes?: number;
   /**
+   * Largest file a step may download, in bytes: a larger one is cancelled while it downloads, its
+   * partial file deleted, and the step fails `WF_DOWNLOAD_TOO_LARGE`. Env `WF_MAX_DOWNLOAD_BYTES`.
+   * @default 52_428_800 (50 MiB)
+   */
+  maxDownloadBytes?: number;
+  /**
+   * Count the service's metrics and serve them at `GET /metrics` (Prometheus text format, with the
+   * API key or `metricsToken`). Env `WF_METRICS`. `wf run`'s own server turns them off. @default true
+   */
+  metrics?: boolean;
+  /** A bearer token that opens `GET /metrics` (and nothing else), for a scraper without an API key. Env `WF_METRICS_TOKEN`. */
+  metricsToken?: string;
+  /**
    * Longest a client may take to send a whole request (headers and body), in ms; past it the
    * server answers 408 `WF_REQUEST_TIMEOUT` and closes the connection. Env `WF_REQUEST_TIMEOUT_MS`;
    * `0` turns it off. @default 30_000
@@ -254,6 +267,9 @@ export interface ResolvedServerOptions {
   idleTimeoutMs: number;
   stepTimeoutMs: number;
   bodyLimitBytes: number;
+  maxDownloadBytes: number;
+  metrics: boolean;
+  metricsToken: string | undefined;
   requestTimeoutMs: number;
   connectionTimeoutMs: number;
   /** Undefined until the port is known; see `ServerContext.publicUrl`. */
@@ -349,6 +365,9 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     idleTimeoutMs: options.idleTimeoutMs ?? vars.WF_IDLE_TIMEOUT_MS ?? 300_000,
     stepTimeoutMs: options.stepTimeoutMs ?? vars.WF_STEP_TIMEOUT_MS ?? 30_000,
     bodyLimitBytes: options.bodyLimitBytes ?? vars.WF_BODY_LIMIT_BYTES ?? 1024 * 1024,
+    maxDownloadBytes: options.maxDownloadBytes ?? vars.WF_MAX_DOWNLOAD_BYTES ?? 50 * 1024 * 1024,
+    metrics: options.metrics ?? vars.WF_METRICS ?? true,
+    metricsToken: options.metricsToken ?? vars.WF_METRICS_TOKEN,
     requestTimeoutMs: options.requestTimeoutMs ?? vars.WF_REQUEST_TIMEOUT_MS ?? 30_000,
     connectionTimeoutMs: options.connectionTimeoutMs ?? vars.WF_CONNECTION_TIMEOUT_MS ?? 75_000,
     publicUrl: (options.publicUrl ?? vars.WF_PUBLIC_URL)?.replace(/\/+$/, ""),
@@ -427,7 +446,7 @@ export function assertDisplay(env: NodeJS.ProcessEnv, platform: NodeJS.Platform 
 /** The variables {@link resolveServerOptions} reads (see `env.ts`). */
 const SERVER_ENV = [
   "WF_HOST", "WF_PORT", "WF_API_KEYS", "WF_DATA_DIR", "WF_DATABASE_URL", "WF_RETENTION_DAYS", "WF_CHROMIUM_PATH", "WF_BROWSER_ENDPOINT",
-  "WF_HEADED", "WF_SLOW_MO_MS", "WF_MAX_SESSIONS", "WF_IDLE_TIMEOUT_MS", "WF_STEP_TIMEOUT_MS", "WF_BODY_LIMIT_BYTES", "WF_REQUEST_TIMEOUT_MS",
+  "WF_HEADED", "WF_SLOW_MO_MS", "WF_MAX_SESSIONS", "WF_IDLE_TIMEOUT_MS", "WF_STEP_TIMEOUT_MS", "WF_BODY_LIMIT_BYTES", "WF_MAX_DOWNLOAD_BYTES", "WF_METRICS", "WF_METRICS_TOKEN", "WF_REQUEST_TIMEOUT_MS",
   "WF_CONNECTION_TIMEOUT_MS", "WF_PUBLIC_URL", "WF_LOG_LEVEL", "WF_WORKFLOWS_DIR", "WF_PROXY_URL", "WF_ALLOW_FILE_URLS", "WF_BLOCK_PRIVATE_NETWORKS",
   "WF_WRITE_LOCKS", "WF_FROZEN_LOCKS", "WF_MAX_MODEL_CALLS", "WF_UPLOAD_ROOT", "WF_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
   "WF_MODEL_RESPONSE_FORMAT", "WF_MODEL_TEMPERATURE", "WF_MODEL_MAX_PROMPT_TOKENS", "WF_MODEL_TIMEOUT_MS", "WF_CHECK_RESPONSES", "WF_REQUEST_HASH_SECRET", "WF_WARM_SESSIONS", "WF_INSTANCE_ID",

@@ -20,6 +20,8 @@ import { registerSessionRoutes } from "./sessions.js";
 import { registerStepRoutes } from "./steps.js";
 import { registerStoredWorkflowRoutes } from "./stored.js";
 import { registerTraceRoute } from "./trace.js";
+import { registerDownloadRoute } from "./downloads.js";
+import { registerMetricsRoute } from "./metrics.js";
 import { checkedSerializerCompiler, serializerCompiler, validatorCompiler, zodCompilers } from "./validation.js";
 
 /**
@@ -90,6 +92,8 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   registerSessionRoutes(app, context);
   await registerDebuggerRoutes(app, context);
   registerTraceRoute(app, context);
+  registerDownloadRoute(app, context);
+  registerMetricsRoute(app, context);
   await registerStoredWorkflowRoutes(app, context);
   return app;
 }

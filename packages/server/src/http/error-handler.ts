@@ -18,6 +18,7 @@ const TITLES: Record<ProblemCode, string> = {
   WF_SESSION_NOT_FOUND: "Session not found",
   WF_STEP_NOT_FOUND: "Step not found",
   WF_TRACE_NOT_FOUND: "Trace not found",
+  WF_DOWNLOAD_NOT_FOUND: "Download not found",
   WF_WORKFLOW_NOT_FOUND: "Workflow not found",
   WF_ROUTE_NOT_FOUND: "Route not found",
   WF_METHOD_NOT_ALLOWED: "Method not allowed",

@@ -3,7 +3,7 @@
  * close the session. Each handler takes the request its schema parsed, calls the session manager
  * and answers; what it throws is answered by the error handler.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
@@ -24,6 +24,7 @@ import {
 import type { ServerContext } from "../context.js";
 import { HttpProblem } from "../errors.js";
 import { checkUploadSize } from "../sessions/uploads.js";
+import { rawBodies } from "../cluster/instances.js";
 import { clientGone, longPoll } from "./long-poll.js";
 import { BODY_OPTIONAL, jsonAnswer, problemAnswers, SECURITY } from "./openapi.js";
 import { fastifyPath } from "./paths.js";
@@ -57,8 +58,8 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
       },
     },
     async (request) => {
-      const { trace, screenshot } = request.body;
-      const session = await sessions.createSession({ kind: "STEP", ...(trace ? { trace: true } : {}), ...(screenshot ? { screenshot } : {}) });
+      const { trace, screenshot, dialogs } = request.body;
+      const session = await sessions.createSession({ kind: "STEP", ...(trace ? { trace: true } : {}), ...(screenshot ? { screenshot } : {}), ...(dialogs ? { dialogs } : {}) });
       return { workflowId: session.sessionId, sessionToken: session.token, debuggerUrl: sessions.viewUrl(session) } satisfies CreateSessionResponse;
     },
   );
@@ -69,6 +70,8 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
       onRequest,
       // The body limit plus room for a step's files (base64); the rest of the body still gets bodyLimitBytes.
       bodyLimit: options.bodyLimitBytes + UPLOAD_ALLOWANCE_BYTES,
+      // Before validation: a body over the limit is a 413 whatever else is wrong with it (a 2 MiB `step` is too large before it is too long).
+      preValidation: async (request) => checkRawStepBodySize(request, options.bodyLimitBytes),
       schema: {
         summary: "Run one step in a session",
         description:
@@ -157,6 +160,23 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
 function checkStepBodySize(body: RunStepRequest, limit: number): void {
   const rest = body.files ? { ...body, files: body.files.map((f) => ({ ...f, contentBase64: "" })) } : body;
   if (Buffer.byteLength(JSON.stringify(rest)) > limit) {
+    throw new HttpProblem("WF_BODY_TOO_LARGE", `The request body is larger than the server's limit (${limit} bytes, bodyLimitBytes) without its files. Send less, e.g. a smaller currentDom.`);
+  }
+}
+
+/**
+ * A step run's body as sent, less its files' base64, must fit `bodyLimitBytes`; checked before the
+ * body is validated, so that an oversized body is a 413 and not a 422 about the field that made it so.
+ * @throws {@link HttpProblem} `WF_BODY_TOO_LARGE` (413)
+ */
+function checkRawStepBodySize(request: FastifyRequest, limit: number): void {
+  const raw = rawBodies.get(request);
+  if (raw === undefined) return;
+  let size = Buffer.byteLength(raw);
+  if (size <= limit) return;
+  const files = (request.body as { files?: unknown } | undefined)?.files;
+  if (Array.isArray(files)) for (const file of files) if (typeof (file as { contentBase64?: unknown })?.contentBase64 === "string") size -= (file as { contentBase64: string }).contentBase64.length;
+  if (size > limit) {
     throw new HttpProblem("WF_BODY_TOO_LARGE", `The request body is larger than the server's limit (${limit} bytes, bodyLimitBytes) without its files. Send less, e.g. a smaller currentDom.`);
   }
 }

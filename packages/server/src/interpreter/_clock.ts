@@ -70,3 +70,20 @@ export class StepClock {
     });
   }
 }
+
+/** What {@link within} returns when the time ran out first. */
+export const TIMED_OUT: unique symbol = Symbol("timed out");
+
+/**
+ * `promise`'s value, or {@link TIMED_OUT} when it takes over `ms` (it is then left to settle
+ * unwatched): for a browser call that takes no timeout of its own (an evaluation on a huge page).
+ */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([promise, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]);
+  } finally {
+    clearTimeout(timer);
+    promise.catch(() => undefined);
+  }
+}

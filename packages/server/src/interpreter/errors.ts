@@ -35,6 +35,13 @@ export type InterpreterErrorCode =
   /** Going to a URL, back, forward or reloading failed. */
   | "WF_NAVIGATION_FAILED"
   /**
+   * A navigation (`go to`, back, forward, reload) did not finish loading within the step's time:
+   * `details.url` and `details.loadState`, how far it got (`none`: no answer from the server;
+   * `response`: headers came, the page's body did not finish; `domcontentloaded`: the document was
+   * read, its resources did not finish loading).
+   */
+  | "WF_NAVIGATION_TIMEOUT"
+  /**
    * The step would open a URL the interpreter does not open: a `file:` URL without
    * `allowFileUrls`, or a scheme other than http(s), `about:blank` and `data:`.
    */
@@ -99,6 +106,8 @@ export interface ElementCandidate {
 
 /** Context an {@link InterpreterError} may carry, beside its code and message. */
 export interface InterpreterErrorDetails {
+  /** For `WF_ELEMENT_NOT_FOUND`: false when the page was too large to search whole in time (other elements may match). */
+  searchComplete?: boolean;
   /** For `WF_ELEMENT_NOT_FOUND` / `WF_ELEMENT_AMBIGUOUS` / `WF_ACTION_NOT_APPLICABLE` / `WF_ELEMENT_DISABLED`: the target as written in the instruction (or the element's name). */
   target?: string;
   /** For `WF_ELEMENT_NOT_FOUND`: the closest elements; for `WF_ELEMENT_AMBIGUOUS`: the equally good matches. */
@@ -116,8 +125,12 @@ export interface InterpreterErrorDetails {
    * values the page does not (named in `fields`).
    */
   kind?: "filter" | "ordinal" | "count" | "first-n" | "section" | "unplaced" | "several-sources" | "unsupported";
-  /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED`: the URL involved. */
+  /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED` / `WF_NAVIGATION_TIMEOUT`: the URL involved. */
   url?: string;
+  /** For `WF_NAVIGATION_TIMEOUT`: how far the navigation got (see the code). */
+  loadState?: "none" | "response" | "domcontentloaded";
+  /** For `WF_NAVIGATION_TIMEOUT`: the time it had, in ms. */
+  timeoutMs?: number;
   /** For a chained ACT (`… and then …`): the 0-based index of the action that failed; the ones before it ran. */
   actionIndex?: number;
   /** For `WF_UPLOAD_REFUSED`: the path as written and as resolved. */

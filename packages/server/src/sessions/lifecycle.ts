@@ -20,6 +20,8 @@ import type { IdleTimers } from "./idle.js";
 import { newId, type SessionRegistry } from "./registry.js";
 import { SessionBrowser, WarmSessionBrowser } from "./session-browser.js";
 import type { CreateSessionOptions, LiveSession } from "./types.js";
+import type { Telemetry } from "../observability/telemetry.js";
+import { join } from "node:path";
 
 /** How long a client is asked to wait after `WF_TOO_MANY_SESSIONS`, in ms. */
 const TOO_MANY_SESSIONS_RETRY_AFTER_MS = 2_000;
@@ -33,6 +35,7 @@ export interface SessionLifecycleParts {
   registry: SessionRegistry;
   feed: ChangeFeed;
   idle: IdleTimers;
+  telemetry: Telemetry;
 }
 
 export class SessionLifecycle {
@@ -103,12 +106,15 @@ export class SessionLifecycle {
       registry.reserved -= 1;
     }
     registry.sessions.set(session.sessionId, session);
+    browser.dialogs.rule = options.dialogs ?? "accept";
+    browser.downloads.keepIn(join(this.parts.options.dataDir, "downloads", session.sessionId));
     const live: LiveSession = { browser, tail: Promise.resolve(), pending: 0, running: undefined, idleTimer: undefined, screenshot: options.screenshot ?? "only-on-failure", secrets: new SessionSecrets() };
     registry.live.set(session.sessionId, live);
     // A context that closes on its own or a crashed page ends the session FAILED at once and frees
     // its slot, rather than stay RUNNING until the idle timeout.
     browser.watch((error) => {
       if (registry.live.get(session.sessionId) !== live || session.status !== "RUNNING" || registry.stopping) return;
+      if (error.code !== "WF_PAGE_UNRESPONSIVE") this.parts.telemetry.sessionLost(session, error);
       void this.finishSession(session.sessionId, { status: "FAILED", error }).catch(() => undefined);
     });
     this.parts.idle.arm(session, live);
@@ -152,7 +158,7 @@ export class SessionLifecycle {
         await live.capture;
         if (end.discardTrace) await live.browser.discardTrace();
         else await live.browser.saveTrace(this.parts.options.dataDir, sessionId, live.secrets);
-        await live.browser.close();
+        if (!(await live.browser.close())) this.parts.telemetry.sessionFreedByForce(session, "its browser context did not close within 5 s");
         await live.tail.catch(() => undefined);
       } finally {
         registry.live.delete(sessionId);

@@ -23,7 +23,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { SessionLogLine, SessionState, SessionStatus, StepStatus, WireError } from "@wf/core/protocol";
+import type { SessionLogLine, SessionState, SessionStatus, StepDownload, StepStatus, WireError } from "@wf/core/protocol";
 import { StoreRetry, stderrLog } from "../store/retry.js";
 import type { RecoveredWork, SessionRecord, StepRecord } from "../store/store.js";
 import { ChangeFeed } from "./feed.js";
@@ -37,6 +37,8 @@ import { screenshotFile } from "./session-browser.js";
 import { StepRunner } from "./step-runner.js";
 import type { CreateSessionOptions, SessionChange, SessionManagerDeps, StepInput, SubmitStepOptions, SubmittedStep } from "./types.js";
 import { toStepStatus } from "./wire.js";
+import { Telemetry } from "../observability/telemetry.js";
+import { downloadFile } from "./downloads.js";
 
 /**
  * Owns every session and step. One instance per server, reached through `ServerContext.sessions`.
@@ -51,19 +53,22 @@ export class SessionManager {
   private readonly recovery: SessionRecovery;
   /** Folder of the screenshots taken after steps. */
   readonly screenshotDir: string;
+  private readonly dataDir: string;
 
   constructor(deps: SessionManagerDeps) {
     const { options, store } = deps;
     const storeRetry = deps.storeRetry ?? new StoreRetry({ location: store.location, log: stderrLog });
+    const telemetry = deps.telemetry ?? new Telemetry(undefined);
     this.screenshotDir = join(options.dataDir, "screenshots");
+    this.dataDir = options.dataDir;
     const registry = (this.registry = new SessionRegistry(store, deps.publicUrl));
     const isStopping = () => registry.stopping;
     const feed = (this.feed = new ChangeFeed(isStopping));
     const idle = new IdleTimers(options.idleTimeoutMs, isStopping, (session, error) => {
       void this.lifecycle.finishSession(session.sessionId, { status: "CANCELLED", error }).catch(() => undefined);
     });
-    this.lifecycle = new SessionLifecycle({ options, browser: deps.browser, store, storeRetry, registry, feed, idle });
-    const runner = new StepRunner({ options, interpreter: deps.interpreter, store, storeRetry, registry, feed, idle, screenshotDir: this.screenshotDir });
+    this.lifecycle = new SessionLifecycle({ options, browser: deps.browser, store, storeRetry, registry, feed, idle, telemetry });
+    const runner = new StepRunner({ options, interpreter: deps.interpreter, store, storeRetry, registry, feed, idle, screenshotDir: this.screenshotDir, telemetry });
     this.longPolls = new LongPolls(registry, feed);
     this.queue = new StepQueue({ store, secret: deps.secret ?? randomBytes(32), registry, feed, idle, runner, longPolls: this.longPolls });
     this.recovery = new SessionRecovery({ options, store, registry, feed, lifecycle: this.lifecycle });
@@ -186,6 +191,22 @@ export class SessionManager {
   async screenshotPath(stepId: string): Promise<string | undefined> {
     const step = await this.registry.getStep(stepId);
     return step?.screenshot ? screenshotFile(this.screenshotDir, stepId) : undefined;
+  }
+
+  /**
+   * A file a step of the session downloaded: its path and entry (`StepStatus.downloads`), or
+   * undefined when the session has no such download.
+   */
+  async downloadOf(sessionId: string, downloadId: string): Promise<{ path: string; entry: StepDownload } | undefined> {
+    if (!/^[0-9a-f]+$/i.test(downloadId)) return undefined;
+    const stored = await this.registry.getSession(sessionId);
+    if (!stored) return undefined;
+    for (const stepId of stored.stepIds) {
+      const step = await this.registry.getStep(stepId);
+      const entry = step?.downloads?.find((d) => d.downloadId === downloadId);
+      if (entry) return { path: downloadFile(this.dataDir, sessionId, downloadId), entry };
+    }
+    return undefined;
   }
 
   /** The debugger / preview page of a session, with its token. */

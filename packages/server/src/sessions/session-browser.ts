@@ -17,14 +17,36 @@ import type { ResolvedServerOptions } from "../config/options.js";
 import type { ActContext, StepInterpreter, StepReport } from "../interpreter/index.js";
 import { SessionTabs } from "./tabs.js";
 import { SessionUploads } from "./uploads.js";
+import { SessionDialogs } from "./dialogs.js";
+import { SessionDownloads } from "./downloads.js";
 import { answerErrors } from "../interpreter/index.js";
 import { replayActions, replayOptions } from "../interpreter/index.js";
 import type { TraceScrubber } from "../browser/trace-scrub.js";
 import { discardTrace, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
 import { BrowserUnavailableError } from "./errors.js";
+import { settlesWithin, TIMED_OUT, within } from "../browser/deadline.js";
 
 /** Longest a screenshot after a step may take, in ms. */
 const SCREENSHOT_TIMEOUT_MS = 5_000;
+
+/**
+ * Longest the look-up of the fields a picture masks may take, in ms. A page that does not answer
+ * it gets no picture (an unmasked one could show a secret).
+ */
+const MASK_TIMEOUT_MS = 2_000;
+
+/** Longest closing a page or the session's browser context may take, in ms; past it, it is left to the browser. */
+export const CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * How long a page has to answer a liveness probe (an evaluation of `true` in its main frame), in
+ * ms. One that does not is unresponsive: its main thread is stuck (a script spinning forever, a
+ * dialog nothing closes).
+ */
+export const PROBE_TIMEOUT_MS = 2_000;
+
+/** How long a failed navigation waits for the renderer's crash event that may follow it, in ms. */
+const CRASH_EVENT_WAIT_MS = 300;
 
 /**
  * Longest a new context's page may take to open, in ms. Chromium can leave `newPage` waiting for
@@ -37,20 +59,6 @@ const PAGE_OPEN_TIMEOUT_MS = 15_000;
  * Opening one takes ~0.5 s on 2 cores, ~0.9 s in bursts of 30 (docs/benchmarks.md).
  */
 const WARM_WAIT_MS = 3_000;
-
-/** Whether `promise` settles within `ms`: its value, or {@link TIMED_OUT}. Rejections pass through. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-const TIMED_OUT = Symbol("timed out");
 
 /** What a step's interpreter call needs from the request. */
 export interface BrowserStepInput {
@@ -80,12 +88,26 @@ export class SessionBrowser {
   /** Files steps brought with them, deleted at {@link SessionBrowser.close}. */
   private readonly uploads = new SessionUploads();
 
+  /** The session's JavaScript dialogs, answered by its rule (see `dialogs.ts`). */
+  readonly dialogs: SessionDialogs;
+  /** The files its steps download (see `downloads.ts`). */
+  readonly downloads: SessionDownloads;
+  /** Pages of the context whose renderer crashed. */
+  private readonly crashedPages = new WeakSet<Page>();
+  /** Called once when the session can't go on (see {@link SessionBrowser.watch}). */
+  private onEnd: ((error: WireError) => void) | undefined;
+
   private constructor(
     readonly context: BrowserContext,
     page: Page,
+    maxDownloadBytes: number,
   ) {
     this.tabs = new SessionTabs(context, page);
-    page.once("crash", () => (this.crashed = true));
+    this.dialogs = new SessionDialogs(context, "accept");
+    this.downloads = new SessionDownloads(context, page, maxDownloadBytes);
+    const noteCrash = (crashed: Page) => crashed.once("crash", () => this.crashedPages.add(crashed));
+    noteCrash(page);
+    context.on("page", noteCrash);
   }
 
   /** The session's current page: its current tab (a tab a step opened or switched to). */
@@ -104,7 +126,7 @@ export class SessionBrowser {
     // The plain context and page the host opened while the server loaded (`wf run`), when this
     // session needs nothing more: no proxy, no private-network guard (it blocks service workers).
     const ahead = proxy || guarded ? undefined : await browser.takeOpenedAhead(WARM_WAIT_MS);
-    if (ahead) return new SessionBrowser(ahead.context, ahead.page);
+    if (ahead) return new SessionBrowser(ahead.context, ahead.page, options.maxDownloadBytes);
     const context = await browser.newContext({
       ...(proxy ? { proxy: toProxySettings(proxy) } : {}),
       // A service worker's requests would bypass the guard's route.
@@ -116,7 +138,7 @@ export class SessionBrowser {
       if (page === TIMED_OUT) {
         throw new BrowserUnavailableError(`The browser did not open a page within ${PAGE_OPEN_TIMEOUT_MS} ms. Retry the session create.`, BROWSER_RETRY_AFTER_MS);
       }
-      return new SessionBrowser(context, page);
+      return new SessionBrowser(context, page, options.maxDownloadBytes);
     } catch (error) {
       // Not awaited: a context whose page hung may not close either.
       void context.close().catch(() => undefined);
@@ -126,23 +148,28 @@ export class SessionBrowser {
 
   /** Whether the context and page can still take a session: open, connected, not crashed. */
   get usable(): boolean {
-    return !this.crashed && !this.page.isClosed() && this.context.browser()?.isConnected() !== false;
+    return !this.crashedPages.has(this.page) && !this.page.isClosed() && this.context.browser()?.isConnected() !== false;
   }
-
-  private crashed = false;
 
   /**
    * Calls `onEnd` once with the reason when the context closes on its own (the browser crashed or
-   * a remote browser went away: `WF_BROWSER_CLOSED`) or the session's page crashes
-   * (`WF_PAGE_CRASHED`; every later step would fail, so the session should end at once).
+   * a remote browser went away: `WF_BROWSER_CLOSED`), the session's page crashes
+   * (`WF_PAGE_CRASHED`; every later step would fail, so the session should end at once), or a page
+   * that stopped responding could not be closed ({@link SessionBrowser.closeUnresponsivePage}).
    */
   watch(onEnd: (error: WireError) => void): void {
+    let ended = false;
+    this.onEnd = (error) => {
+      if (ended) return;
+      ended = true;
+      onEnd(error);
+    };
     this.context.once("close", () =>
-      onEnd({ code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." }),
+      this.onEnd?.({ code: "WF_BROWSER_CLOSED", message: "The session's browser context closed unexpectedly (the browser crashed or disconnected). Create a new session." }),
     );
     const onCrash = (crashed: Page) => {
       if (crashed !== this.page) return;
-      onEnd({ code: "WF_PAGE_CRASHED", message: `The session's page crashed (its renderer process died) at ${crashed.url() || "about:blank"}. Create a new session.` });
+      this.onEnd?.(crashedError(crashed));
     };
     this.page.on("crash", onCrash);
     this.context.on("page", (opened) => opened.on("crash", onCrash));
@@ -154,10 +181,40 @@ export class SessionBrowser {
   }
 
   /**
+   * The liveness probe: whether the current page's main thread answers an evaluation within
+   * `timeoutMs` (an answer that is an error, a page mid-navigation or closed, counts as an answer).
+   * @returns false when it does not: a script spins, or a dialog is left open.
+   */
+  async responds(timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+    const page = this.page;
+    if (page.isClosed() || this.crashedPages.has(page)) return true;
+    return settlesWithin(page.evaluate(() => true), timeoutMs);
+  }
+
+  /**
+   * Closes the current page, which stopped responding (its renderer is stopped with it), so the
+   * session carries on: in the tab that was current before it, or, with no tab left, in a new blank
+   * one the next step opens. When even the close does not answer within 5 s, the session ends
+   * (`WF_PAGE_UNRESPONSIVE`, through {@link SessionBrowser.watch}'s `onEnd`).
+   * @returns whether the page was closed.
+   */
+  async closeUnresponsivePage(error: WireError): Promise<boolean> {
+    const page = this.page;
+    const closed = await settlesWithin(page.close({ runBeforeUnload: false }), CLOSE_TIMEOUT_MS);
+    if (!closed || !page.isClosed()) {
+      this.onEnd?.({ ...error, message: `${error.message} The page could not be closed either, so the session ended. Create a new session.` });
+      return false;
+    }
+    this.dialogs.reset();
+    return true;
+  }
+
+  /**
    * Carries out one step with the interpreter: an ACT on the page (or the replay of recorded
    * actions), an ASK on the page or, with `currentDom`, on a scratch page of the same context.
-   * An ASK's answer is checked against its schema.
-   * @throws what the interpreter throws; {@link StepExecutionError} `WF_ANSWER_INVALID`.
+   * An ASK's answer is checked against its schema. A step during which the page's renderer
+   * crashed fails `WF_PAGE_CRASHED`, whatever the interpreter saw of it (a navigation `net::ERR_ABORTED`).
+   * @throws what the interpreter throws; {@link StepExecutionError} `WF_ANSWER_INVALID`, `WF_PAGE_CRASHED`.
    */
   async interpret(
     interpreter: StepInterpreter,
@@ -165,7 +222,41 @@ export class SessionBrowser {
     input: BrowserStepInput,
     base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport; allowModel?: boolean },
   ): Promise<unknown> {
-    if (this.page.isClosed()) await this.tabs.reopen();
+    if (this.page.isClosed()) {
+      const reopened = await within(this.tabs.reopen(), PAGE_OPEN_TIMEOUT_MS);
+      if (reopened === TIMED_OUT) throw new StepExecutionError("WF_BROWSER_UNAVAILABLE", `The browser did not open a new tab within ${PAGE_OPEN_TIMEOUT_MS} ms. Create a new session.`);
+    }
+    const page = this.page;
+    try {
+      return await this.carryOut(interpreter, options, input, base);
+    } catch (error) {
+      const crashed = await this.crashedDuring(page, error);
+      if (crashed) throw new StepExecutionError("WF_PAGE_CRASHED", crashedError(crashed).message, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * The page (`page`, or the current one) whose renderer crashed during a step that failed with
+   * `error`, or undefined. Chromium may report the crash just after the navigation it broke
+   * failed, so a failure that can be one is given {@link CRASH_EVENT_WAIT_MS} for it.
+   */
+  private async crashedDuring(page: Page, error: unknown): Promise<Page | undefined> {
+    for (const candidate of [page, this.page]) if (this.crashedPages.has(candidate)) return candidate;
+    const code = (error as { code?: unknown })?.code;
+    const mayBeCrash = code === "WF_NAVIGATION_FAILED" || code === undefined || code === "WF_STEP_FAILED";
+    if (!mayBeCrash || page.isClosed()) return undefined;
+    const crash = new Promise<Page>((resolve) => page.once("crash", resolve));
+    const crashed = await within(crash, CRASH_EVENT_WAIT_MS);
+    return crashed === TIMED_OUT ? undefined : crashed;
+  }
+
+  private async carryOut(
+    interpreter: StepInterpreter,
+    options: ResolvedServerOptions,
+    input: BrowserStepInput,
+    base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport; allowModel?: boolean },
+  ): Promise<unknown> {
     if (input.allowModel === false) base = { ...base, allowModel: false };
     if (input.type === "ACT") {
       const started = performance.now();
@@ -182,6 +273,8 @@ export class SessionBrowser {
         tabs,
         ...(uploads ? { uploads } : {}),
       };
+      // What is left of the step's time once the page and its files are ready.
+      context.timeoutMs = Math.max(1, base.timeoutMs - (performance.now() - started));
       try {
         const result = input.replay
           ? await replayActions(context, input.replay, { ...replayOptions(options, input.refind), tabs, ...(uploads ? { uploads } : {}) })
@@ -227,7 +320,9 @@ export class SessionBrowser {
     const page = this.page;
     try {
       // Elements a secret was typed into and password fields are painted over (see secrets.ts).
-      const masked = mask ? await mask(page) : [];
+      // A page that does not say which gets no picture: an unmasked one could show a secret.
+      const masked = mask ? await within(mask(page), MASK_TIMEOUT_MS) : [];
+      if (masked === TIMED_OUT) return undefined;
       if (masked.length > 0) return await page.screenshot({ type: "png", mask: masked, maskColor: MASK_COLOR, timeout: SCREENSHOT_TIMEOUT_MS });
       let cdp = this.cdpSessions.get(page);
       if (!cdp) {
@@ -275,11 +370,21 @@ export class SessionBrowser {
     await discardTrace(this.context);
   }
 
-  /** Closes the context (and its pages) and deletes the files its steps brought. Never throws. */
-  async close(): Promise<void> {
-    await this.context.close().catch(() => undefined);
+  /**
+   * Closes the context (and its pages) and deletes the files its steps brought. Never throws.
+   * @returns false when the context did not close within 5 s (it is left to the browser).
+   */
+  async close(): Promise<boolean> {
+    this.downloads.close();
+    const closed = await settlesWithin(this.context.close(), CLOSE_TIMEOUT_MS);
     await this.uploads.close();
+    return closed;
   }
+}
+
+/** The error of a session whose page crashed. */
+function crashedError(page: Page): WireError {
+  return { code: "WF_PAGE_CRASHED", message: `The session's page crashed (its renderer process died) at ${page.url() || "about:blank"}. Create a new session.` };
 }
 
 /** The file of a step's screenshot: `<dir>/<stepId>.png`. */

@@ -16,8 +16,16 @@ import type { SessionRecord, StepRecord, Store } from "../store/store.js";
 import type { ChangeFeed } from "./feed.js";
 import type { IdleTimers } from "./idle.js";
 import { isFinished, type SessionRegistry } from "./registry.js";
-import { saveScreenshot } from "./session-browser.js";
+import { PROBE_TIMEOUT_MS, saveScreenshot } from "./session-browser.js";
+import { STORM_DIALOGS, STORM_WINDOW_MS } from "./dialogs.js";
+import type { Telemetry } from "../observability/telemetry.js";
 import type { LiveSession, StepInput } from "./types.js";
+
+/** Failures that may come from a page that stopped responding: the liveness probe tells. */
+const TIMEOUT_CODES = new Set(["WF_STEP_TIMEOUT", "WF_NAVIGATION_TIMEOUT"]);
+
+/** Failures that say no more than the step's own deadline does. */
+const GENERIC_CODES = new Set(["WF_STEP_TIMEOUT", "WF_ABORTED", "WF_SESSION_CLOSED"]);
 
 /** How long a timed-out step's interpreter call may take to wind down before the next step starts, in ms. */
 const SETTLE_GRACE_MS = 2_000;
@@ -38,6 +46,8 @@ export interface StepRunnerParts {
   idle: IdleTimers;
   /** Folder of the screenshots taken after steps. */
   screenshotDir: string;
+  /** What operators see: log lines and metrics of step outcomes and page faults. */
+  telemetry: Telemetry;
 }
 
 export class StepRunner {
@@ -82,45 +92,83 @@ export class StepRunner {
       const controller = new AbortController();
       live.running = controller;
       const report: StepReport = {};
-      const timer = setTimeout(() => controller.abort(stepTimeout(timeoutMs, report)), timeoutMs);
+      // The deadline's error is made when it fires: a model call in flight then names the model.
+      let deadlineError: StepExecutionError | undefined;
+      const timer = setTimeout(() => controller.abort((deadlineError = stepTimeout(timeoutMs, report))), timeoutMs);
       const onExternalAbort = () => controller.abort(externalSignal?.reason ?? new StepExecutionError("WF_ABORTED", "The step was aborted."));
       if (externalSignal?.aborted) onExternalAbort();
       else externalSignal?.addEventListener("abort", onExternalAbort, { once: true });
 
       live.secrets.add(input.redact);
+      const deadlineAt = Date.now() + timeoutMs;
+      // Liveness probes over the step's last PROBE_TIMEOUT_MS, one after the other, so that at the
+      // deadline the page's silence is known: a step that times out on a page that does not answer
+      // fails WF_PAGE_UNRESPONSIVE on time (a page that stops answering later is known 2 s later).
+      const liveness = new Liveness(() => live.browser.responds(PROBE_TIMEOUT_MS));
+      const probeTimer = setTimeout(() => liveness.start(), Math.max(0, timeoutMs - PROBE_TIMEOUT_MS));
+      // Under the session's `fail` dialog rule, a dialog fails the running step at once.
+      live.browser.dialogs.duringStep(
+        (error) => controller.abort(error),
+        () => controller.abort(new StepExecutionError("WF_PAGE_UNRESPONSIVE", `it opens dialogs in a loop (${STORM_DIALOGS} within ${STORM_WINDOW_MS / 1000} s)`)),
+      );
       const work = live.browser.interpret(this.parts.interpreter, options, input, { timeoutMs, signal: controller.signal, secrets: secretsOf(input), report });
       const aborted = new Promise<never>((_, reject) => {
         if (controller.signal.aborted) reject(controller.signal.reason);
         controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
       });
       let outcome: Outcome;
+      let unresponsive = false;
       try {
         outcome = { result: await Promise.race([work, aborted]) };
         outcome.endedAt = new Date().toISOString();
       } catch (error) {
         outcome = { error: toWireError(error), endedAt: new Date().toISOString() };
-        // Let the interpreter's call wind down before the next step touches the page.
-        await Promise.race([work.catch(() => undefined), delay(SETTLE_GRACE_MS)]);
+        if (outcome.error!.code === "WF_PAGE_UNRESPONSIVE") {
+          unresponsive = true;
+        } else if (TIMEOUT_CODES.has(outcome.error!.code) && session.status === "RUNNING" && !registry.stopping) {
+          unresponsive = !(await liveness.verdict());
+          if (unresponsive) outcome.error = { ...outcome.error!, message: `its main thread did not answer for ${PROBE_TIMEOUT_MS / 1000} s (a script that never ends), so the step could not finish (${outcome.error!.message})` };
+        }
+        // Let the interpreter's call wind down before the next step touches the page (a page that
+        // does not answer never lets it: it is closed below instead). When the step's own deadline
+        // fired first, the interpreter's failure, if it comes meanwhile, names the cause better
+        // (a navigation's WF_NAVIGATION_TIMEOUT says how far the page got).
+        if (!unresponsive) {
+          const late = await Promise.race([work.then(() => undefined, (e: unknown) => e), delay(SETTLE_GRACE_MS)]);
+          const lateError = late === undefined ? undefined : toWireError(late);
+          if (deadlineError && error === deadlineError && lateError && !GENERIC_CODES.has(lateError.code)) outcome.error = lateError;
+        }
       } finally {
         clearTimeout(timer);
+        clearTimeout(probeTimer);
+        liveness.stop();
         clearTimeout(runningWrite);
         externalSignal?.removeEventListener("abort", onExternalAbort);
         live.running = undefined;
       }
+      // What the step downloaded (waited for within its time left) and the dialogs it ran into.
+      const dialogs = live.browser.dialogs.take();
+      const downloads = await live.browser.downloads.take(outcome.error || unresponsive ? 0 : deadlineAt - Date.now());
+      const extraFailure = downloads.failure ?? dialogs.failure;
+      if (!outcome.error && extraFailure) outcome = { error: toWireError(extraFailure), endedAt: new Date().toISOString() };
+      if (downloads.downloads.length) step.downloads = downloads.downloads;
+      if (dialogs.dialogs.length) step.dialogs = dialogs.dialogs;
+      if (unresponsive) outcome.error = await this.closeUnresponsivePage(session, live, outcome.error!);
       // Every secret of the session so far: a URL or a page may still carry an earlier step's.
       outcome = live.secrets.redactor.value(redactValue(outcome, secretsOf(input)));
-      Object.assign(step, live.secrets.redactor.value(redactValue(reportFields(report), secretsOf(input))));
+      Object.assign(step, live.secrets.redactor.value(redactValue(reportFields(report, step), secretsOf(input))));
       if (registry.stopping && outcome.error) return;
-      await live.secrets.markFields(live.browser.page);
-      const rawUrl = live.browser.currentUrl();
+      if (!unresponsive) await live.secrets.markFields(live.browser.page);
+      const rawUrl = unresponsive ? (outcome.error?.details as { url?: string } | undefined)?.url : live.browser.currentUrl();
       const pageUrl = rawUrl === undefined ? undefined : live.secrets.redactor.text(rawUrl);
       if (session.status === "RUNNING" && pageUrl !== undefined) {
         step.pageUrl = pageUrl;
         session.currentUrl = pageUrl;
       }
       // The capture starts now, while the outcome is recorded (a commit), so the two overlap; the
-      // next step still waits for it, so the picture is the page as this step left it.
-      const wanted = wantsScreenshot(live.screenshot, outcome.error !== undefined, feed.watched(session.sessionId));
+      // next step still waits for it, so the picture is the page as this step left it. A page
+      // that stopped responding was closed: there is nothing to take.
+      const wanted = !unresponsive && wantsScreenshot(live.screenshot, outcome.error !== undefined, feed.watched(session.sessionId));
       const shot = wanted && session.status === "RUNNING" && !registry.stopping ? live.browser.capture((page) => live.secrets.maskFor(page)) : Promise.resolve(undefined);
       // A close waits for this step's picture to be written and recorded (the failed step's
       // picture, the one that matters, comes right before the runtime's close).
@@ -152,6 +200,26 @@ export class StepRunner {
   }
 
   /**
+   * A step timed out on a page that does not answer its liveness probe: the page is closed (see
+   * `SessionBrowser.closeUnresponsivePage`) and the step's error becomes `WF_PAGE_UNRESPONSIVE`,
+   * saying where the session goes on.
+   */
+  private async closeUnresponsivePage(session: SessionRecord, live: LiveSession, why: WireError): Promise<WireError> {
+    const url = live.browser.currentUrl() ?? "about:blank";
+    const error: WireError = {
+      code: "WF_PAGE_UNRESPONSIVE",
+      message: `The page ${url} stopped responding: ${why.message}`,
+      details: { url, probeTimeoutMs: PROBE_TIMEOUT_MS },
+    };
+    const closed = await live.browser.closeUnresponsivePage(error);
+    this.parts.telemetry.pageUnresponsive(session, url, closed);
+    if (!closed) return { ...error, message: `${error.message}. The page could not be closed, so the session ended. Create a new session.` };
+    const now = live.browser.currentUrl();
+    const where = now === undefined ? "a new blank tab (the next step opens it)" : `the tab that was current before it (${now})`;
+    return { ...error, message: `${error.message}. wf closed the page; the session goes on in ${where}: go to a page again.` };
+  }
+
+  /**
    * Records a step's outcome: the step's row and the session's version in one transaction,
    * committed before anyone waiting hears of the outcome (the record in memory, what status answers
    * read, changes only once the database holds it). While the store is unavailable (a full disk)
@@ -176,6 +244,7 @@ export class StepRunner {
       Object.assign(step, finished);
       feed.bump(session);
       feed.emit(session, step.stepId);
+      this.parts.telemetry.stepFinished(session, step);
     }
   }
 }
@@ -222,9 +291,11 @@ export function secretsOf(input: StepInput): string[] {
   return input.redact && input.redact.length > 0 ? [...input.redact].sort((a, b) => b.length - a.length) : [];
 }
 
-/** The fields of an interpreter's {@link StepReport} a step record keeps. */
-function reportFields(report: StepReport): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced" | "replayed"> {
+/** The fields of an interpreter's {@link StepReport} a step record keeps, with the step's downloads and dialogs (redacted with them). */
+function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced" | "replayed" | "downloads" | "dialogs"> {
   return {
+    ...(step.downloads ? { downloads: step.downloads } : {}),
+    ...(step.dialogs ? { dialogs: step.dialogs } : {}),
     ...(report.interpreter ? { interpreter: report.interpreter } : {}),
     ...(report.resolved !== undefined ? { resolved: report.resolved } : {}),
     ...(report.usage ? { usage: { ...report.usage } } : {}),
@@ -232,6 +303,44 @@ function reportFields(report: StepReport): Pick<StepRecord, "interpreter" | "res
     ...(report.replayed ? { replayed: true } : {}),
   };
 }
+
+/**
+ * Liveness probes of a step's page, one after the other from {@link Liveness.start}: each answered
+ * one starts the next (after a short pause), so the one in flight at any time was sent at most
+ * about {@link PROBE_PAUSE_MS} after the page last answered.
+ */
+class Liveness {
+  private current: Promise<boolean> | undefined;
+  private running = false;
+
+  constructor(private readonly probe: () => Promise<boolean>) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.next();
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+
+  /** Whether the page answers: the probe in flight, or a new one when none is. */
+  async verdict(): Promise<boolean> {
+    this.running = false;
+    return this.current ?? this.probe();
+  }
+
+  private next(): void {
+    const probe = (this.current = this.probe());
+    void probe.then((answered) => {
+      if (answered && this.running && this.current === probe) setTimeout(() => this.running && this.next(), PROBE_PAUSE_MS).unref();
+    });
+  }
+}
+
+/** Pause between two liveness probes of a step, in ms. */
+const PROBE_PAUSE_MS = 100;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());

@@ -3,13 +3,14 @@
  * construction, and what it keeps about each session open here ({@link LiveSession}).
  */
 import type { BrowserContextOptions } from "playwright-core";
-import type { ReplayAction, ScreenshotMode, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
+import type { DialogRule, ReplayAction, ScreenshotMode, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
 import type { BrowserHost } from "../browser/host.js";
 import type { StepInterpreter } from "../interpreter/index.js";
 import type { ResolvedServerOptions } from "../config/options.js";
 import type { SessionSecrets } from "./secrets.js";
 import type { StoreRetry } from "../store/retry.js";
 import type { Store } from "../store/store.js";
+import type { Telemetry } from "../observability/telemetry.js";
 import type { SessionBrowser } from "./session-browser.js";
 
 /** What a session needs at creation. */
@@ -27,6 +28,8 @@ export interface CreateSessionOptions {
   trace?: boolean;
   /** Which steps get a screenshot after them (Playwright Test's `screenshot` values). @default "only-on-failure" */
   screenshot?: ScreenshotMode;
+  /** What is done with JavaScript dialogs (see `dialogs.ts`). @default "accept" */
+  dialogs?: DialogRule;
 }
 
 /** A step to run, as `POST /workflow/step/run/{id}` takes it (already validated). */
@@ -116,4 +119,6 @@ export interface SessionManagerDeps {
   secret?: Buffer;
   /** Retries of writes that must reach the store (outcomes, ends). @default one that warns on stderr */
   storeRetry?: StoreRetry;
+  /** What operators see (log lines, metrics). @default one that logs nothing and counts nothing */
+  telemetry?: Telemetry;
 }

@@ -14,7 +14,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes what finished more than `retentionDays` before `now`: the records (one transaction),
- * then the screenshot files of the deleted steps and the trace files of the deleted sessions.
+ * then the screenshot files of the deleted steps and the trace and download files of the deleted sessions.
  *
  * @param now - the time to count from. @default the current time
  * @returns what was deleted.
@@ -24,7 +24,10 @@ export async function sweepOnce(context: Pick<ServerContext, "store" | "options"
   const result = await context.store.sweep(new Date(now.getTime() - retentionDays * DAY_MS));
   const dir = join(context.options.dataDir, "screenshots");
   for (const stepId of result.stepIds) await rm(join(dir, `${stepId}.png`), { force: true }).catch(() => undefined);
-  for (const sessionId of result.sessionIds) await rm(tracePath(context.options.dataDir, sessionId), { force: true }).catch(() => undefined);
+  for (const sessionId of result.sessionIds) {
+    await rm(tracePath(context.options.dataDir, sessionId), { force: true }).catch(() => undefined);
+    await rm(join(context.options.dataDir, "downloads", sessionId), { recursive: true, force: true }).catch(() => undefined);
+  }
   return result;
 }
 

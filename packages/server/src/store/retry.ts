@@ -23,6 +23,8 @@ export interface StoreRetryOptions {
   retryAfterMs?: number;
   /** Least time between two warnings, in ms. @default 60_000 */
   warnEveryMs?: number;
+  /** Called at each retry (the server's metrics count them). */
+  onRetry?: () => void;
   /** For tests: the clock (ms) and the wait. @default Date.now, setTimeout */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -63,6 +65,7 @@ export class StoreRetry {
         } catch (error) {
           if (giveUp() || !isHttpProblem(error) || error.code !== "WF_STORAGE_UNAVAILABLE") throw error;
           tries += 1;
+          this.options.onRetry?.();
           this.waiting.add(what);
           this.since ??= this.now();
           this.maybeWarn(what, error);

@@ -15,6 +15,12 @@ import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, t
 import { isNavigationRace, isSettled, QUIET_MS, watchRequests } from "../page/index.js";
 import { describeElements, inScopes, nearLabelMatches, type ElementInfo } from "../page/index.js";
 import { similarity } from "../_text.js";
+import { TIMED_OUT, within } from "../_clock.js";
+
+/** Longest the search for close names of a not-found may take, in ms. */
+const CANDIDATE_BUDGET_MS = 3_000;
+/** Longest the look for closed shadow roots of a not-found may take, in ms. */
+const CLOSED_LOOK_MS = 1_000;
 
 interface Attempt {
   locator: Locator;
@@ -36,9 +42,9 @@ async function describeAll(loc: Locator, target: TargetSpec): Promise<ElementInf
  * its frames; only the frames a frame scope names). A better tier anywhere beats a worse one; within
  * a tier, the main frame comes first, then the frames in document order.
  */
-async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): Promise<FoundElement | { hidden?: Attempt }> {
+async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose, deadline: number): Promise<FoundElement | Missed> {
   const roots = await searchRoots(page, target.scopes?.filter((sc) => sc.kind === "frame") ?? []);
-  const result = await tryRoots(roots, target, purpose);
+  const result = await tryRoots(roots, target, purpose, deadline);
   if ("locator" in result && result.root.frames.length) {
     result.found.normalized = await result.locator.normalize().then(
       (l) => l.toString(),
@@ -48,7 +54,10 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose): 
   return "locator" in result ? result.found : result;
 }
 
-async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: TargetPurpose): Promise<{ locator: Locator; found: FoundElement; root: SearchRoot } | { hidden?: Attempt }> {
+/** A look that found nothing: maybe hidden matches, and whether it stopped at the find deadline before trying every way. */
+type Missed = { hidden?: Attempt; stoppedEarly?: boolean };
+
+async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: TargetPurpose, deadline: number): Promise<{ locator: Locator; found: FoundElement; root: SearchRoot } | Missed> {
   const hinted = Boolean(target.roles?.length);
   const roles = (hinted ? target.roles! : PURPOSE_ROLES[purpose]) as AriaRole[];
   let hiddenFallback: Attempt | undefined;
@@ -81,11 +90,16 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
     for (const root of roots) {
       let textShown: boolean | undefined;
       for (const strategy of strategies) {
+        // A page so large that one look takes seconds: the find's time is up, whatever is left untried.
+        if (Date.now() > deadline) return { ...(hiddenFallback ? { hidden: hiddenFallback } : {}), stoppedEarly: true };
         // A visible text that the page does not show anywhere names no button either: skip the look (a not-found stays fast).
         if (strategy === "shown" && textShown === false) continue;
         const loc = strategyLocator(root.root, strategy, target.text, tier, tierRoles, hinted);
         if (!loc) continue;
-        let infos = await describeAll(loc, target);
+        // One look on a huge page can take longer than the whole find: it is not waited for past the deadline.
+        const described = await within(describeAll(loc, target), Math.max(1, deadline - Date.now()));
+        if (described === TIMED_OUT) return { ...(hiddenFallback ? { hidden: hiddenFallback } : {}), stoppedEarly: true };
+        let infos = described;
         if (strategy === "text") textShown = hinted ? undefined : infos.length > 0;
         if (strategy === "near" && infos.length) {
           const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
@@ -127,12 +141,12 @@ export async function locateTarget(
 ): Promise<FoundElement> {
   const deadline = Date.now() + Math.max(0, waitMs);
   const pauses = [100, 250];
-  let last: { hidden?: Attempt } = {};
+  let last: Missed = {};
   const network = watchRequests(page);
   for (;;) {
-    let result: FoundElement | { hidden?: Attempt };
+    let result: FoundElement | Missed;
     try {
-      result = await tryOnce(page, target, purpose);
+      result = await tryOnce(page, target, purpose, deadline);
     } catch (error) {
       // The page navigated while we looked (a click before this step started a load): look again.
       if (!isNavigationRace(error)) throw error;
@@ -197,21 +211,31 @@ export async function locateTarget(
       );
     }
   }
-  const candidates = await closestCandidates(page, target.text, 5, roots.length ? roots : [{ root: page, frames: [] }]);
+  const searchStarted = Date.now();
+  const search = await closestCandidates(page, target.text, 5, roots.length ? roots : [{ root: page, frames: [] }], CANDIDATE_BUDGET_MS);
+  const candidates = search.candidates;
   const anyClose = candidates.some((c) => similarity(target.text, c.name) >= MIN_SIMILARITY);
   const listed = candidates.map((c) => `${JSON.stringify(c.name)} (${c.role}${c.frame ? `, in ${c.frame}` : ""})`).join(", ");
+  // Only a search that read the whole page may say it has nothing.
   const closest = !candidates.length
-    ? " The page shows no interactive elements."
+    ? search.complete
+      ? " The page shows no interactive elements."
+      : ""
     : anyClose
       ? ` Closest: ${listed}.`
       : ` Nothing on the page comes close; it shows ${listed}, among others.`;
-  const closed = await page.evaluate(closedComponents).catch(() => [] as string[]);
+  const large =
+    (last.stoppedEarly ? ` The page is very large: the look for the element stopped at its time limit (${Math.max(0, waitMs)} ms) before trying every way to find it.` : "") +
+    (search.complete ? "" : ` The page is too large to list what it shows within ${Date.now() - searchStarted} ms${candidates.length ? ": those named are some of its elements" : ""}.`) +
+    (last.stoppedEarly || !search.complete ? " Name the element more exactly, or give the step more time." : "");
+  const closedLook = await within(page.evaluate(closedComponents).catch(() => [] as string[]), CLOSED_LOOK_MS);
+  const closed = closedLook === TIMED_OUT ? [] : closedLook;
   const hidden = closed.length
     ? ` The page shows components whose content no one can reach (closed shadow roots): ${closed.map((t) => `<${t}>`).join(", ")}; an element inside them cannot be found by any interpreter.`
     : "";
   throw new InterpreterError(
     "WF_ELEMENT_NOT_FOUND",
-    `no element matches ${targetLabel(target)}.${closest}${hidden} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,
-    { target: target.text, candidates },
+    `no element matches ${targetLabel(target)}.${closest}${large}${hidden} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,
+    { target: target.text, candidates, ...(last.stoppedEarly || !search.complete ? { searchComplete: false } : {}) },
   );
 }

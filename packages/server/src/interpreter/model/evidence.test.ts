@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderPageView, type RawPageView } from "../page/view.js";
-import { VIEW_MARKS, type ViewLine } from "../page/view-script.js";
+import { VIEW_MARKS, renderPageView, type RawPageView, type ViewLine } from "../page/index.js";
 import { weighEvidence } from "./evidence.js";
 
 const M = (s: string) => VIEW_MARKS.markup[0] + s + VIEW_MARKS.markup[1];

@@ -3,9 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toResponseFormat } from "@wf/core";
 import { normalizeStepSchema } from "@wf/core/protocol";
-import { renderPageView, type RawPageView } from "../page/view.js";
-import { VIEW_MARKS, type ViewLine } from "../page/view-script.js";
-import { PAGE_DATA, contentIn, foldText } from "../page/view-source.js";
+import { PAGE_DATA, VIEW_MARKS, contentIn, foldText, renderPageView, type RawPageView, type ViewLine } from "../page/index.js";
 import { answerErrors } from "../read/index.js";
 import { groundAnswer, groundedResponseSchema, pointer, splitGroundedAnswer, userPath, type AnswerQuote } from "./grounding.js";
 

@@ -15,7 +15,8 @@ export { elementFacts } from "./facts.js";
 export type { ElementFacts } from "./facts.js";
 export type { ExtractOptions, PageData } from "./extract.js";
 export { QUIET_MS, isNavigationRace, isSettled, waitForSettled, watchRequests } from "./settle.js";
-export { identifyViewElement, identifyViewElements } from "./view-script.js";
+export { VIEW_MARKS, identifyViewElement, identifyViewElements } from "./view-script.js";
+export type { ViewLine } from "./view-script.js";
 export { estimateTokens, readPageView, renderPageView, wantsLinkTargets } from "./view.js";
 export {
   DOCUMENT,
@@ -36,4 +37,4 @@ export {
   shownIn,
 } from "./view-source.js";
 export type { FindMode, SourceKind, TextRange, ViewSource } from "./view-source.js";
-export type { PageView, PageViewOptions, ViewElement } from "./view.js";
+export type { PageView, PageViewOptions, RawPageView, ViewElement } from "./view.js";
