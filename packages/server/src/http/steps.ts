@@ -57,8 +57,8 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
       },
     },
     async (request) => {
-      const { trace, screenshot } = request.body;
-      const session = await sessions.createSession({ kind: "STEP", ...(trace ? { trace: true } : {}), ...(screenshot ? { screenshot } : {}) });
+      const { trace, screenshot, context } = request.body;
+      const session = await sessions.createSession({ kind: "STEP", ...(trace ? { trace: true } : {}), ...(screenshot ? { screenshot } : {}), ...(context ? { context } : {}) });
       return { workflowId: session.sessionId, sessionToken: session.token, debuggerUrl: sessions.viewUrl(session) } satisfies CreateSessionResponse;
     },
   );

@@ -3,7 +3,7 @@
  * (`verbs/`: one handler per verb, each declaring what it acts on), and the rules of what a step may
  * open (`navigation-policy.ts`) and upload (`upload-path.ts`).
  */
-export { isFileUrl, leaveRefusedPage } from "./navigation-policy.js";
+export { isFileUrl, leaveRefusedPage, setBaseURL } from "./navigation-policy.js";
 export { performAction } from "./perform.js";
 export type { ActionDone, PerformOptions, Verb, VerbHandler } from "./verb.js";
 export { VERBS } from "./verbs/index.js";
