@@ -38,6 +38,13 @@ if (existsSync(".env")) {
   }
 }
 
+// Playwright's PWDEBUG=1 is `wf run --debug` (read by resolveCliConfig from the command's
+// environment). playwright-core must not see it: it reads it once, as it loads, and would launch
+// its Inspector, which pauses every browser call of a step past the step's deadline and needs a
+// display of its own (without one, the launch failed as "No Chromium browser found").
+const env = process.env.PWDEBUG === undefined ? process.env : { ...process.env };
+delete process.env.PWDEBUG;
+
 const controller = new AbortController();
 let interrupts = 0;
 const onSignal = (signal: NodeJS.Signals) => {
@@ -48,7 +55,7 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
-const code = await runCli(process.argv.slice(2), { signal: controller.signal });
+const code = await runCli(process.argv.slice(2), { signal: controller.signal, env });
 // A run that was interrupted exits 130 whatever the command made of it.
 const finalCode = controller.signal.aborted && code !== EXIT.ok ? EXIT.interrupted : code;
 // Flush stdout/stderr before leaving; open handles (a browser, a pool) must not keep the process up.
