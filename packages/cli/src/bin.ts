@@ -41,9 +41,11 @@ if (existsSync(".env")) {
 // Playwright's PWDEBUG=1 is `wf run --debug` (read by resolveCliConfig from the command's
 // environment). playwright-core must not see it: it reads it once, as it loads, and would launch
 // its Inspector, which pauses every browser call of a step past the step's deadline and needs a
-// display of its own (without one, the launch failed as "No Chromium browser found").
-const env = process.env.PWDEBUG === undefined ? process.env : { ...process.env };
+// display of its own (without one, the launch failed as "No Chromium browser found"). The launcher
+// (bin/wf.js) took it out of the process's environment before anything loaded.
+const pwdebug = process.env.PWDEBUG ?? ((globalThis as Record<symbol, unknown>)[Symbol.for("wf.cli.pwdebug")] as string | undefined);
 delete process.env.PWDEBUG;
+const env = pwdebug === undefined ? process.env : { ...process.env, PWDEBUG: pwdebug };
 
 const controller = new AbortController();
 let interrupts = 0;

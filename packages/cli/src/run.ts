@@ -398,7 +398,7 @@ function unreachable(config: ResolvedCliConfig, cause: unknown, redact: (s: stri
   const detail = cause instanceof Error || (typeof cause === "object" && cause !== null && "message" in cause) ? (cause as { message: string }).message : String(cause);
   return new CliUsageError(
     "WF_CLI_SERVICE_UNREACHABLE",
-    `No wf service answers at ${config.serviceUrl}: ${redact(detail).replace(/[.\s]+$/, "")}.\nStart one with \`wf serve\`, fix --service-url / WF_SERVICE_URL / serviceUrl in wf.config.ts, or unset them to use the embedded server.`,
+    `No wf service answers at ${config.serviceUrl ?? "the embedded server"}: ${redact(detail).replace(/[.\s]+$/, "")}.\nStart one with \`wf serve\`, fix --service-url / WF_SERVICE_URL / serviceUrl in wf.config.ts, or unset them to use the embedded server.`,
     { cause },
   );
 }

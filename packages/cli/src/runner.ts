@@ -142,7 +142,8 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   let failures = 0;
   let next = 0;
   const stopped = () => options.signal?.aborted === true || (config.maxFailures > 0 && failures >= config.maxFailures);
-  for (const r of reporters) r.onBegin?.({ entries, workers: config.workers, retries: config.retries });
+  // The workers that will run, as Playwright counts them: no more than there are workflows.
+  for (const r of reporters) r.onBegin?.({ entries, workers: Math.min(config.workers, entries.length), retries: config.retries });
 
   const runOne = async (entry: WorkflowEntry): Promise<WorkflowResult> => {
     const attempts: RunRecord[] = [];
