@@ -126,7 +126,7 @@ export interface WfConfig {
    * Which steps get a screenshot after them (Playwright Test's `screenshot` values): `on` every
    * step, `only-on-failure` the failed ones, `off` none. Fewer pictures make steps faster; the
    * report then shows the pictures there are. Env `WF_SCREENSHOT`.
-   * @default "on"
+   * @default "only-on-failure" (as Playwright Test)
    */
   screenshot?: ScreenshotMode;
   /**

@@ -88,8 +88,8 @@ export const BrowserMode = z.enum(["REMOTE"]);
 
 /**
  * Which steps of a session get a screenshot after them (ours; Playwright Test's `screenshot`
- * option and its values): `on` every step (the default), `only-on-failure` the steps that failed,
- * `off` none. A session whose debugger page is open gets one after every step whatever the mode.
+ * option and its values): `on` every step, `only-on-failure` the steps that failed (the default,
+ * as Playwright Test's), `off` none. A session whose debugger page is open gets one after every step whatever the mode.
  */
 export const SCREENSHOT_MODES = ["on", "only-on-failure", "off"] as const;
 export const ScreenshotMode = z.enum(SCREENSHOT_MODES);
