@@ -49,8 +49,9 @@ export function runExample(
   const args = ["packages/cli/bin/wf.js", "run", file, "--reporter", "json", "--report-dir", reportDir];
   for (const [key, value] of Object.entries(params)) args.push("--param", `${key}=${value}`);
   args.push(...flags);
-  // No WF_BASE_URL: the CLI starts its embedded server, the default a user gets.
+  // No service URL: the CLI starts its embedded server, the default a user gets.
   const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...env };
+  delete childEnv.WF_SERVICE_URL;
   delete childEnv.WF_BASE_URL;
   delete childEnv.WF_API_KEY;
   return new Promise((resolve) => {

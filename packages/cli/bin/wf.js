@@ -12,13 +12,22 @@
 // preload that fails only costs its time; the real import reports the error).
 import { existsSync } from "node:fs";
 
+// Playwright's PWDEBUG=1 means `wf run --debug` (src/bin.ts hands it to the command). playwright-core
+// must not see it: it reads it once, as it loads (preloaded below), and would launch its own
+// Inspector, which pauses every browser call of a step past the step's deadline.
+if (process.env.PWDEBUG !== undefined) {
+  globalThis[Symbol.for("wf.cli.pwdebug")] = process.env.PWDEBUG;
+  delete process.env.PWDEBUG;
+}
+
 const source = new URL("../src/bin.ts", import.meta.url);
 if (existsSync(source)) {
   const SERVICE_COMMANDS = new Set(["run", "trigger", "workflows"]);
   const preload = ["yargs", "zod"];
   if (SERVICE_COMMANDS.has(process.argv[2])) preload.push("undici");
   // `wf run` on the embedded server: its two biggest dependencies (~300 ms through tsx's loader, ~half without).
-  const baseUrlGiven = process.argv.some((arg) => arg === "--base-url" || arg.startsWith("--base-url=")) || Boolean(process.env.WF_BASE_URL);
+  const flag = (name) => process.argv.some((arg) => arg === name || arg.startsWith(`${name}=`));
+  const baseUrlGiven = flag("--service-url") || flag("--base-url") || Boolean(process.env.WF_SERVICE_URL) || Boolean(process.env.WF_BASE_URL);
   if (process.argv[2] === "run" && !baseUrlGiven) preload.push("playwright-core", "fastify");
   await Promise.all(preload.map((specifier) => import(specifier).catch(() => {})));
   const { register } = await import("tsx/esm/api");

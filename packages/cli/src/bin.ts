@@ -38,6 +38,15 @@ if (existsSync(".env")) {
   }
 }
 
+// Playwright's PWDEBUG=1 is `wf run --debug` (read by resolveCliConfig from the command's
+// environment). playwright-core must not see it: it reads it once, as it loads, and would launch
+// its Inspector, which pauses every browser call of a step past the step's deadline and needs a
+// display of its own (without one, the launch failed as "No Chromium browser found"). The launcher
+// (bin/wf.js) took it out of the process's environment before anything loaded.
+const pwdebug = process.env.PWDEBUG ?? ((globalThis as Record<symbol, unknown>)[Symbol.for("wf.cli.pwdebug")] as string | undefined);
+delete process.env.PWDEBUG;
+const env = pwdebug === undefined ? process.env : { ...process.env, PWDEBUG: pwdebug };
+
 const controller = new AbortController();
 let interrupts = 0;
 const onSignal = (signal: NodeJS.Signals) => {
@@ -48,7 +57,7 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
-const code = await runCli(process.argv.slice(2), { signal: controller.signal });
+const code = await runCli(process.argv.slice(2), { signal: controller.signal, env });
 // A run that was interrupted exits 130 whatever the command made of it.
 const finalCode = controller.signal.aborted && code !== EXIT.ok ? EXIT.interrupted : code;
 // Flush stdout/stderr before leaving; open handles (a browser, a pool) must not keep the process up.

@@ -57,6 +57,7 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
     stdout: context.stdout ?? process.stdout,
     stderr: context.stderr ?? process.stderr,
     signal: context.signal ?? new AbortController().signal,
+    ...(context.stdin ? { stdin: context.stdin } : {}),
   };
   let exitCode: number = EXIT.ok;
   let ran = false;
@@ -77,7 +78,7 @@ export async function runCli(args: ReadonlyArray<string>, context: Partial<CliCo
     .example("$0 serve --port 8787", "Run the service for other clients")
     .example("$0 init my-workflows", "Start a new project")
     .example("$0 install-browser", "Install a Chromium for the embedded server")
-    .epilog("Configuration: flags > wf.config.ts (defineConfig) > environment (WF_BASE_URL, WF_API_KEY, …; .env is read) > defaults.\nExit codes: 0 ok, 1 workflow failed or findings, 2 usage or configuration error, 130 interrupted.")
+    .epilog("Configuration: flags > environment (WF_SERVICE_URL, WF_APP_URL, WF_API_KEY, …; .env is read) > wf.config.ts (defineConfig) > defaults.\nExit codes: 0 ok, 1 workflow failed or findings, 2 usage or configuration error, 130 interrupted.")
     .exitProcess(false)
     .fail(false)
     // yargs makes an array of a flag given twice; a flag that takes one value must not get one.

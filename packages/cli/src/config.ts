@@ -9,8 +9,11 @@ import { importTs } from "./_import.js";
 import { CliUsageError } from "./errors.js";
 import { LOCK_MODES, nonBlank, parseWfEnv, TRACE_MODES, WfEnvError, type WfEnv, type WfEnvName } from "@wf/server/env";
 
-import type { ScreenshotMode } from "@wf/core/protocol";
-import { REPORTERS, SCREENSHOT_MODES, type ReporterName } from "./names.js";
+import type { ScreenshotMode, SessionContextOptions } from "@wf/core/protocol";
+import { DEBUG_SLOW_MO_MS, REPORTERS, SCREENSHOT_MODES, type ReporterName } from "./names.js";
+import { ProjectSchema, resolveProjects, UseSchema, useKeyHint, type ProjectConfig, type ResolvedProject, type UseOptions } from "./projects.js";
+
+export type { ProjectConfig, ResolvedProject, UseOptions };
 
 export { REPORTERS, type ReporterName };
 
@@ -38,8 +41,31 @@ export interface ReporterSpec {
 
 /** What `wf.config.ts` may set. Every field is optional. */
 export interface WfConfig {
-  /** The service to run steps on, e.g. `"http://127.0.0.1:8787"`. Unset: an embedded `@wf/server` is started. */
+  /**
+   * The wf service to run steps on, e.g. `"http://127.0.0.1:8787"`. Env `WF_SERVICE_URL`, flag
+   * `--service-url`. Unset: an embedded `@wf/server` is started. Not the app's address: that is `use.baseURL`.
+   */
+  serviceUrl?: string;
+  /** @deprecated The old name of {@link WfConfig.serviceUrl} (the wf service, not the app: that is `use.baseURL`); still read, with a notice. */
   baseUrl?: string;
+  /**
+   * How each workflow's browser context is made, Playwright's `use`: the app's `baseURL` (`go to
+   * /login` opens `<baseURL>/login`), `viewport`, `locale`, `timezoneId`, `colorScheme`,
+   * `userAgent`, or a device (`...devices["Pixel 7"]`). Each project's `use` is laid over it.
+   * `--app-url` / `WF_APP_URL` beat every `baseURL`.
+   */
+  use?: UseOptions;
+  /**
+   * Projects, as Playwright's: every selected workflow runs once per project, with the project's
+   * `use` over the top-level one; reports name the project (`[mobile] › flows/cart.ts › cart`).
+   * `--project <name>` (repeatable) runs some. @default none: each workflow runs once, with `use`
+   */
+  projects?: ProjectConfig[];
+  /** Checks (`check()`, `check.soft()`). */
+  check?: {
+    /** How long a check that sets no `timeoutMs` retries, in ms (Playwright's `expect: { timeout }`). 0 to 570,000. @default 5_000 */
+    timeoutMs?: number;
+  };
   /** The service's API key (sent as the `api-key` header). Prefer `WF_API_KEY` in `.env` to committing it. */
   apiKey?: string;
   /**
@@ -100,7 +126,7 @@ export interface WfConfig {
    * Which steps get a screenshot after them (Playwright Test's `screenshot` values): `on` every
    * step, `only-on-failure` the failed ones, `off` none. Fewer pictures make steps faster; the
    * report then shows the pictures there are. Env `WF_SCREENSHOT`.
-   * @default "on"
+   * @default "only-on-failure" (as Playwright Test)
    */
   screenshot?: ScreenshotMode;
   /**
@@ -136,7 +162,7 @@ export interface WfConfig {
  * @example
  * // wf.config.ts
  * import { defineConfig } from "@wf/cli";
- * export default defineConfig({ baseUrl: "http://127.0.0.1:8787", reporter: "pretty" });
+ * export default defineConfig({ use: { baseURL: "http://localhost:3000" }, reporter: "list" });
  */
 export function defineConfig(config: WfConfig): WfConfig {
   return config;
@@ -144,7 +170,11 @@ export function defineConfig(config: WfConfig): WfConfig {
 
 const ConfigSchema = z
   .object({
+    serviceUrl: z.url({ protocol: /^https?$/ }).optional(),
     baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    use: UseSchema.optional(),
+    projects: z.array(ProjectSchema).optional(),
+    check: z.object({ timeoutMs: z.number().int().min(0).max(570_000).optional() }).strict().optional(),
     apiKey: z.string().min(1).optional(),
     reporter: z
       .union([z.enum(REPORTERS), z.array(z.union([z.tuple([z.enum(REPORTERS)]), z.tuple([z.enum(REPORTERS), z.object({ outputFile: z.string().min(1).optional() }).strict()])])).min(1)])
@@ -179,7 +209,16 @@ const ConfigSchema = z
 
 /** Flags that override configuration; `undefined` means "not given". */
 export interface CliFlags {
+  /** `--service-url`: the wf service. */
+  serviceUrl?: string | undefined;
+  /** @deprecated `--base-url`, the old name of `--service-url` (read, with a notice). */
   baseUrl?: string | undefined;
+  /** `--app-url`: the app's base URL, over every `use.baseURL`. */
+  appUrl?: string | undefined;
+  /** `--project`: the projects to run (names of `projects` in wf.config.ts); none: all. */
+  projects?: ReadonlyArray<string> | undefined;
+  /** `--debug`: headed, slowed down, one worker, no run timeout, a pause before each step. */
+  debug?: boolean | undefined;
   apiKey?: string | undefined;
   /** One name or several separated by commas (`list,junit`). */
   reporter?: string | undefined;
@@ -220,8 +259,18 @@ export interface ResolveCliConfigOptions {
 export interface ResolvedCliConfig {
   /** Absolute path of the config file read, if any. */
   configFile: string | undefined;
-  /** The service URL; `undefined` means start the embedded server. */
-  baseUrl: string | undefined;
+  /** The wf service's URL (`--service-url`, `WF_SERVICE_URL`, `serviceUrl`); `undefined` means start the embedded server. */
+  serviceUrl: string | undefined;
+  /** The context options of every session (`use`, with `--app-url`/`WF_APP_URL` as its `baseURL`); a project's replace them. */
+  use: SessionContextOptions;
+  /** The projects to run (those `--project` picked, else all); empty when wf.config.ts has none. */
+  projects: ResolvedProject[];
+  /** How long a check that sets no `timeoutMs` retries (`check.timeoutMs`); `undefined`: the default (5 s). */
+  checkTimeoutMs: number | undefined;
+  /** `--debug` (or Playwright's `PWDEBUG`): a pause before each step; headed, slowed down, one worker, no run timeout. */
+  debug: boolean;
+  /** One-line notices for stderr: deprecated names read, settings that cannot apply. */
+  notices: string[];
   apiKey: string | undefined;
   /** The first of {@link reporters}: what a single-workflow run uses. */
   reporter: ReporterName;
@@ -267,13 +316,14 @@ export interface ResolvedCliConfig {
 
 /**
  * Loads `wf.config.ts` and `.env` and resolves every setting: flag, then environment variable
- * (`WF_BASE_URL`, `WF_API_KEY`, `WF_REPORTER`, `WF_TIMEOUT_MS`, `WF_REQUEST_TIMEOUT_MS`,
+ * (`WF_SERVICE_URL`, `WF_APP_URL`, `WF_API_KEY`, `WF_REPORTER`, `WF_TIMEOUT_MS`, `WF_REQUEST_TIMEOUT_MS`,
  * `WF_MODEL`, `WF_MAX_MODEL_CALLS`, `WF_TEST_DIR`, `WF_WORKERS`, `WF_RETRIES`, `WF_MAX_FAILURES`, `WF_REPEAT_EACH`,
  * `WF_HEADED`, `WF_SLOW_MO_MS`, `WF_TRACE`, `WF_SCREENSHOT`, `WF_REPORT_DIR`, `WF_HOST`, `WF_PORT`,
  * `WF_WORKFLOWS_DIR`, `WF_DATA_DIR`; process variables beat `.env`), then config file, then default.
  *
  * @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` when the config file does not load or has a
- *   wrong field, or a flag or variable has a wrong value (e.g. `WF_PORT=abc`).
+ *   wrong field, or a flag or variable has a wrong value (e.g. `WF_PORT=abc`), or `--project`
+ *   names no project.
  */
 export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): Promise<ResolvedCliConfig> {
   const cwd = options.cwd ?? process.cwd();
@@ -324,7 +374,7 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
         const where = configFile ?? `${cwd}/wf.config.ts`;
         throw new CliUsageError(
           "WF_CLI_CONFIG_INVALID",
-          `Invalid configuration in ${where}:\n${parsed.error.issues.map((i) => `  - ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n")}\nFix the file; see \`wf --help\` for the fields.`,
+          `Invalid configuration in ${where}:\n${parsed.error.issues.map(configIssue).join("\n")}\nFix the file; see \`wf --help\` for the fields.`,
           { path: where },
         );
       }
@@ -342,10 +392,11 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
         : typeof file.reporter === "string"
           ? [{ name: file.reporter }]
           : file.reporter.map(([name, opts]) => ({ name, ...(opts && "outputFile" in opts && opts.outputFile ? { outputFile: opts.outputFile } : {}) }));
-  const baseUrl = nonBlank(flags.baseUrl) ?? vars.WF_BASE_URL ?? file.baseUrl;
-  if (baseUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(baseUrl)) {
-    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Base URL "${baseUrl}" is not an http(s) URL. Pass one like --base-url http://127.0.0.1:8787, or leave it unset to use the embedded server.`);
-  }
+  const notices: string[] = [];
+  const serviceUrl = resolveServiceUrl(flags, vars, file, notices);
+  const { use, projects } = resolveProjects(file, nonBlank(flags.appUrl) ?? vars.WF_APP_URL, flags.projects ?? [], notices);
+  // Playwright's PWDEBUG=1 (bin.ts keeps it from playwright-core, whose own inspector would pause every browser call).
+  const debug = flags.debug ?? (nonBlank(env.PWDEBUG) !== undefined && !["0", "false"].includes(env.PWDEBUG!.trim().toLowerCase()));
   const model = nonBlank(flags.model) ?? vars.WF_MODEL ?? file.model;
   // The lock: the flag, then frozen on CI (no model call for a locked step, like `npm ci`), then the file, then heal with a model.
   const lock = nonBlank(flags.lock) ?? (isCi(env) ? "frozen" : undefined) ?? file.lock ?? (model ? "heal" : "read");
@@ -366,25 +417,32 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
   }
   const { availableParallelism } = await import("node:os");
   const { resolve } = await import("node:path");
-  const workers = flags.workers ?? vars.WF_WORKERS ?? file.workers ?? Math.max(1, Math.floor(availableParallelism() / 2));
+  // --debug runs one workflow at a time, as Playwright's does.
+  const workers = debug ? 1 : (flags.workers ?? vars.WF_WORKERS ?? file.workers ?? Math.max(1, Math.floor(availableParallelism() / 2)));
   if (workers < 1) throw new CliUsageError("WF_CLI_CONFIG_INVALID", `workers must be 1 or more, got ${workers}.`);
   const repeatEach = flags.repeatEach ?? vars.WF_REPEAT_EACH ?? file.repeatEach ?? 1;
   if (repeatEach < 1) throw new CliUsageError("WF_CLI_CONFIG_INVALID", `repeatEach must be 1 or more, got ${repeatEach}.`);
   return {
     configFile,
-    baseUrl: baseUrl?.replace(/\/+$/, ""),
+    serviceUrl: serviceUrl?.replace(/\/+$/, ""),
+    use,
+    projects,
+    checkTimeoutMs: file.check?.timeoutMs,
+    debug,
+    notices,
     apiKey: nonBlank(flags.apiKey) ?? vars.WF_API_KEY ?? file.apiKey,
     reporter: reporters[0]!.name,
     reporters,
     reporterChosen: reporterText !== undefined || file.reporter !== undefined,
     testDir: resolve(cwd, vars.WF_TEST_DIR ?? file.testDir ?? "workflows"),
     workers,
-    retries: flags.retries ?? vars.WF_RETRIES ?? file.retries ?? 0,
+    retries: debug ? 0 : (flags.retries ?? vars.WF_RETRIES ?? file.retries ?? 0),
     maxFailures: flags.maxFailures ?? vars.WF_MAX_FAILURES ?? file.maxFailures ?? 0,
     repeatEach,
-    headed: flags.headed ?? vars.WF_HEADED ?? file.headed ?? false,
-    slowMoMs: flags.slowMoMs ?? vars.WF_SLOW_MO_MS ?? file.slowMoMs ?? 0,
-    timeoutMs: flags.timeoutMs ?? vars.WF_TIMEOUT_MS ?? file.timeoutMs,
+    // --debug: headed (unless --no-headed) and slowed down (DEBUG_SLOW_MO_MS unless a delay is set), no run timeout.
+    headed: flags.headed ?? (debug || (vars.WF_HEADED ?? file.headed ?? false)),
+    slowMoMs: flags.slowMoMs ?? vars.WF_SLOW_MO_MS ?? file.slowMoMs ?? (debug ? DEBUG_SLOW_MO_MS : 0),
+    timeoutMs: debug ? undefined : (flags.timeoutMs ?? vars.WF_TIMEOUT_MS ?? file.timeoutMs),
     requestTimeoutMs: vars.WF_REQUEST_TIMEOUT_MS ?? file.requestTimeoutMs,
     model,
     lock: lock as LockModeName,
@@ -401,6 +459,40 @@ export async function resolveCliConfig(options: ResolveCliConfigOptions = {}): P
     },
     env,
   };
+}
+
+/**
+ * The wf service's URL: `--service-url`, `WF_SERVICE_URL`, `serviceUrl`; the old names
+ * (`--base-url`, `WF_BASE_URL`, `baseUrl`) are read where the new one is not set, each with a
+ * one-line notice.
+ * @throws {@link CliUsageError} `WF_CLI_CONFIG_INVALID` for a URL that is not http(s).
+ */
+function resolveServiceUrl(flags: CliFlags, vars: Pick<WfEnv, "WF_SERVICE_URL" | "WF_BASE_URL">, file: WfConfig, notices: string[]): string | undefined {
+  const old = (name: string, value: string | undefined, instead: string): string | undefined => {
+    if (value !== undefined) notices.push(`${name} is deprecated: it names the wf service, now ${instead} (the app's address is use.baseURL / --app-url / WF_APP_URL).`);
+    return value;
+  };
+  const url =
+    nonBlank(flags.serviceUrl) ??
+    old("--base-url", nonBlank(flags.baseUrl), "--service-url") ??
+    vars.WF_SERVICE_URL ??
+    old("WF_BASE_URL", vars.WF_BASE_URL, "WF_SERVICE_URL") ??
+    file.serviceUrl ??
+    old("baseUrl in wf.config.ts", file.baseUrl, "serviceUrl");
+  if (url !== undefined && !/^https?:\/\/[^/\s]+/.test(url)) {
+    throw new CliUsageError("WF_CLI_CONFIG_INVALID", `Service URL "${url}" is not an http(s) URL. Pass one like --service-url http://127.0.0.1:8787, or leave it unset to use the embedded server.`);
+  }
+  return url;
+}
+
+/** One line of a config error: the field, what is wrong, and where wf keeps a Playwright `use` option it does not take there. */
+function configIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.join(".") || "(root)";
+  if (issue.code === "unrecognized_keys" && /(^|\.)use$/.test(where)) {
+    const hints = issue.keys.map((key) => useKeyHint(key)).filter((h): h is string => h !== undefined);
+    if (hints.length > 0) return `  - ${where}: ${issue.message}: ${hints.join("; ")}.`;
+  }
+  return `  - ${where}: ${issue.message}`;
 }
 
 /** The one method c12 uses of its jiti instance, backed by tsx (see `_import.ts`). */
@@ -440,7 +532,7 @@ export function parseReporterList(text: string): ReporterSpec[] {
 
 /** The variables {@link resolveCliConfig} reads (see `@wf/server/env`). */
 const CLI_ENV = [
-  "WF_REPORTER", "WF_BASE_URL", "WF_API_KEY", "WF_MODEL", "WF_MAX_MODEL_CALLS", "WF_TRACE", "WF_SCREENSHOT", "WF_WORKERS", "WF_REPEAT_EACH", "WF_TEST_DIR",
+  "WF_REPORTER", "WF_SERVICE_URL", "WF_BASE_URL", "WF_APP_URL", "WF_API_KEY", "WF_MODEL", "WF_MAX_MODEL_CALLS", "WF_TRACE", "WF_SCREENSHOT", "WF_WORKERS", "WF_REPEAT_EACH", "WF_TEST_DIR",
   "WF_RETRIES", "WF_MAX_FAILURES", "WF_HEADED", "WF_SLOW_MO_MS", "WF_TIMEOUT_MS", "WF_REQUEST_TIMEOUT_MS", "WF_REPORT_DIR", "WF_HOST", "WF_PORT",
   "WF_WORKFLOWS_DIR", "WF_DATA_DIR",
   // Read before the configuration, without zod (see @wf/server/env-flag); checked here so a malformed value fails like any other.

@@ -21,16 +21,18 @@ export interface EarlyBrowser {
  * (`browser`), or close it with {@link closeEarlyBrowser}. Await `started` before loading anything
  * else, so that the launch is not queued behind that loading.
  *
- * @returns undefined when the run will not start an embedded server (a base URL is configured).
+ * @param options.openPage - open the run's context and page as soon as Chromium is up; not for a
+ *   session that asks for context options of its own (a project's viewport, a device). @default true
+ * @returns undefined when the run will not start an embedded server (a service URL is configured).
  */
-export function launchEmbeddedBrowser(config: ResolvedCliConfig): EarlyBrowser | undefined {
-  if (config.baseUrl) return undefined;
+export function launchEmbeddedBrowser(config: ResolvedCliConfig, options: { openPage?: boolean } = {}): EarlyBrowser | undefined {
+  if (config.serviceUrl) return undefined;
   // The browser fields of openService's options: the same Chromium, headed and slowed down alike.
   const launching = import("@wf/server/prelaunch")
     // The run's one session takes the page opened as soon as Chromium is up, and its trace
     // already recording when its first attempt records one (`on`, `retain-on-failure`).
     .then(({ prelaunchBrowser }) =>
-      prelaunchBrowser({ headed: config.headed, slowMoMs: config.slowMoMs }, config.env, { openPage: true, trace: config.trace === "on" || config.trace === "retain-on-failure" }),
+      prelaunchBrowser({ headed: config.headed, slowMoMs: config.slowMoMs }, config.env, { openPage: options.openPage ?? true, trace: config.trace === "on" || config.trace === "retain-on-failure" }),
     )
     .catch(() => undefined);
   let taken = false;

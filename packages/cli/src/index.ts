@@ -5,7 +5,9 @@
  * `showReport` (wf show-report).
  */
 export { defineConfig, resolveCliConfig, REPORTERS, TRACE_MODES } from "./config.js";
-export type { WfConfig, ReporterName, TraceMode, CliFlags, ResolveCliConfigOptions, ResolvedCliConfig } from "./config.js";
+export type { WfConfig, ReporterName, TraceMode, CliFlags, ResolveCliConfigOptions, ResolvedCliConfig, UseOptions, ProjectConfig, ResolvedProject } from "./config.js";
+export { devices } from "./devices.js";
+export type { DeviceDescriptor } from "./devices.js";
 export { runWorkflowFile } from "./run.js";
 export type { RunWorkflowFileOptions, RunWorkflowFileResult } from "./run.js";
 export { showReport } from "./report/show.js";

@@ -99,17 +99,20 @@ function templates(name: string): Record<string, string> {
     ".gitignore": `node_modules/
 # Secrets: copy .env.example to .env and keep it out of git.
 .env
-# Records of the wf server (sessions, screenshots) and run reports.
+# Records of the wf server (sessions, screenshots) and run reports, the shards' too (--report-dir wf-report-<shard>).
 .wf/
 wf-report/
+wf-report-*/
 `,
     "wf.config.ts": `import { defineConfig } from "@wf/cli";
 
-// Settings of the wf command. Flags and environment variables (WF_BASE_URL, WF_REPORTER, ...)
+// Settings of the wf command. Flags and environment variables (WF_APP_URL, WF_REPORTER, ...)
 // override them, so CI can change them without editing this file.
-// Leave baseUrl unset to run on the embedded server (a local Chromium: \`npx wf install-browser\`).
+// Leave serviceUrl unset to run on the embedded server (a local Chromium: \`npx wf install-browser\`).
 export default defineConfig({
-  // baseUrl: "http://127.0.0.1:8787",
+  // use: { baseURL: "http://localhost:3000" }, // your app: \`go to /login\` opens http://localhost:3000/login
+  // projects: [{ name: "desktop" }, { name: "mobile", use: { ...devices["Pixel 7"] } }], // import { devices } from "@wf/cli"
+  // serviceUrl: "http://127.0.0.1:8787", // a wf service started with \`wf serve\` (else an embedded one)
   testDir: "workflows", // \`npx wf run\` with no file runs every workflow in it
   // reporter: [["list"], ["junit", { outputFile: "wf-report/junit.xml" }]], // default: pretty for one, list for several
   // workers: 2, retries: 1,
@@ -120,8 +123,10 @@ export default defineConfig({
 });
 `,
     ".env.example": `# Copy to .env (not committed). wf reads .env from the working directory.
+# Your app's address (go to /login opens <url>/login); beats use.baseURL of wf.config.ts.
+# WF_APP_URL=http://localhost:3000
 # The wf service to run steps on; unset runs an embedded server with a local Chromium.
-# WF_BASE_URL=http://127.0.0.1:8787
+# WF_SERVICE_URL=http://127.0.0.1:8787
 # WF_API_KEY=
 # A Chromium of your own (else wf looks in the usual places; \`npx wf install-browser\` installs one).
 # WF_CHROMIUM_PATH=/usr/bin/chromium

@@ -24,3 +24,6 @@ export const TRIGGER_REPORTERS = ["pretty", "json", "ndjson"] as const;
  * loads no schema.
  */
 export const SCREENSHOT_MODES = ["on", "only-on-failure", "off"] as const satisfies ReadonlyArray<ScreenshotMode>;
+
+/** The delay of each browser operation under `wf run --debug` when none is set, in ms. */
+export const DEBUG_SLOW_MO_MS = 250;

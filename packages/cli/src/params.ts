@@ -1,6 +1,8 @@
 /**
- * Params of `wf run` from the command line: `--param key=value` (repeatable) and
- * `--params-file f.json`. Values given as strings are converted by the param's zod type.
+ * Params of `wf run`: `--param key=value` (repeatable), `--param-env name=VARIABLE`,
+ * `paramsFromEnv` of wf.config.ts and `--params-file f.json`, each bound for every selected
+ * workflow that declares the name ({@link scopeParams}). Values given as strings are converted by
+ * the param's zod type.
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -48,6 +50,79 @@ export function paramsFromEnv(bindings: Readonly<Record<string, string>>, env: R
     );
   }
   return out;
+}
+
+/** Where the params of a run come from, before they are bound to the workflows that declare them. */
+export interface ParamInputs {
+  /** `--param` values as strings. */
+  params?: Readonly<Record<string, string>>;
+  /** `--param-env` bindings: param name → environment variable. */
+  paramEnv?: Readonly<Record<string, string>>;
+  /** `paramsFromEnv` of wf.config.ts: never an error for a name no workflow declares. */
+  configEnv?: Readonly<Record<string, string>>;
+  /** The `--params-file` object. */
+  file?: Readonly<Record<string, unknown>>;
+}
+
+/** The params of one workflow's run, as {@link scopeParams} bound them. */
+export interface ScopedParams {
+  /** Strings from `--param`, `--param-env` and `paramsFromEnv`, converted by the param's zod type. */
+  strings: Record<string, string>;
+  /** Typed values from the params file. */
+  file: Record<string, unknown>;
+}
+
+/**
+ * Binds params to the workflows that declare them: each name of `--param`, `--param-env`,
+ * `paramsFromEnv` and the params file goes to every workflow of `workflows` whose `params` has it,
+ * and to no other. Precedence: `--param`, then `--param-env`, then `paramsFromEnv`, then the file.
+ * A variable is read only for a name some workflow declares (and no `--param` gives).
+ *
+ * @param options.cut - the selection was cut (`--grep`, `--shard`, `--last-failed`): a command-line
+ *   name no selected workflow declares is then ignored rather than refused.
+ * @returns the params of each workflow (by the workflow value).
+ * @throws {@link CliUsageError} `WF_CLI_PARAMS_INVALID` for a `--param`, `--param-env` or params-file
+ *   name no selected workflow declares, unless `cut` (a config binding is never refused);
+ *   `WF_CLI_PARAM_ENV_MISSING` naming each variable that is not set.
+ */
+export function scopeParams(
+  workflows: ReadonlyArray<Workflow>,
+  inputs: ParamInputs,
+  env: Readonly<Record<string, string | undefined>>,
+  options: { cut: boolean },
+): (workflow: Workflow) => ScopedParams {
+  const declared = new Set(workflows.flatMap((wf) => Object.keys(wf.params?.shape ?? {})));
+  const flags = inputs.params ?? {};
+  const paramEnv = inputs.paramEnv ?? {};
+  const file = inputs.file ?? {};
+  if (!options.cut) {
+    const unique = [...new Map(workflows.map((wf) => [wf.name, wf])).values()];
+    for (const [names, flag] of [
+      [Object.keys(flags), "--param"],
+      [Object.keys(paramEnv), "--param-env"],
+      [Object.keys(file), "--params-file"],
+    ] as const) {
+      const unknown = names.filter((name) => !declared.has(name));
+      if (unknown.length === 0) continue;
+      if (unique.length === 1) assertKnownParams(unique[0]!, unknown, flag);
+      const known = [...declared];
+      throw new CliUsageError(
+        "WF_CLI_PARAMS_INVALID",
+        `No selected workflow has a param ${unknown.map((n) => JSON.stringify(n)).join(", ")} (${flag}). ${known.length ? `Known params: ${known.join(", ")}.` : "They take no params."}`,
+      );
+    }
+  }
+  // The variables of the names some workflow takes and no --param gives; --param-env beats the config's binding.
+  const used = (bindings: Readonly<Record<string, string>>, skip: Readonly<Record<string, unknown>>) =>
+    Object.fromEntries(Object.entries(bindings).filter(([name]) => declared.has(name) && !Object.hasOwn(flags, name) && !Object.hasOwn(skip, name)));
+  const fromFlagEnv = paramsFromEnv(used(paramEnv, {}), env, "--param-env");
+  const fromConfigEnv = paramsFromEnv(used(inputs.configEnv ?? {}, paramEnv), env, "paramsFromEnv in wf.config.ts:");
+  const strings = { ...fromConfigEnv, ...fromFlagEnv, ...flags };
+  return (workflow) => {
+    const shape = workflow.params?.shape ?? {};
+    const own = <T>(values: Readonly<Record<string, T>>) => Object.fromEntries(Object.entries(values).filter(([name]) => Object.hasOwn(shape, name)));
+    return { strings: own(strings), file: own(file) };
+  };
 }
 
 /**
@@ -107,11 +182,14 @@ export function assertKnownParamNames(workflow: string, known: ReadonlyArray<str
  * booleans, enums, JSON for arrays and objects, dates).
  *
  * @returns the validated params (defaults applied).
+ * @param allFromFile - the params file's values; the names the workflow does not declare are left out.
  * @throws {@link CliUsageError} `WF_CLI_PARAMS_INVALID` for a `--param` name the workflow does not declare.
  * @throws `ParamsValidationError` (`WF_PARAMS_INVALID`) listing each bad field.
  */
-export function buildParams(wf: Workflow, fromFile: Record<string, unknown>, fromFlags: Record<string, string>): Record<string, unknown> {
+export function buildParams(wf: Workflow, allFromFile: Record<string, unknown>, fromFlags: Record<string, string>): Record<string, unknown> {
   assertKnownParams(wf, Object.keys(fromFlags));
+  // A params file may serve several workflows (wf run on many): each takes the names it declares.
+  const fromFile = wf.params ? Object.fromEntries(Object.entries(allFromFile).filter(([key]) => Object.hasOwn(wf.params!.shape, key))) : allFromFile;
   if (Object.keys(fromFile).length === 0) return core.parseParamsFromStrings(wf, fromFlags) as Record<string, unknown>;
   const shape = wf.params?.shape ?? {};
   const known = Object.keys(fromFlags).filter((key) => Object.hasOwn(shape, key));

@@ -5,7 +5,7 @@
  * schema, schema constructs strict structured output refuses).
  */
 import type { CallExpression, Node as MorphNode, SourceFile } from "ts-morph";
-import { parseInstructions } from "@wf/server/grammar";
+import { ACT_GRAMMAR, parseInstructions } from "@wf/server/grammar";
 import { parseCheck } from "@wf/server/check-grammar";
 import type { Finding, PlannedStep, PlanResult } from "./plan-types.js";
 
@@ -143,7 +143,7 @@ export async function lintSourceFile(sourceFile: SourceFile, options: LintOption
         const p = at(first);
         notes.push({ code: "WF_NOTE_NEEDS_MODEL", message: `act(${JSON.stringify(truncate(instruction, 60))}): this step will need the model (the grammar does not understand it).`, file, line: p.line, column: p.column });
       } else if (problem) {
-        finding(first, "WF_LINT_ACT_NOT_UNDERSTOOD", `act(${JSON.stringify(truncate(instruction, 60))}) is not understood by the grammar and no model is configured (WF_MODEL): ${problem}`);
+        finding(first, "WF_LINT_ACT_NOT_UNDERSTOOD", `act(${JSON.stringify(truncate(instruction, 60))}) is not understood by the grammar and no model is configured (WF_MODEL): ${briefProblem(problem, instruction)}`);
       }
     }
 
@@ -194,6 +194,38 @@ export function grammarProblem(instruction: string, parse: (instruction: string)
     }
   }
   return message;
+}
+
+/**
+ * A grammar refusal as a finding says it: what was not understood, the forms of the verbs closest
+ * to the instruction's first word (a typo, or a verb without its quotes), and the verbs the grammar
+ * starts with, in place of the parser's list of every form with examples (~1.3 KB per finding).
+ */
+export function briefProblem(problem: string, instruction: string): string {
+  const cut = problem.indexOf(" The deterministic interpreter understands:");
+  const head = cut >= 0 ? problem.slice(0, cut) : problem;
+  const forms = new Map<string, string[]>();
+  for (const rule of ACT_GRAMMAR) forms.set(rule.verb, [...(forms.get(rule.verb) ?? []), ...rule.examples]);
+  const firstWord = (text: string) => /^[a-z-]+/i.exec(text.trim())?.[0]?.toLowerCase() ?? "";
+  const word = firstWord(instruction);
+  const distance = (verb: string) => Math.min(...(forms.get(verb) ?? []).map((example) => editDistance(word, firstWord(example))));
+  const closest = word ? [...forms.keys()].filter((verb) => distance(verb) <= (word.length <= 4 ? 1 : 2)).sort((a, b) => distance(a) - distance(b)).slice(0, 2) : [];
+  const starts = [...new Set([...forms.values()].flatMap((examples) => examples.map(firstWord)))].filter(Boolean);
+  const near = closest.map((verb) => forms.get(verb)!.slice(0, 3).map((e) => `\`${e}\``).join(", "));
+  return `${head}${near.length ? ` Closest form${near.length > 1 || near[0]!.includes(", ") ? "s" : ""}: ${near.join("; ")}.` : ""} The grammar's steps start with: ${starts.join(", ")}; quote targets and values ("…").`;
+}
+
+/** Edits to turn `a` into `b`: insertions, deletions, substitutions and swaps of two neighbours (`tpye` → `type` is 1). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 type NodeApi = typeof import("ts-morph").Node;

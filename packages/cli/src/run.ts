@@ -1,6 +1,6 @@
 /**
  * `runWorkflowFile()`: the programmatic `wf run`. Loads a workflow file, resolves params and
- * configuration, runs the workflow on a service (the embedded `@wf/server` unless a base URL is
+ * configuration, runs the workflow on a service (the embedded `@wf/server` unless a service URL is
  * configured) with `@wf/runtime`, reports, and returns the run record with the exit code.
  */
 import { randomBytes } from "node:crypto";
@@ -8,10 +8,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WfError, isWfError, redactParams, redactText, secretValues } from "@wf/core";
-import { RUN_RECORD_VERSION, type RunRecord, type ServiceClient } from "@wf/runtime";
+import { RUN_RECORD_VERSION, type RunRecord, type RunWorkflowOptions, type ServiceClient } from "@wf/runtime";
 import type { BrowserHost } from "@wf/server/prelaunch";
 import type { RunningServer, ServerOptions } from "@wf/server";
-import { parseCliEnv, resolveCliConfig, type LockModeName, type ResolvedCliConfig, type ReporterName } from "./config.js";
+import { parseCliEnv, resolveCliConfig, type LockModeName, type ResolvedCliConfig, type ResolvedProject, type ReporterName } from "./config.js";
 import { CliUsageError, EXIT, isConnectionError, type ExitCode } from "./errors.js";
 import { loadWorkflowFile } from "./load-workflow.js";
 import { buildParams, readParamsFile } from "./params.js";
@@ -19,6 +19,7 @@ import { redactJson } from "./redact-json.js";
 import { createReporter, type OutputStream, type Reporter } from "./reporters.js";
 import { timingMark } from "./timing.js";
 import { closeEarlyBrowser, type EarlyBrowser } from "./early-browser.js";
+import { changesContext } from "./projects.js";
 
 export { closeEarlyBrowser, launchEmbeddedBrowser, type EarlyBrowser } from "./early-browser.js";
 
@@ -32,8 +33,14 @@ export interface RunWorkflowFileOptions {
   params?: Record<string, string>;
   /** `--params-file`: a JSON object of params; `params` override its fields. */
   paramsFile?: string;
-  /** The service; unset (here, in config and in `WF_BASE_URL`) starts the embedded server. */
+  /** The wf service; unset (here, in config and in `WF_SERVICE_URL`) starts the embedded server. */
+  serviceUrl?: string;
+  /** @deprecated The old name of {@link RunWorkflowFileOptions.serviceUrl}. */
   baseUrl?: string;
+  /** The project this run belongs to: its `use` makes the session's browser context (else the config's `use`). */
+  project?: ResolvedProject;
+  /** Awaited before each step is sent (`wf run --debug`'s pause); see `runWorkflow`'s `beforeStep`. */
+  beforeStep?: RunWorkflowOptions["beforeStep"];
   apiKey?: string;
   /** @default "pretty" */
   reporter?: ReporterName;
@@ -128,7 +135,7 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
     env: options.env ?? process.env,
     configFile: options.loadConfigFile ?? true,
     dotenv: options.loadConfigFile ?? true,
-    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock, maxModelCalls: options.maxModelCalls },
+    flags: { serviceUrl: options.serviceUrl, baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock, maxModelCalls: options.maxModelCalls },
   });
 
   timingMark("run: config ready");
@@ -152,7 +159,9 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
   const redact = (text: string) => redactText(text, secrets);
 
   const reporter = options.events ? options.events(redact) : createReporter(config.reporter, { stdout, stderr, redact, env: config.env });
-  const service = options.service ?? (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true, trace: Boolean(options.trace) }));
+  const service =
+    options.service ??
+    (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true, trace: Boolean(options.trace), ownContext: changesContext(options.project?.use ?? config.use) }));
   timingMark("service ready");
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
@@ -193,6 +202,9 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
         ...(config.maxModelCalls !== undefined ? { maxModelCalls: config.maxModelCalls } : {}),
         ...(options.trace ? { trace: options.trace } : {}),
         screenshot: config.screenshot,
+        context: options.project?.use ?? config.use,
+        ...(config.checkTimeoutMs !== undefined ? { checkTimeoutMs: config.checkTimeoutMs } : {}),
+        ...(options.beforeStep ? { beforeStep: options.beforeStep } : {}),
         // The embedded server reads uploads from this machine's disk; a service elsewhere gets their bytes with the step.
         uploads: service.embedded ? "local" : "send",
       });
@@ -229,7 +241,7 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
   if (options.out) {
     const outPath = resolve(cwd, options.out);
     const { debuggerUrl, ...rest } = record;
-    const saved = options.reportPath ? { ...(config.baseUrl && debuggerUrl ? { debuggerUrl } : {}), ...rest, report: options.reportPath } : record;
+    const saved = options.reportPath ? { ...(config.serviceUrl && debuggerUrl ? { debuggerUrl } : {}), ...rest, report: options.reportPath } : record;
     try {
       await writeFile(outPath, JSON.stringify(saved, null, 2) + "\n");
     } catch (error) {
@@ -271,11 +283,11 @@ export interface OpenService {
 export async function openService(config: ResolvedCliConfig, stderr: OutputStream = process.stderr, embedded: EmbeddedServiceOptions = {}): Promise<OpenService> {
   const early = embedded.browser;
   const { createServiceClient } = await import("@wf/runtime");
-  if (config.baseUrl) {
+  if (config.serviceUrl) {
     if (config.headed || config.slowMoMs > 0) {
-      stderr.write(`wf: ${config.headed ? "--headed" : "--slow-mo"} applies to the embedded server's browser; the service at ${config.baseUrl} runs its own (start it with WF_HEADED=1 / WF_SLOW_MO_MS).\n`);
+      stderr.write(`wf: ${config.headed ? "--headed" : "--slow-mo"} applies to the embedded server's browser; the service at ${config.serviceUrl} runs its own (start it with WF_HEADED=1 / WF_SLOW_MO_MS).\n`);
     }
-    const client = createServiceClient({ baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
+    const client = createServiceClient({ baseUrl: config.serviceUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}), ...(config.requestTimeoutMs ? { requestTimeoutMs: config.requestTimeoutMs } : {}) });
     return { client, embedded: false, close: async () => void (await closeClient(client)) };
   }
   const apiKey = randomBytes(18).toString("base64url");
@@ -297,10 +309,12 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
     ...(config.model ? { model: config.model } : {}),
     headed: config.headed,
     slowMoMs: config.slowMoMs,
+    // --debug pauses before steps for as long as the user reads: the session must not close for idleness meanwhile.
+    ...(config.debug ? { idleTimeoutMs: DEBUG_IDLE_TIMEOUT_MS } : {}),
     // One run, one session: its context and page open while the server starts (the browser is
     // up by then), and none replaces them once taken: a replacement nobody uses would start a
     // second renderer during the first step (bench:e2e: ~250 ms of a 2.3 s run on this 2-core machine).
-    ...(embedded.oneSession ? { warmSessions: "first" as const } : {}),
+    ...(embedded.oneSession && !embedded.ownContext ? { warmSessions: "first" as const } : {}),
     // Nobody scrapes a run's own server: prom-client is not even loaded.
     metrics: false,
   };
@@ -309,7 +323,9 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
   try {
     // Chromium starts (a process of its own) while the rest of the server is imported, if it has
     // not started earlier; the server then owns it.
-    browser = early ? await early.take() : (await import("@wf/server/prelaunch")).prelaunchBrowser(options, config.env, { openPage: embedded.oneSession === true, trace: embedded.trace === true });
+    browser = early
+      ? await early.take()
+      : (await import("@wf/server/prelaunch")).prelaunchBrowser(options, config.env, { openPage: embedded.oneSession === true && !embedded.ownContext, trace: embedded.trace === true });
     timingMark("embedded server: importing @wf/server");
     const { startServer } = await import("@wf/server");
     timingMark("embedded server: @wf/server imported");
@@ -317,10 +333,15 @@ export async function openService(config: ResolvedCliConfig, stderr: OutputStrea
   } catch (error) {
     await browser?.close(); // closed already when startServer ran; not when importing it failed
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
-    if (isWfError(error) && error.code === "WF_NO_DISPLAY") throw new CliUsageError("WF_CLI_NO_DISPLAY", error.message, { cause: error });
+    if (isWfError(error) && error.code === "WF_NO_DISPLAY") {
+      const message = config.debug
+        ? `--debug (and PWDEBUG=1) shows the browser window, and this machine has no display (neither DISPLAY nor WAYLAND_DISPLAY is set). Add --no-headed to pause before each step without a window, or start a virtual display: xvfb-run wf run --debug ….`
+        : error.message;
+      throw new CliUsageError("WF_CLI_NO_DISPLAY", message, { cause: error });
+    }
     throw new CliUsageError(
       "WF_CLI_SERVER_FAILED",
-      `Could not start the embedded wf server: ${(error as Error).message}\nInstall a Chromium with \`wf install-browser\`, or run against a service with --base-url / WF_BASE_URL.`,
+      `Could not start the embedded wf server: ${(error as Error).message}\nInstall a Chromium with \`wf install-browser\`, or run against a service with --service-url / WF_SERVICE_URL.`,
       { cause: error },
     );
   }
@@ -347,7 +368,12 @@ export interface EmbeddedServiceOptions {
   oneSession?: boolean;
   /** With `oneSession`: that session records a Playwright trace, started with its context opened ahead. @default false */
   trace?: boolean;
+  /** With `oneSession`: that session asks for context options (a viewport, a device…), so none is opened ahead for it. @default false */
+  ownContext?: boolean;
 }
+
+/** How long a session of `--debug`'s embedded server may wait between steps (a pause), in ms. */
+const DEBUG_IDLE_TIMEOUT_MS = 24 * 3_600_000;
 
 async function closeClient(client: unknown): Promise<void> {
   const close = (client as { close?: () => unknown }).close;
@@ -363,7 +389,7 @@ function beforeRunError(error: unknown, config: ResolvedCliConfig, redact: (s: s
   if (error.code === "WF_SERVICE_ERROR" && (status === 401 || status === 403)) {
     return new CliUsageError(
       "WF_CLI_SERVICE_REJECTED",
-      `The wf service at ${config.baseUrl} refused the API key (${status}). Pass the key it was started with: --api-key, WF_API_KEY or apiKey in wf.config.ts.`,
+      `The wf service at ${config.serviceUrl} refused the API key (${status}). Pass the key it was started with: --api-key, WF_API_KEY or apiKey in wf.config.ts.`,
       { cause: error },
     );
   }
@@ -374,7 +400,7 @@ function unreachable(config: ResolvedCliConfig, cause: unknown, redact: (s: stri
   const detail = cause instanceof Error || (typeof cause === "object" && cause !== null && "message" in cause) ? (cause as { message: string }).message : String(cause);
   return new CliUsageError(
     "WF_CLI_SERVICE_UNREACHABLE",
-    `No wf service answers at ${config.baseUrl}: ${redact(detail).replace(/[.\s]+$/, "")}.\nStart one with \`wf serve\`, fix --base-url / WF_BASE_URL / baseUrl in wf.config.ts, or unset them to use the embedded server.`,
+    `No wf service answers at ${config.serviceUrl ?? "the embedded server"}: ${redact(detail).replace(/[.\s]+$/, "")}.\nStart one with \`wf serve\`, fix --service-url / WF_SERVICE_URL / serviceUrl in wf.config.ts, or unset them to use the embedded server.`,
     { cause },
   );
 }

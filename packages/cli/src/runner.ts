@@ -1,7 +1,8 @@
 /**
  * `runWorkflows()`: `wf run` on many workflows, as a test runner. Finds the workflow files (files,
- * folders, globs; the config's `testDir` when none is given), filters them by name (`grep`), and
- * runs them `workers` at a time on ONE service (the embedded server is started once and shared;
+ * folders, globs; the config's `testDir` when none is given), selects the runs (each project,
+ * `grep`, `--last-failed`, `repeatEach`, `--shard`: `select.ts`), binds the params to the workflows
+ * that declare them (`params.ts`), and runs them `workers` at a time on ONE service (the embedded server is started once and shared;
  * every run has its own session), each through {@link runWorkflowFile}. A failed workflow is run
  * again up to `retries` times (Playwright's semantics: one that passes on a retry is `flaky`, and
  * a flaky run does not fail the command). `maxFailures` stops starting new workflows once that
@@ -18,8 +19,13 @@ import { openService, runWorkflowFile, type OpenService } from "./run.js";
 import type { OutputStream } from "./reporters.js";
 import { createRunReport, reportSummary } from "./report/report.js";
 import { createSuiteReporters, type SuiteReporter } from "./suite-reporters.js";
-import { shardOf, type Shard } from "./shard.js";
-import type { SuiteResult, WorkflowEntry, WorkflowOutcome, WorkflowResult } from "./suite-result.js";
+import type { Shard } from "./shard.js";
+import { entryLabel, type SuiteResult, type WorkflowEntry, type WorkflowOutcome, type WorkflowResult } from "./suite-result.js";
+import { readParamsFile, scopeParams } from "./params.js";
+import { readLastFailed, selectEntries, type Selection } from "./select.js";
+import type { RunWorkflowOptions } from "@wf/runtime";
+
+export { repeatWorkflows, selectWorkflows } from "./select.js";
 
 export type { SuiteResult, WorkflowEntry, WorkflowOutcome, WorkflowResult } from "./suite-result.js";
 
@@ -29,15 +35,21 @@ export interface RunWorkflowsOptions {
   patterns?: string[];
   /** @default process.cwd() */
   cwd?: string;
-  /** Only workflows whose `name` matches this regular expression. */
+  /** Only workflows whose project, file, name or tags match this regular expression (Playwright's `--grep`). */
   grep?: string;
-  /** Only workflows whose `name` does not match this regular expression. */
+  /** Only workflows whose project, file, name and tags do not match this regular expression. */
   grepInvert?: string;
+  /** Only the workflows that failed in the last run (`<reportDir>/.last-run.json`). */
+  lastFailed?: boolean;
   /** Print what would run, run nothing. */
   list?: boolean;
-  /** `--param` values; each goes to the workflows that declare it (refused when none does). */
+  /** `--param` values; each goes to the workflows that declare it (refused when none does, unless the selection was cut). */
   params?: Record<string, string>;
+  /** `--param-env` bindings (param name → variable), bound like `params`; `paramsFromEnv` of the config adds to them. */
+  paramEnv?: Record<string, string>;
   paramsFile?: string;
+  serviceUrl?: string;
+  /** @deprecated The old name of `serviceUrl`. */
   baseUrl?: string;
   apiKey?: string;
   /** One name or several, comma-separated. */
@@ -60,6 +72,10 @@ export interface RunWorkflowsOptions {
   config?: ResolvedCliConfig;
   /** The workflows to run, found already (watch mode): `patterns`, `grep` and `repeatEach` are then not applied again. */
   entries?: WorkflowEntry[];
+  /** The runs selected already (`wf run` chose between one run and many with it): nothing is found or selected again. */
+  selection?: Selection;
+  /** Awaited before each step is sent (`--debug`'s pause). */
+  beforeStep?: RunWorkflowOptions["beforeStep"];
   /** A service kept up by the caller (watch mode): used as is and left open. @default one opened for the run and closed after it */
   service?: OpenService;
   /** Import workflow files anew, with their helpers, not from the module cache (watch mode). @default false */
@@ -71,7 +87,7 @@ export function suiteConfig(options: RunWorkflowsOptions, cwd: string): Promise<
   return resolveCliConfig({
     cwd,
     env: options.env ?? process.env,
-    flags: { baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures, repeatEach: options.repeatEach },
+    flags: { serviceUrl: options.serviceUrl, baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, workers: options.workers, retries: options.retries, maxFailures: options.maxFailures, repeatEach: options.repeatEach },
   });
 }
 
@@ -81,20 +97,31 @@ export function suiteConfig(options: RunWorkflowsOptions, cwd: string): Promise<
  * @returns exit code 0 when none failed (flaky ones included), 1 when one failed or `maxFailures`
  *   stopped the run, 130 when interrupted; and the suite's result (undefined with `list`).
  * @throws {@link CliUsageError} (exit code 2) before any run: no workflow found, a file that does
- *   not load, a bad `grep`, a `--param` no selected workflow declares, bad configuration.
+ *   not load, a bad `grep`, a `--param` no selected workflow declares (unless the selection was
+ *   cut), a param variable that is not set, bad configuration.
  */
 export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exitCode: ExitCode; result?: SuiteResult }> {
   const cwd = options.cwd ?? process.cwd();
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   const config = options.config ?? (await suiteConfig(options, cwd));
-  const selected = options.entries ?? repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: options.fresh ?? false }), options.grep, options.grepInvert), config.repeatEach);
-  const entries = options.shard && !options.entries ? shardOf(selected, options.shard) : selected;
+  // Watch mode's re-runs are cut by what a save affects: a param only some workflows take is no error there.
+  const chosen = options.selection ?? (options.entries ? { selected: options.entries, entries: options.entries, cut: true } : await selectRun(options, config, cwd));
+  if (!chosen) {
+    stdout.write(`No last run recorded in ${config.reportDir} (.last-run.json): nothing to run again. Run without --last-failed first.\n`);
+    return { exitCode: EXIT.ok };
+  }
+  const { selected, entries } = chosen;
 
   if (options.list) {
-    for (const entry of entries) stdout.write(`  ${entry.relFile} › ${entry.title}\n`);
+    for (const entry of entries) stdout.write(`  ${entryLabel(entry)}${paramNote(entry)}\n`);
     const files = new Set(entries.map((e) => e.file)).size;
-    stdout.write(`Total: ${entries.length} workflow${entries.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}${shardNote(options.shard, selected.length)}\n`);
+    const projects = new Set(entries.map((e) => e.project?.name).filter(Boolean)).size;
+    stdout.write(`Total: ${entries.length} workflow${entries.length === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}${projects > 0 ? ` (${projects} project${projects === 1 ? "" : "s"})` : ""}${shardNote(options.shard, selected.length)}\n`);
+    return { exitCode: EXIT.ok };
+  }
+  if (selected.length === 0 && options.lastFailed && !options.entries) {
+    stdout.write(`No workflow failed in the last run${options.grep || options.grepInvert || config.projects.length ? " (of those selected)" : ""}: nothing to run again.\n`);
     return { exitCode: EXIT.ok };
   }
   // A CI matrix with more machines than workflows leaves some shards empty: nothing to run is no failure.
@@ -104,13 +131,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   }
   if (entries.length === 0) throw new CliUsageError("WF_CLI_USAGE", `No workflow matches${options.grep ? ` --grep ${options.grep}` : ""}${options.grepInvert ? ` --grep-invert ${options.grepInvert}` : ""}. Run with --list to see the workflows found.`);
 
-  const params = options.params ?? {};
-  for (const key of Object.keys(params)) {
-    if (!entries.some((e) => Object.hasOwn(e.workflow.params?.shape ?? {}, key))) {
-      const known = [...new Set(entries.flatMap((e) => Object.keys(e.workflow.params?.shape ?? {})))];
-      throw new CliUsageError("WF_CLI_PARAMS_INVALID", `No selected workflow has a param "${key}" (--param). ${known.length ? `Known params: ${known.join(", ")}.` : "They take no params."}`);
-    }
-  }
+  const paramsOf = await bindParams(options, config, entries, chosen.cut, cwd);
 
   const specs = reporterSpecs(config, entries.length);
   const reporters = createSuiteReporters(specs, { stdout, stderr, env: config.env, cwd });
@@ -121,11 +142,12 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   let failures = 0;
   let next = 0;
   const stopped = () => options.signal?.aborted === true || (config.maxFailures > 0 && failures >= config.maxFailures);
-  for (const r of reporters) r.onBegin?.({ entries, workers: config.workers, retries: config.retries });
+  // The workers that will run, as Playwright counts them: no more than there are workflows.
+  for (const r of reporters) r.onBegin?.({ entries, workers: Math.min(config.workers, entries.length), retries: config.retries });
 
   const runOne = async (entry: WorkflowEntry): Promise<WorkflowResult> => {
     const attempts: RunRecord[] = [];
-    const own = Object.fromEntries(Object.entries(params).filter(([key]) => Object.hasOwn(entry.workflow.params?.shape ?? {}, key)));
+    const own = paramsOf(entry.workflow).strings;
     for (let attempt = 0; attempt <= config.retries; attempt++) {
       if (attempt > 0 && options.signal?.aborted) break;
       for (const r of reporters) r.onAttemptBegin?.(entry, attempt);
@@ -135,6 +157,8 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
         config,
         service,
         params: own,
+        ...(entry.project ? { project: entry.project } : {}),
+        ...(options.beforeStep ? { beforeStep: options.beforeStep } : {}),
         fresh: options.fresh ?? false,
         ...(options.paramsFile ? { paramsFile: options.paramsFile } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -186,6 +210,39 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   // After the summary; not beside JSON on stdout, which must stay parseable.
   if (!specs.some((spec) => !spec.outputFile && ["json", "ndjson"].includes(spec.name))) stdout.write(reportSummary(report, indexPath, result, cwd));
   return { exitCode: interrupted ? EXIT.interrupted : status === "passed" ? EXIT.ok : EXIT.failed, result };
+}
+
+/**
+ * Finds and selects the runs of a `wf run` (see `select.ts`): the files of `patterns` (else
+ * `testDir`), each project, grep, the last run's failed set (`lastFailed`), repeats, the shard.
+ * @returns the selection, or undefined for `lastFailed` when no run left a failed set.
+ */
+export async function selectRun(options: RunWorkflowsOptions, config: ResolvedCliConfig, cwd: string): Promise<Selection | undefined> {
+  const lastFailed = options.lastFailed ? await readLastFailed(config.reportDir) : undefined;
+  if (options.lastFailed && !lastFailed) return undefined;
+  const found = await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: options.fresh ?? false });
+  return selectEntries(found, { projects: config.projects, grep: options.grep, grepInvert: options.grepInvert, lastFailed, repeatEach: config.repeatEach, shard: options.shard });
+}
+
+/**
+ * The params of each workflow of a run: `--param`, `--param-env`, `paramsFromEnv` and the params
+ * file bound to the workflows that declare them (`scopeParams`).
+ * @throws {@link CliUsageError} as `scopeParams` and `readParamsFile` do.
+ */
+export async function bindParams(options: Pick<RunWorkflowsOptions, "params" | "paramEnv" | "paramsFile">, config: ResolvedCliConfig, entries: ReadonlyArray<WorkflowEntry>, cut: boolean, cwd: string) {
+  const file = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
+  return scopeParams(
+    entries.map((e) => e.workflow),
+    { params: options.params ?? {}, paramEnv: options.paramEnv ?? {}, configEnv: config.paramsFromEnv, file },
+    config.env,
+    { cut },
+  );
+}
+
+/** ` · params: email, password` for `--list`: the params a workflow takes. */
+function paramNote(entry: WorkflowEntry): string {
+  const names = Object.keys(entry.workflow.params?.shape ?? {});
+  return names.length > 0 ? ` · params: ${names.join(", ")}` : "";
 }
 
 /** The reporters of a run of `count` workflows: the chosen ones, else `pretty` for one and `list` for several. */
@@ -257,40 +314,13 @@ export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string
   for (const file of [...new Set([...named, ...found])].sort()) {
     try {
       const { workflow } = await loadWorkflowFile(file, cwd, options);
-      entries.push({ file, relFile: relative(cwd, file) || file, name: workflow.name, title: workflow.name, repeatEachIndex: 0, workflow });
+      entries.push({ file, relFile: relative(cwd, file) || file, name: workflow.name, title: workflow.name, repeatEachIndex: 0, workflow, tags: workflow.tags ?? [] });
     } catch (error) {
       if (!named.has(file) && isWfError(error) && error.code === "WF_CLI_NO_WORKFLOW") continue;
       throw error;
     }
   }
   return entries;
-}
-
-/**
- * Each entry `count` times in a row (Playwright's `repeatEach`): the k-th copy (from 0) has
- * `repeatEachIndex` k and, from the second on, the title `name (repeat #k)`, so reports keep them apart.
- */
-export function repeatWorkflows(entries: WorkflowEntry[], count: number): WorkflowEntry[] {
-  if (count <= 1) return entries;
-  return entries.flatMap((entry) => Array.from({ length: count }, (_, k) => ({ ...entry, repeatEachIndex: k, title: k === 0 ? entry.name : `${entry.name} (repeat #${k})` })));
-}
-
-/**
- * Keeps the workflows whose name matches `grep` and does not match `grepInvert` (regular expressions).
- *
- * @throws {@link CliUsageError} `WF_CLI_USAGE` for an invalid expression.
- */
-export function selectWorkflows(entries: WorkflowEntry[], grep?: string, grepInvert?: string): WorkflowEntry[] {
-  const compile = (source: string, flag: string) => {
-    try {
-      return new RegExp(source);
-    } catch (error) {
-      throw new CliUsageError("WF_CLI_USAGE", `${flag} ${JSON.stringify(source)} is not a regular expression: ${(error as Error).message}.`);
-    }
-  };
-  const keep = grep ? compile(grep, "--grep") : undefined;
-  const drop = grepInvert ? compile(grepInvert, "--grep-invert") : undefined;
-  return entries.filter((e) => (!keep || keep.test(e.name)) && (!drop || !drop.test(e.name)));
 }
 
 /** ` (shard 1/2 of 7 workflows)`, or "" without a shard. */

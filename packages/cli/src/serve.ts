@@ -113,7 +113,7 @@ export async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
   const apiKey = server.apiKey;
   const model = server.context.options.model;
   const steps = model ? `steps: the grammar, then the model ${model.name} at ${model.baseUrl ?? "OpenAI"} (${model.responseFormat})` : "steps: the grammar only (no model configured: set WF_MODEL or --model)";
-  stdout.write(`wf server listening on ${server.url}\napi key: ${apiKey}\n${steps}\n  WF_BASE_URL=${server.url} WF_API_KEY=${apiKey} wf run <file>\nPress Ctrl-C to stop.\n`);
+  stdout.write(`wf server listening on ${server.url}\napi key: ${apiKey}\n${steps}\n  WF_SERVICE_URL=${server.url} WF_API_KEY=${apiKey} wf run <file>\nPress Ctrl-C to stop.\n`);
   const handle: ServeHandle = { url: server.url, apiKey, close: () => server.close() };
   if (options.signal) {
     const signal = options.signal;

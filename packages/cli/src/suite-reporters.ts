@@ -13,7 +13,7 @@ import type { RunRecord } from "@wf/runtime";
 import { parseCliEnv, type ReporterSpec } from "./config.js";
 import { CliUsageError } from "./errors.js";
 import { createReporter, formatMs, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
-import type { SuiteResult, WorkflowEntry, WorkflowResult } from "./suite-result.js";
+import { entryLabel, type SuiteResult, type WorkflowEntry, type WorkflowResult } from "./suite-result.js";
 import { isLiveTerminal, wantsColor } from "./color.js";
 import { redactJson } from "./redact-json.js";
 
@@ -117,10 +117,10 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
         },
         onWorkflowEnd: (r) => {
           done++;
-          if (live) stdout.write(`\r\x1b[2K[${done}/${total}] ${r.entry.relFile} › ${r.entry.title}`);
+          if (live) stdout.write(`\r\x1b[2K[${done}/${total}] ${entryLabel(r.entry)}`);
           if (r.outcome === "failed") {
             if (live) stdout.write("\r\x1b[2K");
-            stdout.write(`${c.red("✘")} ${r.entry.relFile} › ${r.entry.title}\n${failureText(r, cwd)}\n`);
+            stdout.write(`${c.red("✘")} ${entryLabel(r.entry)}\n${failureText(r, cwd)}\n`);
           }
         },
         onEnd: (result) => {
@@ -135,10 +135,10 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
         onAttemptEnd: (entry, attempt, record) => {
           const retry = attempt > 0 ? c.dim(` (retry #${attempt})`) : "";
           const mark = record.status === "succeeded" ? c.green("✔") : c.red("✘");
-          stdout.write(`  ${mark} ${entry.relFile} › ${entry.title}${retry} ${c.dim(`(${formatMs(record.durationMs)}${modelSummary(record)})`)}\n`);
+          stdout.write(`  ${mark} ${entryLabel(entry)}${retry} ${c.dim(`(${formatMs(record.durationMs)}${modelSummary(record)})`)}\n`);
         },
         onWorkflowEnd: (r) => {
-          if (r.outcome === "flaky") stdout.write(`  ${c.yellow("±")} ${r.entry.relFile} › ${r.entry.title} is flaky: passed on retry #${r.attempts.length - 1}\n`);
+          if (r.outcome === "flaky") stdout.write(`  ${c.yellow("±")} ${entryLabel(r.entry)} is flaky: passed on retry #${r.attempts.length - 1}\n`);
         },
         onEnd: (result) => void stdout.write(`\n${failures(result, c, cwd)}${summary(result, c)}\n`),
       };
@@ -163,7 +163,7 @@ function summary(result: SuiteResult, c: Colors): string {
 /** The failed workflows, numbered, each with the failing step, its code, message and call site. */
 function failures(result: SuiteResult, c: Colors, cwd: string): string {
   const failed = result.results.filter((r) => r.outcome === "failed");
-  return failed.map((r, i) => `  ${c.red(`${i + 1}) ${r.entry.relFile} › ${r.entry.title}`)}\n${failureText(r, cwd)}\n\n`).join("");
+  return failed.map((r, i) => `  ${c.red(`${i + 1}) ${entryLabel(r.entry)}`)}\n${failureText(r, cwd)}\n\n`).join("");
 }
 
 /** The last attempt's error: `step 3 ACT "click …" failed` then `[CODE] message` and `at file:line:col`. */
@@ -197,24 +197,52 @@ export function jsonReport(result: SuiteResult): unknown {
     startedAt: result.startedAt,
     durationMs: result.durationMs,
     stats: result.stats,
-    workflows: result.results.map((r) => ({ file: r.entry.relFile, name: r.entry.name, repeatEachIndex: r.entry.repeatEachIndex, outcome: r.outcome, durationMs: r.durationMs, attempts: r.attempts })),
+    workflows: result.results.map((r) => ({
+      file: r.entry.relFile,
+      name: r.entry.name,
+      repeatEachIndex: r.entry.repeatEachIndex,
+      ...(r.entry.project ? { project: r.entry.project.name } : {}),
+      ...(r.entry.tags?.length ? { tags: r.entry.tags } : {}),
+      outcome: r.outcome,
+      durationMs: r.durationMs,
+      attempts: r.attempts,
+    })),
   };
 }
 
 /**
+ * The one-line message of a failed run: the error's first line; for failed soft checks (whose
+ * first line only counts them), the checks that did not hold and why.
+ */
+export function failureMessage(record: RunRecord): string {
+  const error = record.error!;
+  const first = error.message.split("\n")[0]!;
+  const soft = record.steps.filter((s) => s.check?.soft && !s.check.holds);
+  if (error.code !== "WF_CHECK_FAILED" || soft.length === 0 || error.stepIndex !== undefined) return first;
+  const checks = soft.map((s) => `step ${s.index} ${JSON.stringify(s.instruction)}: ${s.check!.reason}`);
+  return `${soft.length} soft check${soft.length === 1 ? "" : "s"} failed: ${checks.join("; ")}`;
+}
+
+/**
  * JUnit XML (the shape Jenkins, GitLab and GitHub test reporters read): one `<testsuite>` per
- * file, one `<testcase>` per workflow (its last attempt); a failed one holds `<failure>` with the
- * failing step, code, message and call site; every attempt's steps are `<system-out>` lines.
- * Flaky workflows pass, and their earlier failures are written in `<system-out>` too.
+ * file (per project and file with projects, the project as its `hostname`, as Playwright writes
+ * it), one `<testcase>` per workflow (its last attempt); a failed one holds `<failure>` with the
+ * failing step, code, message and call site (for failed soft checks, the checks); every attempt's
+ * steps are `<system-out>` lines; tags are `tag` properties. Flaky workflows pass, and their
+ * earlier failures are written in `<system-out>` too.
  */
 export async function junitXml(result: SuiteResult, cwd: string): Promise<string> {
   const { XMLBuilder } = await import("fast-xml-parser");
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const byFile = new Map<string, WorkflowResult[]>();
-  for (const r of result.results) byFile.set(r.entry.relFile, [...(byFile.get(r.entry.relFile) ?? []), r]);
+  for (const r of result.results) {
+    const key = `${r.entry.project?.name ?? ""}\u0000${r.entry.relFile}`;
+    byFile.set(key, [...(byFile.get(key) ?? []), r]);
+  }
   const count = (rs: WorkflowResult[], ...outcomes: string[]) => rs.filter((r) => outcomes.includes(r.outcome)).length;
-  const suites = [...byFile].map(([file, rs]) => ({
+  const suites = [...byFile].map(([key, rs]) => ({ file: rs[0]!.entry.relFile, project: rs[0]!.entry.project?.name, rs })).map(({ file, project, rs }) => ({
     "@_name": file,
+    ...(project ? { "@_hostname": project } : {}),
     "@_tests": rs.length,
     "@_failures": count(rs, "failed"),
     "@_skipped": count(rs, "skipped", "interrupted"),
@@ -226,6 +254,7 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
       const last = r.attempts.at(-1);
       const properties: Array<{ "@_name": string; "@_value": string }> = [];
       if (r.outcome === "flaky") properties.push({ "@_name": "flaky", "@_value": "true" });
+      for (const tag of r.entry.tags ?? []) properties.push({ "@_name": "tag", "@_value": tag });
       // The model calls and tokens of the last attempt, against the budget when there is one.
       if (last?.usage || last?.maxModelCalls !== undefined) {
         properties.push({ "@_name": "wf.model.calls", "@_value": String(last.usage?.calls ?? 0) }, { "@_name": "wf.model.tokens", "@_value": String(last.usage?.totalTokens ?? 0) });
@@ -234,7 +263,7 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
       }
       if (properties.length > 0) testcase.properties = { property: properties.length === 1 ? properties[0] : properties };
       if (r.outcome === "failed" && last?.error) {
-        testcase.failure = { "@_message": last.error.message.split("\n")[0], "@_type": last.error.code, "#text": failureText(r, cwd, "") };
+        testcase.failure = { "@_message": failureMessage(last), "@_type": last.error.code, "#text": failureText(r, cwd, "") };
       } else if (r.outcome === "skipped" || r.outcome === "interrupted") {
         testcase.skipped = { "@_message": r.outcome === "skipped" ? "did not run" : "interrupted" };
       }

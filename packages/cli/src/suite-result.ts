@@ -4,6 +4,7 @@
  */
 import type { Workflow } from "@wf/core";
 import type { RunRecord } from "@wf/runtime";
+import type { ResolvedProject } from "./projects.js";
 
 /** A workflow found by `findWorkflows` (runner.ts). */
 export interface WorkflowEntry {
@@ -18,6 +19,21 @@ export interface WorkflowEntry {
   /** Which of the `repeatEach` runs of this workflow this is, from 0 (Playwright's `repeatEachIndex`). */
   repeatEachIndex: number;
   workflow: Workflow;
+  /** The project this run belongs to (`projects` of wf.config.ts); none without projects. */
+  project?: ResolvedProject | undefined;
+  /** The workflow's tags (`workflow({ tags: ["@smoke"] })`). */
+  tags?: ReadonlyArray<string>;
+}
+
+/** A key of one run of a workflow: its project, file and repeat (what report folders and artifacts are kept by). */
+export function entryKey(entry: Pick<WorkflowEntry, "file" | "repeatEachIndex" | "project">): string {
+  return `${entry.project?.name ?? ""}\u0000${entry.file}\u0000${entry.repeatEachIndex}`;
+}
+
+/** How reporters name a run: `[project] › file › title`, then its tags (`@smoke`). */
+export function entryLabel(entry: Pick<WorkflowEntry, "relFile" | "title" | "project" | "tags">): string {
+  const tags = entry.tags?.length ? ` ${entry.tags.join(" ")}` : "";
+  return `${entry.project ? `[${entry.project.name}] › ` : ""}${entry.relFile} › ${entry.title}${tags}`;
 }
 
 /**

@@ -212,27 +212,27 @@ export function triggerExitCodeOf(error: unknown): ExitCode {
 
 /**
  * A client of the configured service for `wf trigger` and `wf workflows`: base URL and key from
- * the flags, `wf.config.ts` or `WF_BASE_URL`/`WF_API_KEY`. A stored workflow lives on a service,
+ * the flags, `wf.config.ts` or `WF_SERVICE_URL`/`WF_API_KEY`. A stored workflow lives on a service,
  * so there is no embedded default here.
  *
- * @throws {@link CliUsageError} `WF_CLI_NO_SERVICE` when no base URL is configured, and
+ * @throws {@link CliUsageError} `WF_CLI_NO_SERVICE` when no service URL is configured, and
  *   `WF_CLI_CONFIG_INVALID` for a bad configuration.
  */
 export async function openServiceClient(
   context: Pick<CliContext, "cwd" | "env">,
-  flags: { baseUrl?: string | undefined; apiKey?: string | undefined; reporter?: string | undefined },
+  flags: { serviceUrl?: string | undefined; baseUrl?: string | undefined; apiKey?: string | undefined; reporter?: string | undefined },
 ) {
   const config = await resolveCliConfig({ cwd: context.cwd, env: context.env, flags });
-  if (!config.baseUrl) {
+  if (!config.serviceUrl) {
     throw new CliUsageError(
       "WF_CLI_NO_SERVICE",
-      "No service to talk to: stored workflows live on a running service. Pass --base-url, set WF_BASE_URL (and WF_API_KEY), " +
-        "or set baseUrl in wf.config.ts; start one with `wf serve --workflows <dir>`.",
+      "No service to talk to: stored workflows live on a running service. Pass --service-url, set WF_SERVICE_URL (and WF_API_KEY), " +
+        "or set serviceUrl in wf.config.ts; start one with `wf serve --workflows <dir>`.",
     );
   }
   const { createServiceClient } = await import("@wf/runtime");
   const client = createServiceClient({
-    baseUrl: config.baseUrl,
+    baseUrl: config.serviceUrl,
     ...(config.apiKey !== undefined ? { apiKey: config.apiKey } : {}),
     ...(config.requestTimeoutMs !== undefined ? { requestTimeoutMs: config.requestTimeoutMs } : {}),
   });

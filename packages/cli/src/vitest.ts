@@ -3,7 +3,7 @@
  *
  * `useWf()` (or the setup file `@wf/cli/vitest/setup`, which calls it) registers an `aroundEach`
  * hook that binds the DSL to the test: the test's first step opens a session (one per test), on
- * the service `WF_BASE_URL` names or on an embedded server started in the first test that needs
+ * the service `WF_SERVICE_URL` names or on an embedded server started in the first test that needs
  * one and closed after the file's tests (`afterAll`). ACTs use the action lock beside the test
  * file (`login.test.ts` → `login.test.wf.lock.json`), keyed by the test's full name plus the call
  * site. A failed test's screenshot and trace are saved under the report folder and their paths

@@ -13,7 +13,8 @@ import { EXIT, type ExitCode } from "./errors.js";
 import { workflowDependencies } from "./plan.js";
 import type { OutputStream } from "./reporters.js";
 import { openService } from "./run.js";
-import { findWorkflows, repeatWorkflows, runWorkflows, selectWorkflows, suiteConfig, type RunWorkflowsOptions, type WorkflowEntry } from "./runner.js";
+import { bindParams, findWorkflows, runWorkflows, suiteConfig, type RunWorkflowsOptions, type WorkflowEntry } from "./runner.js";
+import { selectEntries } from "./select.js";
 import { isLiveTerminal } from "./color.js";
 
 /** How long a burst of file events (an editor's save writes, renames, touches) is gathered before re-running, in ms. */
@@ -39,9 +40,12 @@ export async function watchWorkflows(options: WatchWorkflowsOptions): Promise<{ 
   const stderr = options.stderr ?? process.stderr;
   const signal = options.signal ?? new AbortController().signal;
   const config = options.config ?? (await suiteConfig(options, cwd));
-  const find = async () => repeatWorkflows(selectWorkflows(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: true }), options.grep, options.grepInvert), config.repeatEach);
+  const pick = (found: WorkflowEntry[]) => selectEntries(found, { projects: config.projects, grep: options.grep, grepInvert: options.grepInvert, repeatEach: config.repeatEach });
+  const find = async () => pick(await findWorkflows(options.patterns ?? [], cwd, config.testDir, { fresh: true })).entries;
   let entries = await find();
   if (entries.length === 0) return runWorkflows({ ...options, cwd, config, entries }); // says "No workflow matches"
+  // A param no watched workflow declares is a typo, refused once here; a re-run binds each where declared.
+  await bindParams(options, config, entries, options.grep !== undefined || options.grepInvert !== undefined, cwd);
   const service = await openService(config, stderr);
   const stopped = new Promise<void>((done) => (signal.aborted ? done() : signal.addEventListener("abort", () => done(), { once: true })));
   const { watch } = await import("chokidar");
@@ -105,8 +109,8 @@ export async function watchWorkflows(options: WatchWorkflowsOptions): Promise<{ 
         // Re-read the affected workflows (name, params) and their imports, which the save may have changed.
         const reloaded = await findWorkflows([...hit], cwd, config.testDir, { fresh: true });
         await refreshGraph(hit);
-        affected = repeatWorkflows(selectWorkflows(reloaded, options.grep, options.grepInvert), config.repeatEach);
-        entries = [...entries.filter((e) => !hit.has(e.file)), ...affected].sort((a, b) => a.file.localeCompare(b.file) || a.repeatEachIndex - b.repeatEachIndex);
+        affected = pick(reloaded).entries;
+        entries = [...entries.filter((e) => !hit.has(e.file)), ...affected].sort((a, b) => (a.project?.name ?? "").localeCompare(b.project?.name ?? "") || a.file.localeCompare(b.file) || a.repeatEachIndex - b.repeatEachIndex);
       } catch (error) {
         stderr.write(`${isWfError(error) ? error.message : String(error)}\n`);
         continue;

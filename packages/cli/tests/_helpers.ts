@@ -14,9 +14,8 @@ export const ROOT = join(CLI_DIR, "..", "..");
 export const FIXTURES = join(CLI_DIR, "tests", "fixtures");
 export const WF_BIN = join(CLI_DIR, "bin", "wf.js");
 
-/** A static server of `tests/fixtures/pages` on 127.0.0.1 and a random port. */
-export async function startPages(): Promise<{ url: string; close(): Promise<void> }> {
-  const root = join(FIXTURES, "pages");
+/** A static server of `root` (default `tests/fixtures/pages`) on 127.0.0.1 and a random port. */
+export async function startPages(root = join(FIXTURES, "pages")): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
     try {

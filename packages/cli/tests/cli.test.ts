@@ -29,7 +29,7 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
     for (const command of ["wf run [files..]", "wf serve", "wf plan <file>", "wf check <files..>", "wf init [dir]", "wf install-browser", "Examples:", "Exit codes"]) expect(top.stdout).toContain(command);
     const run = await runWf(["run", "--help"]);
     expect(run.code).toBe(0);
-    for (const flag of ["--param", "--params-file", "--base-url", "--api-key", "--reporter", "--out", "--timeout", "--workers", "--grep", "--grep-invert", "--retries", "--max-failures", "--list", "--var", "Examples:"]) expect(run.stdout).toContain(flag);
+    for (const flag of ["--param", "--params-file", "--service-url", "--app-url", "--project", "--last-failed", "--debug", "--api-key", "--reporter", "--out", "--timeout", "--workers", "--grep", "--grep-invert", "--retries", "--max-failures", "--list", "--var", "Examples:"]) expect(run.stdout).toContain(flag);
     const serve = await runWf(["serve", "--help"]);
     expect(serve.stdout).toContain("--workflows");
     expect(serve.stdout).toContain("Examples:");
@@ -65,7 +65,7 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
     expectUsageError(await runWf(["run", params, "--params-file", join(dir, "none.json")]), "Params file not found");
   });
 
-  it("exits 2 when nothing answers at --base-url", async () => {
+  it("exits 2 when nothing answers at --service-url", async () => {
     // A port that was free a moment ago: nothing listens there.
     const port = await new Promise<number>((done) => {
       const probe = createServer().listen(0, "127.0.0.1", () => {
@@ -73,20 +73,20 @@ describe("wf (spawned)", { timeout: 120_000 }, () => {
         probe.close(() => done(port));
       });
     });
-    const result = await runWf(["run", join(FIXTURES, "params.ts"), "--param", "query=x", "--param", "limit=1", "--base-url", `http://127.0.0.1:${port}`]);
+    const result = await runWf(["run", join(FIXTURES, "params.ts"), "--param", "query=x", "--param", "limit=1", "--service-url", `http://127.0.0.1:${port}`]);
     expectUsageError(result, "No wf service answers at", `127.0.0.1:${port}`, "wf serve");
   });
 
   it("exits 2 with what to install when the embedded server finds no Chromium", async () => {
     const result = await runWf(["run", join(FIXTURES, "params.ts"), "--param", "query=x", "--param", "limit=1"], { env: { WF_CHROMIUM_PATH: join(dir, "no-chromium") } });
-    expectUsageError(result, "Could not start the embedded wf server", "Chromium", "--base-url");
+    expectUsageError(result, "Could not start the embedded wf server", "Chromium", "--service-url");
   });
 
   it("exits 2 on a broken wf.config.ts in the working directory", async () => {
     const project = join(dir, "bad-config");
     await import("node:fs/promises").then((fs) => fs.mkdir(project));
-    await writeFile(join(project, "wf.config.ts"), `export default { baseUrl: 42 };\n`);
-    expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts")], { cwd: project }), "Invalid configuration", "baseUrl");
+    await writeFile(join(project, "wf.config.ts"), `export default { serviceUrl: 42 };\n`);
+    expectUsageError(await runWf(["run", join(FIXTURES, "hello.ts")], { cwd: project }), "Invalid configuration", "serviceUrl");
   });
 
   it("plan shows grammar or model per act; with WF_MODEL set an act the grammar does not understand is a note", async () => {

@@ -19,7 +19,7 @@ describe("initProject", () => {
     expect(Object.keys(pkg.dependencies).sort()).toEqual(["@wf/cli", "@wf/core", "zod"]);
     // What the files need to type-check as written (`types: ["node"]`, node:async_hooks in @wf/core).
     expect(Object.keys(pkg.devDependencies).sort()).toEqual(["@types/node", "typescript"]);
-    expect((await readFile(join(project, ".gitignore"), "utf8")).split("\n")).toEqual(expect.arrayContaining([".env", ".wf/", "node_modules/", "wf-report/"]));
+    expect((await readFile(join(project, ".gitignore"), "utf8")).split("\n")).toEqual(expect.arrayContaining([".env", ".wf/", "node_modules/", "wf-report/", "wf-report-*/"]));
     expect(await readFile(join(project, "wf.config.ts"), "utf8")).toContain("defineConfig(");
 
     // What `npm install` would do: link the three dependencies.

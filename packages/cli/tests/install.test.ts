@@ -51,6 +51,7 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
   let dir: string;
   let project: string;
   const tarballs: Record<(typeof PACKED)[number], string> = { core: "", cli: "" };
+  let installed: Ran;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "wf-install-"));
@@ -63,7 +64,8 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
     }
     project = join(dir, "my-flows");
     expectOk(await exec(process.execPath, [WF_BIN, "init", project], dir), "wf init");
-    expectOk(await exec("npm", ["install", "--no-audit", "--no-fund", tarballs.core, tarballs.cli], project), "npm install");
+    installed = await exec("npm", ["install", "--no-audit", "--no-fund", tarballs.core, tarballs.cli], project);
+    expectOk(installed, "npm install");
   }, 900_000);
 
   afterAll(async () => {
@@ -86,6 +88,14 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
     expect(cli.exports["."]).toEqual({ types: "./dist/index.d.ts", import: "./dist/index.js" });
     expect(cli.dependencies["@wf/core"]).toBe("^0.1.0");
     expect(Object.keys(cli.dependencies).filter((d: string) => d.startsWith("@wf/"))).toEqual(["@wf/core"]);
+  });
+
+  it("installs with no engine warning on the oldest Node wf supports: the dependency the workspace overrides is pinned for npm users too", async () => {
+    // fastify takes light-my-request ^6, whose 6.8 needs cookie 2 (node >=22); @wf/cli depends on 6.6.0, which npm keeps for fastify too.
+    expect(installed.stdout + installed.stderr).not.toMatch(/EBADENGINE/);
+    const lmr = JSON.parse(await readFile(join(project, "node_modules", "light-my-request", "package.json"), "utf8"));
+    expect(lmr.version).toBe("6.6.0");
+    expect(existsSync(join(project, "node_modules", "fastify", "node_modules", "light-my-request"))).toBe(false);
   });
 
   it("installs @wf/core and @wf/cli alone: the CLI carries the runtime and the server", async () => {

@@ -1,7 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { secret, workflow, type Workflow } from "@wf/core";
 import { buildParams, loadWorkflowFile, paramsFromEnv, parseParamFlags } from "../src/index.js";
+import { scopeParams } from "../src/params.js";
 import { runWf, scratchDir } from "./_helpers.js";
 import { FIXTURES } from "./_helpers.js";
 
@@ -55,3 +58,40 @@ describe("params from the environment (--param-env, paramsFromEnv)", () => {
     }
   });
 });
+
+describe("params bound to the workflows that declare them (scopeParams)", () => {
+  // As the runner holds them: workflows of any params.
+  const signIn = workflow({ name: "sign-in", params: z.object({ email: z.string(), password: secret(z.string()) }) }, async () => {}) as unknown as Workflow;
+  const search = workflow({ name: "search", params: z.object({ query: z.string(), email: z.string().optional() }) }, async () => {}) as unknown as Workflow;
+  const example = workflow({ name: "example" }, async () => {}) as unknown as Workflow;
+
+  it("gives each workflow the names it declares, from --param over --param-env over paramsFromEnv over the params file", () => {
+    const paramsOf = scopeParams(
+      [signIn, search, example],
+      { params: { query: "pg" }, paramEnv: { email: "FLAG_EMAIL" }, configEnv: { email: "CONFIG_EMAIL", password: "SHOP_PASSWORD" }, file: { email: "file@x.y", query: "from file" } },
+      { FLAG_EMAIL: "flag@x.y", CONFIG_EMAIL: "config@x.y", SHOP_PASSWORD: "pw" },
+      { cut: false },
+    );
+    expect(paramsOf(signIn)).toEqual({ strings: { email: "flag@x.y", password: "pw" }, file: { email: "file@x.y" } });
+    expect(paramsOf(search)).toEqual({ strings: { email: "flag@x.y", query: "pg" }, file: { email: "file@x.y", query: "from file" } });
+    expect(paramsOf(example)).toEqual({ strings: {}, file: {} });
+  });
+
+  it("never fails on a config binding no selected workflow declares, and reads no variable for it", () => {
+    const paramsOf = scopeParams([example], { configEnv: { password: "SHOP_PASSWORD" } }, {}, { cut: false });
+    expect(paramsOf(example)).toEqual({ strings: {}, file: {} });
+    // A selected workflow that declares it needs the variable.
+    expect(() => scopeParams([signIn], { configEnv: { password: "SHOP_PASSWORD" }, params: { email: "a@b.c" } }, {}, { cut: false })).toThrow(
+      "SHOP_PASSWORD is not set (paramsFromEnv in wf.config.ts: password=SHOP_PASSWORD)",
+    );
+  });
+
+  it("refuses a command-line name no selected workflow declares, unless the selection was cut", () => {
+    expect(() => scopeParams([example], { paramEnv: { password: "SHOP_PASSWORD" } }, { SHOP_PASSWORD: "pw" }, { cut: false })).toThrow('Workflow "example" has no param "password" (--param-env). It takes no params.');
+    expect(() => scopeParams([signIn, search], { params: { qeury: "pg" } }, {}, { cut: false })).toThrow('No selected workflow has a param "qeury" (--param). Known params: email, password, query.');
+    expect(() => scopeParams([search], { file: { limit: 3 } }, {}, { cut: false })).toThrow(/has no param "limit" \(--params-file\)/);
+    // Cut by --shard, --grep or --last-failed: ignored, and the variable is not even read.
+    expect(scopeParams([example], { paramEnv: { password: "SHOP_PASSWORD" }, params: { qeury: "pg" } }, {}, { cut: true })(example)).toEqual({ strings: {}, file: {} });
+  });
+});
+

@@ -2,6 +2,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkWorkflowFiles, formatPlan, planWorkflowFile } from "../src/index.js";
 import { FIXTURES, brokenFixture, scratchDir } from "./_helpers.js";
+import { briefProblem, grammarProblem } from "../src/plan-lint.js";
+import { parseInstructions } from "@wf/server/grammar";
 import { mkdir, writeFile } from "node:fs/promises";
 
 describe("planWorkflowFile", () => {
@@ -258,8 +260,14 @@ describe("act wording read with the grammar", () => {
     ]);
     expect(plan.findings.map((f) => `${f.line} ${f.code}`)).toEqual(["9 WF_LINT_ACT_NOT_UNDERSTOOD", "10 WF_LINT_ACT_NOT_UNDERSTOOD"]);
     expect(plan.findings[0]!.message).toContain("no model is configured");
-    expect(plan.findings[0]!.message).toContain("The deterministic interpreter understands: goto");
+    // The part that matters first, then the verbs the grammar starts with: not the whole grammar with examples (~1.3 KB) per finding.
+    expect(plan.findings[0]!.message).toMatch(/^act\("make the page pop"\) is not understood by the grammar and no model is configured \(WF_MODEL\): Instruction not understood: "make the page pop"\. The grammar's steps start with: go, open, /);
+    expect(plan.findings[0]!.message).not.toContain("The deterministic interpreter understands");
+    expect(plan.findings.every((f) => f.message.length < 600)).toBe(true);
     expect(plan.findings[1]!.message).toContain('did not understand "and frobnicate"');
+    // A verb with its target unquoted, or misspelt, gets that verb's forms.
+    expect(briefProblem(grammarProblem("selct France", parseInstructions)!, "selct France")).toContain('Closest forms: `select "France" in "Country"`');
+    expect(briefProblem(grammarProblem('tpye "x" into "Email"', parseInstructions)!, 'tpye "x" into "Email"')).toContain('`type "ada@example.com" into "Email"`');
     expect(plan.notes).toEqual([]);
     expect(formatPlan(plan, FIXTURES)).toContain('4. ACT "make the page pop"  (model)');
     expect(formatPlan(plan, FIXTURES)).toContain('1. ACT "go to ${…}"  (grammar)');

@@ -19,7 +19,7 @@ afterAll(async () => {
   await scratch?.remove();
 });
 
-const config = (flags: { baseUrl?: string } = {}) => resolveCliConfig({ cwd: scratch.dir, env: { WF_CHROMIUM_PATH: "/usr/bin/chromium" }, configFile: false, dotenv: false, flags });
+const config = (flags: { serviceUrl?: string } = {}) => resolveCliConfig({ cwd: scratch.dir, env: { WF_CHROMIUM_PATH: "/usr/bin/chromium" }, configFile: false, dotenv: false, flags });
 
 it("a browser launched ahead of a run that fails before its server starts is closed", async () => {
   const resolved = await config();
@@ -33,5 +33,5 @@ it("a browser launched ahead of a run that fails before its server starts is clo
 }, 60_000);
 
 it("nothing is launched ahead when the run goes to a service at a base URL", async () => {
-  expect(launchEmbeddedBrowser(await config({ baseUrl: "http://127.0.0.1:9" }))).toBeUndefined();
+  expect(launchEmbeddedBrowser(await config({ serviceUrl: "http://127.0.0.1:9" }))).toBeUndefined();
 });

@@ -41,11 +41,12 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trim().split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/flaky-sign-in\.ts › flaky-sign-in$/);
-    expect(lines[1]).toMatch(/shop-sign-in\.ts › shop-sign-in$/);
+    // Each with the params its workflow takes.
+    expect(lines[0]).toMatch(/flaky-sign-in\.ts › flaky-sign-in · params: url$/);
+    expect(lines[1]).toMatch(/shop-sign-in\.ts › shop-sign-in · params: url$/);
     expect(lines[2]).toBe("Total: 2 workflows in 2 files");
     const inverted = await runWf(["run", join(SUITE, "*.ts"), "--list", "--grep-invert", "sign-in|broken"], { cwd: scratch.dir });
-    expect(inverted.stdout).toMatch(/^ {2}\S*shop-title\.ts › shop-title\nTotal: 1 workflow in 1 file\n$/);
+    expect(inverted.stdout).toMatch(/^ {2}\S*shop-title\.ts › shop-title · params: url\nTotal: 1 workflow in 1 file\n$/);
     expect(flakyLoads).toBe(0);
   });
 
@@ -130,7 +131,7 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
   it("--repeat-each runs each workflow that many times, each reported on its own", async () => {
     await writeFile(join(scratch.dir, "wf.config.ts"), `export default {};\n`);
     const listed = await runWf(["run", SUITE, "--list", "--grep", "shop-title", "--repeat-each", "3"], { cwd: scratch.dir });
-    expect(listed.stdout).toMatch(/shop-title\.ts › shop-title\n.*shop-title\.ts › shop-title \(repeat #1\)\n.*shop-title\.ts › shop-title \(repeat #2\)\nTotal: 3 workflows in 1 file\n$/);
+    expect(listed.stdout).toMatch(/shop-title\.ts › shop-title · params: url\n.*shop-title\.ts › shop-title \(repeat #1\) · params: url\n.*shop-title\.ts › shop-title \(repeat #2\) · params: url\nTotal: 3 workflows in 1 file\n$/);
     const result = await runWf(["run", SUITE, "--grep", "shop-title", "--repeat-each", "2", "--reporter", "json", "--param", `url=${origin}`], { cwd: scratch.dir, timeoutMs: 200_000 });
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);

@@ -18,7 +18,7 @@ describe("runWorkflowFile against a service", { timeout: 120_000 }, () => {
   let server: ServeHandle;
   let dataDir: string;
   let scratch: Awaited<ReturnType<typeof scratchDir>>;
-  const base = () => ({ baseUrl: server.url, apiKey: server.apiKey, loadConfigFile: false, env: {} });
+  const base = () => ({ serviceUrl: server.url, apiKey: server.apiKey, loadConfigFile: false, env: {} });
 
   beforeAll(async () => {
     pages = await startPages();
@@ -114,9 +114,10 @@ describe("runWorkflowFile against a service", { timeout: 120_000 }, () => {
     expect(stdout.text()).toMatch(/step 2 ACT .* failed \d+ms error=WF_ELEMENT_NOT_FOUND: /);
     expect(stderr.text()).toMatch(/^run failed at step 2 \(\S*failing\.ts:\d+:\d+\)\n$/); // in-process tsImport: no source map
 
-    // The spawned command says where in the file the step was called.
+    // The spawned command says where in the file the step was called. The service's old flag still works, with a one-line notice.
     const spawned = await runWf(["run", join(FIXTURES, "failing.ts"), "--param", `url=${pages.url}/index.html`, "--base-url", server.url, "--api-key", server.apiKey]);
     expect(spawned.code).toBe(1);
+    expect(spawned.stderr.split("\n")[0]).toBe("wf: --base-url is deprecated: it names the wf service, now --service-url (the app's address is use.baseURL / --app-url / WF_APP_URL).");
     expect(spawned.stdout).toContain("error=WF_ELEMENT_NOT_FOUND");
     expect(spawned.stderr).not.toContain("No such button anywhere"); // not repeated at the end
     expect(spawned.stderr).toContain("run failed at step 2 (");
@@ -139,7 +140,7 @@ describe("runWorkflowFile against a service", { timeout: 120_000 }, () => {
 
   it("Ctrl-C on `wf run` closes the session and exits 130", async () => {
     let sessionId: string | undefined;
-    const result = await runWf(["run", join(FIXTURES, "slow.ts"), "--param", `url=${pages.url}/index.html`, "--reporter", "ndjson", "--base-url", server.url, "--api-key", server.apiKey], {
+    const result = await runWf(["run", join(FIXTURES, "slow.ts"), "--param", `url=${pages.url}/index.html`, "--reporter", "ndjson", "--service-url", server.url, "--api-key", server.apiKey], {
       onStdout: (text, child) => {
         for (const line of text.split("\n")) {
           if (!line.startsWith("{")) continue;

@@ -48,7 +48,7 @@ describe("wf trigger --wait", () => {
       const wf = async (...args: string[]) => {
         const stdout = collector();
         const stderr = collector();
-        const env = { WF_BASE_URL: server.url, WF_API_KEY: "k", NO_COLOR: "1" };
+        const env = { WF_SERVICE_URL: server.url, WF_API_KEY: "k", NO_COLOR: "1" };
         const code = await runCli(["trigger", "read-title-text", "--var", `url=${pages.url}page-1.html`, "--wait", ...args], { cwd: dataDir, env, stdout, stderr });
         return { code, stdout: stdout.text(), stderr: stderr.text() };
       };
@@ -62,7 +62,7 @@ describe("wf trigger --wait", () => {
       // log() lines reach the trigger's output, each between the steps it was logged between.
       const logged = await runCli(["trigger", "logged-title", "--var", `url=${pages.url}page-1.html`, "--wait"], {
         cwd: dataDir,
-        env: { WF_BASE_URL: server.url, WF_API_KEY: "k", NO_COLOR: "1" },
+        env: { WF_SERVICE_URL: server.url, WF_API_KEY: "k", NO_COLOR: "1" },
         stdout: loggedOut,
         stderr: loggedOut,
       });

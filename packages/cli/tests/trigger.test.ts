@@ -35,7 +35,7 @@ async function wf(args: string[], options: { env?: Record<string, string>; signa
   });
   const code = await runCli(args, {
     cwd,
-    env: { WF_BASE_URL: server.url, WF_API_KEY: KEY, NO_COLOR: "1", ...options.env },
+    env: { WF_SERVICE_URL: server.url, WF_API_KEY: KEY, NO_COLOR: "1", ...options.env },
     stdout: watch(stdout),
     stderr: watch(stderr),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -88,9 +88,9 @@ describe("wf workflows", () => {
   });
 
   it("is a configuration error (exit 2) without a service", async () => {
-    const { code, stderr } = await wf(["workflows"], { env: { WF_BASE_URL: "" } });
+    const { code, stderr } = await wf(["workflows"], { env: { WF_SERVICE_URL: "" } });
     expect(code).toBe(EXIT.usage);
-    expect(stderr).toContain("WF_BASE_URL");
+    expect(stderr).toContain("WF_SERVICE_URL");
   });
 });
 
@@ -173,7 +173,7 @@ describe("wf trigger", () => {
     const missingFile = await wf(["trigger", "read-title", "--vars-file", "nope.json"]);
     expect(missingFile.code).toBe(EXIT.usage);
 
-    const noService = await wf(["trigger", "read-title"], { env: { WF_BASE_URL: "" } });
+    const noService = await wf(["trigger", "read-title"], { env: { WF_SERVICE_URL: "" } });
     expect(noService.code).toBe(EXIT.usage);
     expect(noService.stderr).toContain("wf serve --workflows");
   });
@@ -204,7 +204,7 @@ describe("wf trigger", () => {
   it("runs through the real wf binary, exit code by outcome", async () => {
     const result = await runWf(["trigger", "read-title", "--var", `url=${pages.url}page-3.html`, "--wait", "--reporter", "json"], {
       cwd,
-      env: { WF_BASE_URL: server.url, WF_API_KEY: KEY },
+      env: { WF_SERVICE_URL: server.url, WF_API_KEY: KEY },
     });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ version: 1, status: "succeeded", output: { title: "Page 3" } });

@@ -89,6 +89,14 @@ describe("executeWorkflow", () => {
   it("refuses a name that is not kebab-case", () => {
     expect(() => workflow({ name: "Not Kebab" }, async () => {})).toThrow(/kebab-case/);
   });
+
+  it("keeps the tags given (Playwright's: each starts with @), none by default, and refuses any other", () => {
+    expect(workflow({ name: "a", tags: ["@smoke", "@checkout", "@smoke"] }, async () => {}).tags).toEqual(["@smoke", "@checkout"]);
+    expect(workflow({ name: "a" }, async () => {}).tags).toEqual([]);
+    expect(() => workflow({ name: "a", tags: ["smoke"] }, async () => {})).toThrow(/tag "smoke" must start with "@"/);
+    expect(() => workflow({ name: "a", tags: ["@two words"] }, async () => {})).toThrow(/hold no spaces/);
+    expect(() => workflow({ name: "a", tags: "@smoke" as never }, async () => {})).toThrow(/tags must be an array/);
+  });
 });
 
 describe("check / check.soft", () => {
@@ -132,6 +140,22 @@ describe("check / check.soft", () => {
     const executor = recordingExecutor([failed(1, "WF_INSTRUCTION_NOT_UNDERSTOOD")]);
     const run = runWithExecutor({ executor, signal: new AbortController().signal }, () => check.soft("the cart looks right"));
     await expect(run).rejects.toMatchObject({ serviceCode: "WF_INSTRUCTION_NOT_UNDERSTOOD" });
+  });
+
+  it("takes the run's check timeout (check: { timeoutMs } in wf.config.ts) for a check that sets none; its own wins", async () => {
+    const executor = recordingExecutor([{ holds: true }, { holds: true }]);
+    await executeWorkflow(
+      workflow({ name: "checks" }, async () => {
+        await check('the page shows "Saved"');
+        await check.soft('the page shows "Saved"', { timeoutMs: 250 });
+      }),
+      { executor, checkTimeoutMs: 1_500 },
+    );
+    expect(executor.steps.map((s) => [s.check, s.timeoutMs])).toEqual([
+      [{ timeoutMs: 1_500, soft: false }, 31_500],
+      [{ timeoutMs: 250, soft: true }, 30_250],
+    ]);
+    await expect(runWithExecutor({ executor, signal: new AbortController().signal, checkTimeoutMs: 1.5 }, async () => {})).rejects.toThrow(/the run's checkTimeoutMs must be a whole number/);
   });
 
   it("refuses a timeout that is not a whole number of ms from 0 to 570,000, and works only in a run", async () => {

@@ -18,6 +18,8 @@ export interface RunContext {
   stepCount: number;
   /** Failed soft checks (`check.soft`) so far; the run fails at its end when there is any. */
   softFailures: StepFailedError[];
+  /** How long a `check` without its own `timeoutMs` retries, in ms. @default 5_000 */
+  checkTimeoutMs?: number;
 }
 
 // A user's workflow file may load its own copy of @wf/core; one storage per process keeps
@@ -34,10 +36,17 @@ const storage: AsyncLocalStorage<RunContext> = ((globalThis as Record<symbol, un
  * @throws {@link SoftChecksFailedError} (`WF_CHECK_FAILED`) when `fn` finished but a `check.soft` failed.
  */
 export async function runWithExecutor<T>(
-  context: { executor: Executor; signal: AbortSignal; log?: Logger },
+  context: { executor: Executor; signal: AbortSignal; log?: Logger; checkTimeoutMs?: number },
   fn: () => Promise<T>,
 ): Promise<T> {
-  const run: RunContext = { executor: context.executor, signal: context.signal, log: context.log ?? (() => {}), stepCount: 0, softFailures: [] };
+  const run: RunContext = {
+    executor: context.executor,
+    signal: context.signal,
+    log: context.log ?? (() => {}),
+    stepCount: 0,
+    softFailures: [],
+    ...(context.checkTimeoutMs !== undefined ? { checkTimeoutMs: checkTimeout("the run's checkTimeoutMs", context.checkTimeoutMs) } : {}),
+  };
   const value = await storage.run(run, fn);
   if (run.softFailures.length > 0) throw new SoftChecksFailedError(run.softFailures);
   return value;
@@ -127,14 +136,19 @@ const SOFT_CODES = new Set(["WF_CHECK_FAILED", "WF_ANSWER_UNCERTAIN"]);
  */
 const CHECK_STEP_GRACE_MS = 30_000;
 
+/** @throws TypeError unless `value` is a whole number of ms from 0 to 570,000 (what a check's step may wait). */
+function checkTimeout(what: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 570_000) {
+    throw new TypeError(`${what} must be a whole number of ms from 0 to 570,000, got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
 async function runCheck(statement: string, options: CheckOptions, soft: boolean, caller: DslFunction): Promise<void> {
   const what = soft ? "check.soft" : "check";
   const context = requireRun(what);
   checkInstruction(what, statement);
-  const timeoutMs = options.timeoutMs ?? 5_000;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > 570_000) {
-    throw new TypeError(`${what}() timeoutMs must be a whole number of ms from 0 to 570,000, got ${JSON.stringify(options.timeoutMs)}.`);
-  }
+  const timeoutMs = options.timeoutMs !== undefined ? checkTimeout(`${what}() timeoutMs`, options.timeoutMs) : (context.checkTimeoutMs ?? 5_000);
   const callSite = captureCallSite(caller);
   try {
     await runWithRetries(context, {}, (attempt, index) => ({
@@ -166,7 +180,7 @@ async function runCheck(statement: string, options: CheckOptions, soft: boolean,
  * model, which must quote the page as its evidence.
  *
  * @param statement - what must be true, e.g. `the page shows "Order placed"`; 1 to 4,000 characters.
- * @param options.timeoutMs - how long to retry until it holds, in ms; 0 checks once. @default 5_000
+ * @param options.timeoutMs - how long to retry until it holds, in ms; 0 checks once. @default the run's `checkTimeoutMs` (`check: { timeoutMs }` in wf.config.ts), else 5_000
  * @returns nothing; it resolves once the statement holds.
  * @throws {@link StepFailedError} with service code `WF_CHECK_FAILED` (the reason and what was seen
  *   are in its message) when it does not hold in time, `WF_ANSWER_UNCERTAIN` when the model could

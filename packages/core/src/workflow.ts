@@ -30,6 +30,12 @@ export interface WorkflowOptions<P extends z.ZodObject | undefined, O extends z.
   params?: P;
   /** Schema the handler's return value is checked against. */
   output?: O;
+  /**
+   * Tags, as Playwright Test's `tag` option: each starts with `@` (`"@smoke"`, `"@checkout"`).
+   * `wf run --grep @smoke` selects by them; reporters, JUnit properties and the HTML report show them.
+   * @default []
+   */
+  tags?: ReadonlyArray<string>;
 }
 
 type ParamsOf<P> = P extends z.ZodObject ? z.output<P> : Record<string, never>;
@@ -42,6 +48,8 @@ export interface Workflow<Params = unknown, Output = unknown> {
   readonly description: string | undefined;
   readonly params: z.ZodObject | undefined;
   readonly output: z.ZodType | undefined;
+  /** Its tags (`@smoke`), in the order given; empty when none. */
+  readonly tags: ReadonlyArray<string>;
   readonly handler: (context: WorkflowContext<Params>) => Promise<Output> | Output;
 }
 
@@ -50,7 +58,9 @@ export interface Workflow<Params = unknown, Output = unknown> {
  *
  * @param options.name - kebab-case id (`/^[a-z0-9]+(-[a-z0-9]+)*$/`).
  * @param handler - receives `{ params, signal, log }`; calls `act`/`ask`; returns the output.
- * @throws {@link WfError} `WF_WORKFLOW_INVALID` if the name is not kebab-case or params is not a zod object.
+ * @param options.tags - tags such as `"@smoke"`: each starts with `@` and has no spaces.
+ * @throws {@link WfError} `WF_WORKFLOW_INVALID` if the name is not kebab-case, params is not a zod
+ *   object, or a tag does not start with `@` (or holds a space).
  * @example
  * export default workflow({ name: "search", params: z.object({ q: z.string() }) }, async ({ params }) => {
  *   await act(`type "${params.q}" into "Search"`);
@@ -66,6 +76,7 @@ export function workflow<P extends z.ZodObject | undefined = undefined, O extend
   if (options.params !== undefined && !isZodObject(options.params)) {
     throw new WfError("WF_WORKFLOW_INVALID", `Workflow "${options.name}": params must be a zod object (z.object({...})).`);
   }
+  const tags = checkTags(options.name, options.tags);
   if (typeof handler !== "function") {
     throw new WfError("WF_WORKFLOW_INVALID", `Workflow "${options.name}": the second argument must be the handler function.`);
   }
@@ -75,8 +86,23 @@ export function workflow<P extends z.ZodObject | undefined = undefined, O extend
     description: options.description,
     params: options.params,
     output: options.output,
+    tags,
     handler: handler as Workflow<ParamsOf<P>, OutputOf<O, R>>["handler"],
   });
+}
+
+/** Tags are Playwright's: `@` then at least one character, no whitespace. */
+const TAG_PATTERN = /^@\S+$/;
+
+function checkTags(name: string, tags: unknown): ReadonlyArray<string> {
+  if (tags === undefined) return Object.freeze([]);
+  if (!Array.isArray(tags)) throw new WfError("WF_WORKFLOW_INVALID", `Workflow "${name}": tags must be an array of strings like ["@smoke"].`);
+  for (const tag of tags) {
+    if (typeof tag !== "string" || !TAG_PATTERN.test(tag)) {
+      throw new WfError("WF_WORKFLOW_INVALID", `Workflow "${name}": tag ${JSON.stringify(tag)} must start with "@" and hold no spaces, like "@smoke" (Playwright's tags).`);
+    }
+  }
+  return Object.freeze([...new Set(tags as string[])]);
 }
 
 /** True when `value` is a workflow value (also one made by another copy of `@wf/core`). */
@@ -109,6 +135,12 @@ export interface ExecuteWorkflowOptions {
   executor: Executor;
   signal?: AbortSignal;
   log?: Logger;
+  /**
+   * How long a `check` without its own `timeoutMs` retries, in ms (Playwright's `expect: { timeout }`).
+   * @default 5_000
+   * @throws TypeError (when the run starts) unless a whole number from 0 to 570,000.
+   */
+  checkTimeoutMs?: number;
 }
 
 /**
@@ -123,7 +155,7 @@ export async function executeWorkflow<P, O>(wf: Workflow<P, O>, options: Execute
   const params = parseParams(wf, options.params);
   const signal = options.signal ?? new AbortController().signal;
   const log = options.log ?? (() => {});
-  const output = await runWithExecutor({ executor: options.executor, signal, log }, () =>
+  const output = await runWithExecutor({ executor: options.executor, signal, log, ...(options.checkTimeoutMs !== undefined ? { checkTimeoutMs: options.checkTimeoutMs } : {}) }, () =>
     Promise.resolve(wf.handler({ params, signal, log })),
   );
   if (!wf.output) return output;

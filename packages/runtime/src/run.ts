@@ -20,7 +20,7 @@ import {
   type StepRequest,
   type Workflow,
 } from "@wf/core";
-import { CheckAnswer, MAX_LONG_POLL_MS, type ReplayAction, type ScreenshotMode, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
+import { CheckAnswer, MAX_LONG_POLL_MS, type ReplayAction, type ScreenshotMode, type SessionContextOptions, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
 import { resolve as resolvePath } from "node:path";
 import { sleep } from "./_retry.js";
 import { stepFiles } from "./step-files.js";
@@ -101,6 +101,23 @@ export interface RunWorkflowOptions {
   uploads?: "send" | "local";
   /** Folder the paths of uploaded files resolve against with `uploads: "send"`. @default process.cwd() */
   uploadDir?: string;
+  /**
+   * How the session's browser context is made (`context` on create, Playwright's `use` names:
+   * `baseURL`, `viewport`, `locale`, `userAgent`, a device descriptor's fields).
+   * @default the service's plain context, no base URL
+   */
+  context?: SessionContextOptions;
+  /**
+   * How long a `check()` that sets no `timeoutMs` retries, in ms (Playwright's `expect: { timeout }`).
+   * @default 5_000
+   */
+  checkTimeoutMs?: number;
+  /**
+   * Awaited before each step is sent (its first attempt), with what it is (the instruction
+   * redacted): `wf run --debug` pauses there until the user says go on. The step's time starts
+   * after it. Aborting the run's `signal` ends the wait. @default none
+   */
+  beforeStep?: (step: { index: number; type: StepRequest["type"]; instruction: string; callSite?: string }) => Promise<void>;
 }
 
 const MAX_POLL_INTERVAL_MS = 2_000;
@@ -147,6 +164,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     browserMode: "REMOTE",
     ...(options.trace ? { trace: true } : {}),
     ...(options.screenshot ? { screenshot: options.screenshot } : {}),
+    ...(options.context && Object.keys(options.context).length > 0 ? { context: options.context } : {}),
   });
   let session: Awaited<typeof creating>;
   try {
@@ -173,6 +191,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     budget,
     ...(lock ? { lock } : {}),
     ...(options.uploads === "local" ? {} : { uploadDir: resolvePath(options.uploadDir ?? process.cwd()) }),
+    ...(options.beforeStep ? { beforeStep: options.beforeStep } : {}),
   });
 
   let output: unknown;
@@ -185,6 +204,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
         executor,
         signal,
         log: (message, data) => emit({ type: "log", message: redact(message), ...(data !== undefined ? { data: redact(data) } : {}) }),
+        ...(options.checkTimeoutMs !== undefined ? { checkTimeoutMs: options.checkTimeoutMs } : {}),
       }),
       signal,
     );
@@ -247,6 +267,7 @@ interface ExecutorInit {
   lock?: LockState;
   /** Where uploaded files are read from to be sent with their step; absent: the service reads its own disk. */
   uploadDir?: string;
+  beforeStep?: RunWorkflowOptions["beforeStep"];
 }
 
 interface OpenStep {
@@ -287,6 +308,9 @@ class ServiceExecutor implements Executor {
     if (this.finished) throw new RunAbortedError("the run is over; a step was called after the workflow finished");
     const { client, sessionId, redact } = this.init;
     const instruction = redact(step.instruction);
+    if (this.init.beforeStep && step.attempt <= 1) {
+      await untilAborted(this.init.beforeStep({ index: step.index, type: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}) }), signal);
+    }
     const now = performance.now();
     let open = this.open.get(step.index);
     if (!open) {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { act, ask, ParamsValidationError, secret, workflow } from "@wf/core";
+import { act, ask, check, ParamsValidationError, secret, workflow } from "@wf/core";
 import { createServiceClient, runWorkflow, type RunEvent, type ServiceClient } from "../src/index.js";
 import { startFaultServer, type FaultServer, type FaultServerOptions } from "./helpers/fault-server.js";
 
@@ -266,6 +266,32 @@ describe("runWorkflow", () => {
     const failing = await setUp({ fail: (step) => (step.type === "ASK" ? { code: "WF_ELEMENT_NOT_FOUND", message: "no table" } : undefined) });
     expect((await runWorkflow(prices, { client: failing.client, trace: "retain-on-failure" })).status).toBe("failed");
     expect(failing.server.closeBodies).toEqual([undefined]);
+  });
+
+  it("creates its session with the context asked for, gives checks the run's default wait, and awaits beforeStep before each step is sent", async () => {
+    const { server, client } = await setUp({ answer: (step) => (step.check ? { holds: true, reason: "shown", evidence: "Saved", interpreter: "grammar", attempts: 1 } : "Price list") });
+    const seen: Array<[number, string, string, number]> = [];
+    const flow = workflow({ name: "saved", params: z.object({ password: secret(z.string()) }) }, async ({ params }) => {
+      await act(`type "${params.password}" into "Password"`);
+      await check('the page shows "Saved"');
+      await check('the page shows "Saved"', { timeoutMs: 100 });
+    });
+    const record = await runWorkflow(flow, {
+      client,
+      params: { password: "hunter2-secret" },
+      context: { baseURL: "http://localhost:3000/", viewport: { width: 412, height: 839 }, locale: "de-DE" },
+      checkTimeoutMs: 1_234,
+      // The step is not sent before the hook returns: the server has seen only the steps before it.
+      beforeStep: async (step) => void seen.push([step.index, step.type, step.instruction, server.steps.length]),
+    });
+    expect(record.error).toBeUndefined();
+    expect(server.createBodies).toEqual([{ browserMode: "REMOTE", context: { baseURL: "http://localhost:3000/", viewport: { width: 412, height: 839 }, locale: "de-DE" } }]);
+    expect(server.steps.map((s) => s.check?.timeoutMs)).toEqual([undefined, 1_234, 100]);
+    expect(seen).toEqual([
+      [1, "ACT", 'type "[secret]" into "Password"', 0],
+      [2, "CHECK", 'the page shows "Saved"', 1],
+      [3, "CHECK", 'the page shows "Saved"', 2],
+    ]);
   });
 
   it("never records or emits a secret param's value", async () => {

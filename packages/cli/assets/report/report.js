@@ -140,7 +140,8 @@
   function workflowView(w) {
     var retries = Math.max(0, w.attempts.length - 1);
     return h("details", { class: "workflow", "data-outcome": w.outcome, open: w.outcome === "failed" ? "" : null },
-      h("summary", null, status(w.outcome), " ", h("span", { text: w.file + " › " }), h("strong", { text: w.name }),
+      h("summary", null, status(w.outcome), " ", w.project ? h("span", { class: "project", text: "[" + w.project + "] › " }) : null, h("span", { text: w.file + " › " }), h("strong", { text: w.name }),
+        (w.tags || []).map(function (t) { return h("span", { class: "badge tag", text: t }); }),
         retries ? h("span", { class: "badge dim", text: retries + (retries === 1 ? " retry" : " retries") }) : null,
         h("span", { class: "dim", text: "  " + ms(w.durationMs) })),
       w.attempts.length ? w.attempts.map(function (a, i) { return attemptView(a, i, w.attempts.length); }) : h("p", { class: "attempt dim", text: "Did not run." }));
@@ -148,7 +149,13 @@
 
   var s = data.stats;
   var counts = [["all", data.workflows.length], ["passed", s.passed], ["flaky", s.flaky], ["failed", s.failed], ["interrupted", s.interrupted], ["skipped", s.skipped]];
-  var list = h("div", { id: "workflows" }, data.workflows.map(workflowView));
+  // With projects, one section per project (in the order they ran), as Playwright's report groups them.
+  var projects = [];
+  data.workflows.forEach(function (w) { if (w.project && projects.indexOf(w.project) < 0) projects.push(w.project); });
+  var list = h("div", { id: "workflows" }, projects.length === 0 ? data.workflows.map(workflowView) : projects.map(function (p) {
+    return h("section", { class: "project", "data-project": p }, h("h2", { text: p }),
+      data.workflows.filter(function (w) { return w.project === p; }).map(workflowView));
+  }));
   var buttons = counts.filter(function (c) { return c[0] === "all" || c[1] > 0; }).map(function (c) {
     return h("button", { type: "button", "data-filter": c[0], "aria-pressed": c[0] === "all" ? "true" : "false", text: c[0] + " (" + c[1] + ")" });
   });

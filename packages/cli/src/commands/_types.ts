@@ -15,6 +15,8 @@ export interface CliContext {
   stderr: OutputStream;
   /** Aborts on Ctrl-C (SIGINT/SIGTERM): long-running commands stop and clean up. */
   signal: AbortSignal;
+  /** Where `wf run --debug` reads its "go on" lines. @default process.stdin */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** One `wf` command. */

@@ -17,7 +17,8 @@ export const triggerCommand = defineCommand({
       .option("wait", { type: "boolean", default: false, describe: "Follow the run to its end, print each finished step and the output, exit by its outcome" })
       .option("reporter", { alias: "r", choices: TRIGGER_REPORTERS, describe: "As `wf run` on one workflow: pretty for people; json: the run record at the end; ndjson: one event per line [default: pretty]" })
       .option("cancel-on-interrupt", { type: "boolean", default: false, describe: "On Ctrl-C during --wait, cancel the run on the service too (else it goes on)" })
-      .option("base-url", { type: "string", describe: "The wf service (else WF_BASE_URL or wf.config.ts)" })
+      .option("service-url", { type: "string", describe: "The wf service (else WF_SERVICE_URL or serviceUrl in wf.config.ts)" })
+      .option("base-url", { type: "string", hidden: true, describe: "Deprecated: the old name of --service-url" })
       .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
       .example("$0 trigger read-title --var url=https://example.org --wait", "Run it and wait for the output")
       .example("$0 trigger nightly-report --vars-file vars.json --reporter json", "Start it; print {sessionId, previewUrl} as JSON")
@@ -30,7 +31,8 @@ export const triggerCommand = defineCommand({
   handler: async (args, context) => {
     const { asUsageError, openServiceClient, parseVariables, triggerWorkflow, wantsColor } = await import("../trigger.js");
     const variables = await parseVariables(args.var.map(String), args["vars-file"], context.cwd);
-    const { client, config } = await openServiceClient(context, { baseUrl: args["base-url"], apiKey: args["api-key"] });
+    const { client, config } = await openServiceClient(context, { serviceUrl: args["service-url"], baseUrl: args["base-url"], apiKey: args["api-key"] });
+    for (const notice of config.notices) context.stderr.write(`wf: ${notice}\n`);
     const reporter: (typeof TRIGGER_REPORTERS)[number] = args.reporter ?? ((TRIGGER_REPORTERS as readonly string[]).includes(config.reporter) ? (config.reporter as (typeof TRIGGER_REPORTERS)[number]) : "pretty");
     try {
       const result = await triggerWorkflow({

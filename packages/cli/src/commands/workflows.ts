@@ -75,13 +75,15 @@ export const workflowsCommand = defineCommand({
   builder: (yargs) =>
     yargs
       .option("json", { type: "boolean", default: false, describe: "Print the service's answer as JSON" })
-      .option("base-url", { type: "string", describe: "The wf service (else WF_BASE_URL or wf.config.ts)" })
+      .option("service-url", { type: "string", describe: "The wf service (else WF_SERVICE_URL or serviceUrl in wf.config.ts)" })
+      .option("base-url", { type: "string", hidden: true, describe: "Deprecated: the old name of --service-url" })
       .option("api-key", { type: "string", describe: "The service's API key (else WF_API_KEY or wf.config.ts)" })
       .example("$0 workflows", "A table of ids, params and descriptions")
       .example("$0 workflows --json", "The list as JSON, with the files that failed to load"),
   handler: async (args, context) => {
     const { asUsageError, openServiceClient, wantsColor } = await import("../trigger.js");
-    const { client, config } = await openServiceClient(context, { baseUrl: args["base-url"], apiKey: args["api-key"] });
+    const { client, config } = await openServiceClient(context, { serviceUrl: args["service-url"], baseUrl: args["base-url"], apiKey: args["api-key"] });
+    for (const notice of config.notices) context.stderr.write(`wf: ${notice}\n`);
     try {
       const result = await listStoredWorkflows({
         client,

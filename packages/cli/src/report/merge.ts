@@ -123,7 +123,7 @@ function suiteOf(data: ReportData): SuiteResult {
   const results: WorkflowResult[] = data.workflows.map((w) => {
     const repeat = w.repeatEachIndex ?? 0;
     return {
-      entry: { file: w.file, relFile: w.file, name: w.name, title: repeat === 0 ? w.name : `${w.name} (repeat #${repeat})`, repeatEachIndex: repeat, workflow: undefined as never },
+      entry: { file: w.file, relFile: w.file, name: w.name, title: repeat === 0 ? w.name : `${w.name} (repeat #${repeat})`, repeatEachIndex: repeat, workflow: undefined as never, ...(w.project ? { project: { name: w.project, use: {} } } : {}), tags: w.tags ?? [] },
       outcome: w.outcome as WorkflowOutcome,
       attempts: w.attempts.map((a) => a.record as RunRecord),
       durationMs: w.durationMs,

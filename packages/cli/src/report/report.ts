@@ -18,7 +18,8 @@ import type { RunRecord, ServiceClient } from "@wf/runtime";
 import type { ResolvedCliConfig, TraceMode } from "../config.js";
 import type { OutputStream } from "../reporters.js";
 import { CliUsageError } from "../errors.js";
-import type { SuiteResult, WorkflowEntry } from "../suite-result.js";
+import { entryKey, type SuiteResult, type WorkflowEntry } from "../suite-result.js";
+import { writeLastRun } from "../select.js";
 import { writeReportPage } from "./page.js";
 import { timingMark } from "../timing.js";
 
@@ -94,12 +95,12 @@ export async function createRunReport(options: {
 
   const folders = folderNames(options.entries);
   const artifacts = new Map<string, AttemptArtifacts>();
-  const key = (entry: WorkflowEntry, attempt: number) => `${attempt}\u0000${entry.file}`;
+  const key = (entry: WorkflowEntry, attempt: number) => `${attempt}\u0000${entryKey(entry)}`;
   const recorded = (attempt: number) => trace === "on" || trace === "retain-on-failure" || (trace === "on-first-retry" && attempt === 1);
 
   const collect = async (entry: WorkflowEntry, attempt: number, record: RunRecord, client: ServiceClient): Promise<void> => {
     if (!record.sessionId) return;
-    const base = folders.get(entry.file) ?? "workflow";
+    const base = folders.get(entryKey(entry)) ?? "workflow";
     const folder = attempt === 0 ? base : `${base}-retry${attempt}`;
     const own: AttemptArtifacts = { folder, screenshots: {} };
     artifacts.set(key(entry, attempt), own);
@@ -140,6 +141,8 @@ export async function createRunReport(options: {
         await mkdir(dir, { recursive: true });
         // A classic script (not JSON fetched, not a module), so the page works from file:// too.
         await writeReportFiles(dir, data);
+        // The failed set `wf run --last-failed` runs again.
+        await writeLastRun(dir, result, options.warn);
       } catch (error) {
         // The run's outcome stands without its report (a full disk, another run emptying the folder).
         options.warn(`Could not write the HTML report to ${dir}: ${(error as Error).message}`);
@@ -185,6 +188,10 @@ export interface ReportData {
     name: string;
     /** Which `--repeat-each` run, from 0. */
     repeatEachIndex?: number;
+    /** The project it ran in (`projects` of wf.config.ts). */
+    project?: string;
+    /** The workflow's tags (`@smoke`). */
+    tags?: string[];
     outcome: string;
     durationMs: number;
     attempts: Array<{ record: RunRecord; artifacts?: AttemptArtifacts }>;
@@ -202,6 +209,8 @@ function reportData(result: SuiteResult, artifactsOf: (entry: WorkflowEntry, att
       file: r.entry.relFile,
       name: r.entry.name,
       repeatEachIndex: r.entry.repeatEachIndex,
+      ...(r.entry.project ? { project: r.entry.project.name } : {}),
+      ...(r.entry.tags?.length ? { tags: [...r.entry.tags] } : {}),
       outcome: r.outcome,
       durationMs: r.durationMs,
       attempts: r.attempts.map((record, attempt) => {
@@ -294,18 +303,20 @@ export function shownPath(path: string, cwd: string): string {
 }
 
 /**
- * A folder name per workflow file: the workflow's name with anything but letters, digits, `.`, `_`
- * and `-` turned into `-`; a name two workflows share gets `-2`, `-3`… in file order.
+ * A folder name per run of a workflow (by {@link entryKey}): the workflow's name, then its project
+ * and its `--repeat-each` index when it has them, with anything but letters, digits, `.`, `_` and
+ * `-` turned into `-`; a name two runs share gets `-2`, `-3`… in order.
  */
 export function folderNames(entries: ReadonlyArray<WorkflowEntry>): Map<string, string> {
   const taken = new Set<string>();
   const out = new Map<string, string>();
   for (const entry of entries) {
-    const base = entry.name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "").slice(0, 80) || "workflow";
-    let name = base;
-    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}-${n}`;
-    taken.add(name.toLowerCase());
-    out.set(entry.file, name);
+    const name = [entry.name, entry.project?.name, entry.repeatEachIndex > 0 ? `repeat${entry.repeatEachIndex}` : undefined].filter(Boolean).join("-");
+    const base = name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "").slice(0, 80) || "workflow";
+    let folder = base;
+    for (let n = 2; taken.has(folder.toLowerCase()); n++) folder = `${base}-${n}`;
+    taken.add(folder.toLowerCase());
+    out.set(entryKey(entry), folder);
   }
   return out;
 }

@@ -95,8 +95,8 @@ export const BrowserMode = z.enum(["REMOTE"]);
 
 /**
  * Which steps of a session get a screenshot after them (ours; Playwright Test's `screenshot`
- * option and its values): `on` every step (the default), `only-on-failure` the steps that failed,
- * `off` none. A session whose debugger page is open gets one after every step whatever the mode.
+ * option and its values): `on` every step, `only-on-failure` the steps that failed (the default,
+ * as Playwright Test's), `off` none. A session whose debugger page is open gets one after every step whatever the mode.
  */
 export const SCREENSHOT_MODES = ["on", "only-on-failure", "off"] as const;
 export const ScreenshotMode = z.enum(SCREENSHOT_MODES);
@@ -112,6 +112,63 @@ export type ScreenshotMode = z.infer<typeof ScreenshotMode>;
 export const DIALOG_RULES = ["accept", "dismiss", "fail"] as const;
 export const DialogRule = z.enum(DIALOG_RULES);
 export type DialogRule = z.infer<typeof DialogRule>;
+/** Whether `tz` is an IANA time zone this runtime knows (`Europe/Paris`). */
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `locale` is a BCP 47 language tag (`en-GB`, `de-DE`). */
+function isLocale(locale: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(locale).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+const Size = (what: string) =>
+  z
+    .object({ width: z.number().int().min(1).max(10_000), height: z.number().int().min(1).max(10_000) })
+    .strict()
+    .describe(`${what}, in CSS pixels: { width, height }.`);
+
+/**
+ * `context` of a session create (ours): how the session's browser context is made, in Playwright's
+ * names and meanings (its `use` options and device descriptors: `devices["Pixel 7"]`). `baseURL` is
+ * what a relative address in `go to /login` resolves against, as `page.goto("/login")` does.
+ */
+export const SessionContextOptions = z
+  .object({
+    baseURL: z
+      .url({ protocol: /^(?:https?|file)$/ })
+      .max(2_048)
+      .optional()
+      .describe("What a relative address resolves against (`go to /login`, `go to ?page=2`), as Playwright's baseURL: new URL(address, baseURL). Unset: the current page's address."),
+    viewport: Size("The page's size (Playwright's viewport)").optional(),
+    screen: Size("The screen's size window.screen reports (Playwright's screen)").optional(),
+    deviceScaleFactor: z.number().positive().max(10).optional().describe("Device pixels per CSS pixel (2 for a retina screen)."),
+    isMobile: z.boolean().optional().describe("Take the meta viewport tag into account and enable touch events, as a phone does."),
+    hasTouch: z.boolean().optional().describe("The page supports touch events."),
+    userAgent: z.string().min(1).max(1_024).optional().describe("The User-Agent the browser sends and navigator.userAgent says."),
+    locale: z.string().max(64).refine(isLocale, "must be a BCP 47 language tag like en-GB").optional().describe("The browser's locale (navigator.language, Accept-Language, number and date formats), e.g. en-GB."),
+    timezoneId: z.string().max(64).refine(isTimeZone, "must be an IANA time zone like Europe/Paris").optional().describe("The browser's time zone, e.g. Europe/Paris."),
+    colorScheme: z.enum(["light", "dark", "no-preference"]).optional().describe("The prefers-color-scheme media feature."),
+    reducedMotion: z.enum(["reduce", "no-preference"]).optional().describe("The prefers-reduced-motion media feature."),
+    extraHTTPHeaders: z
+      .record(z.string().min(1).max(256), z.string().max(8_192))
+      .refine((headers) => Object.keys(headers).length <= 50, "must hold at most 50 headers")
+      .optional()
+      .describe("Headers sent with every request of the session."),
+    javaScriptEnabled: z.boolean().optional().describe("Run the pages' scripts. Default true."),
+  })
+  .strict()
+  .describe("How the session's browser context is made, in Playwright's names (its use options and device descriptors).");
+export type SessionContextOptions = z.infer<typeof SessionContextOptions>;
 
 /** Body of `POST /workflow/step/create`. `browserMode` is optional, default `REMOTE` (public samples). */
 export const CreateSessionRequest = z
@@ -129,6 +186,7 @@ export const CreateSessionRequest = z
     dialogs: DialogRule.optional().describe(
       "What happens to a JavaScript dialog (alert, confirm, prompt, beforeunload) a page opens: accept (the default: OK, a prompt's default text), dismiss (Cancel; beforeunload still accepted), fail (dismissed, and the step fails WF_DIALOG_OPENED). Each dialog is listed in its step's `dialogs`.",
     ),
+    context: SessionContextOptions.optional(),
   })
   .describe("Create a step-mode session.");
 export type CreateSessionRequest = z.input<typeof CreateSessionRequest>;

@@ -82,6 +82,8 @@ export interface FaultServer {
   readonly runKeys: string[];
   /** The body of each close request (parsed JSON; `undefined` for none), in order of arrival. */
   readonly closeBodies: unknown[];
+  /** The body of each session create (parsed JSON; `undefined` for none), in order of arrival. */
+  readonly createBodies: unknown[];
   close(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
   const executed: RunStepRequest[] = [];
   const runKeys: string[] = [];
   const closeBodies: unknown[] = [];
+  const createBodies: unknown[] = [];
   const faults: Record<FaultRoute, Fault[]> = { create: [], run: [], stepStatus: [], close: [], sessionStatus: [], health: [] };
   const requests: Record<FaultRoute, number> = { create: 0, run: 0, stepStatus: 0, close: 0, sessionStatus: 0, health: 0 };
   const timers = new Set<NodeJS.Timeout>();
@@ -164,6 +167,11 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
       case "health":
         return { status: 200, body: { status: "ok", version: "fault-server" } };
       case "create": {
+        try {
+          createBodies.push(body === "" ? undefined : JSON.parse(body));
+        } catch {
+          createBodies.push(body);
+        }
         const sid = randomBytes(8).toString("hex");
         sessions.set(sid, { id: sid, closed: false, createdAt: new Date().toISOString(), version: 0, steps: [] });
         return { status: 200, body: { workflowId: sid, sessionToken: `tok-${sid}`, debuggerUrl: `${baseUrl}/apis/request/workflow/view/${sid}?token=tok-${sid}` } };
@@ -325,6 +333,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
     steps: executed,
     runKeys,
     closeBodies,
+    createBodies,
     async close() {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

@@ -12,7 +12,7 @@
  * `WF_TIMING`, `WF_DEBUG`) is `env-flag.ts`.
  *
  * The runtime (`@wf/runtime`) reads no variable: its service client takes its base URL and API key
- * from its caller (the CLI reads `WF_BASE_URL`, `WF_API_KEY` here); see docs/decisions/0031-environment-schema-zod-free-part.md.
+ * from its caller (the CLI reads `WF_SERVICE_URL`, `WF_API_KEY` here); see docs/decisions/0031-environment-schema-zod-free-part.md.
  */
 import { z } from "zod";
 import type { ScreenshotMode } from "@wf/core/protocol";
@@ -139,7 +139,9 @@ const FIELDS = {
   OPENAI_BASE_URL: () => text("Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama). Default OpenAI's.", "http://127.0.0.1:11434/v1"),
 
   // The CLI.
-  WF_BASE_URL: () => text("The service `wf run` uses; unset: an embedded server is started.", "http://127.0.0.1:8787"),
+  WF_SERVICE_URL: () => text("The wf service `wf run`, `wf trigger` and `wf workflows` use; unset: `wf run` starts an embedded server.", "http://127.0.0.1:8787"),
+  WF_BASE_URL: () => text("Deprecated: the old name of WF_SERVICE_URL (read when it is unset, with a notice).", "http://127.0.0.1:8787"),
+  WF_APP_URL: () => text("The app's base URL: `go to /login` opens <url>/login (Playwright's baseURL); beats use.baseURL of wf.config.ts and of every project.", "http://localhost:3000"),
   WF_API_KEY: () => text("The service's API key (`api-key` header).", "wf_…"),
   WF_REPORTER: () => text("Reporter(s) of `wf run`, comma-separated (list,junit).", "list"),
   WF_TEST_DIR: () => text("Folder `wf run` without files runs. Default workflows.", "workflows"),

@@ -58,8 +58,8 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
       },
     },
     async (request) => {
-      const { trace, screenshot, dialogs } = request.body;
-      const session = await sessions.createSession({ kind: "STEP", ...(trace ? { trace: true } : {}), ...(screenshot ? { screenshot } : {}), ...(dialogs ? { dialogs } : {}) });
+      const { trace, screenshot, dialogs, context } = request.body;
+      const session = await sessions.createSession({ kind: "STEP", ...(trace ? { trace: true } : {}), ...(screenshot ? { screenshot } : {}), ...(dialogs ? { dialogs } : {}), ...(context ? { context } : {}) });
       return { workflowId: session.sessionId, sessionToken: session.token, debuggerUrl: sessions.viewUrl(session) } satisfies CreateSessionResponse;
     },
   );

@@ -20,6 +20,7 @@ export { grammarText, replayActions, replayOptions } from "./lock/index.js";
 export { estimateTokens, readPageView, renderPageView } from "./page/index.js";
 export type { PageView, PageViewOptions } from "./page/index.js";
 export { answerErrors } from "./read/index.js";
+export { setBaseURL } from "./act/index.js";
 export type {
   ActContext,
   ActResult,

@@ -18,7 +18,7 @@ import { SessionFinishedError, SessionNotFoundError, TooManySessionsError } from
 import type { ChangeFeed } from "./feed.js";
 import type { IdleTimers } from "./idle.js";
 import { newId, type SessionRegistry } from "./registry.js";
-import { SessionBrowser, WarmSessionBrowser } from "./session-browser.js";
+import { contextOptionsOf, SessionBrowser, WarmSessionBrowser } from "./session-browser.js";
 import type { CreateSessionOptions, LiveSession } from "./types.js";
 import type { Telemetry } from "../observability/telemetry.js";
 import { join } from "node:path";
@@ -67,8 +67,11 @@ export class SessionLifecycle {
     registry.reserved += 1;
     let browser: SessionBrowser;
     try {
-      // The one opened ahead when there is one (a proxy is chosen at the context's creation).
-      browser = (options.proxy === undefined ? await this.warm?.take() : undefined) ?? (await SessionBrowser.open(this.parts.browser, this.parts.options, options.proxy));
+      // The one opened ahead when there is one (a proxy and context options are chosen at the context's creation).
+      const own = options.proxy !== undefined || contextOptionsOf(options.context) !== undefined;
+      browser =
+        (own ? undefined : (await this.warm?.take())?.withBaseURL(options.context?.baseURL)) ??
+        (await SessionBrowser.open(this.parts.browser, this.parts.options, options.proxy, options.context));
       timingMark("session: browser context taken");
       // Already recording when the context was opened ahead for a traced run (`wf run`).
       await browser.trace(options.trace ? traceTitle(options.kind) : undefined);

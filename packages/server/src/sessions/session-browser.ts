@@ -8,7 +8,7 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
-import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
+import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type SessionContextOptions, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
 import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "../browser/host.js";
 import { StepExecutionError } from "../errors.js";
 import { blockPrivateNetworkRequests } from "../browser/network-guard.js";
@@ -19,7 +19,7 @@ import { SessionTabs } from "./tabs.js";
 import { SessionUploads } from "./uploads.js";
 import { SessionDialogs } from "./dialogs.js";
 import { SessionDownloads } from "./downloads.js";
-import { answerErrors } from "../interpreter/index.js";
+import { answerErrors, setBaseURL } from "../interpreter/index.js";
 import { replayActions, replayOptions } from "../interpreter/index.js";
 import type { TraceScrubber } from "../browser/trace-scrub.js";
 import { discardTrace, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
@@ -78,6 +78,17 @@ export interface BrowserStepInput {
   check?: { timeoutMs?: number };
 }
 
+/**
+ * The options of `browser.newContext` a session's `context` asks for (all but `baseURL`, which wf
+ * applies itself: see `navigation-policy.ts`), or undefined when it asks for none.
+ */
+export function contextOptionsOf(use: SessionContextOptions | undefined): BrowserContextOptions | undefined {
+  if (!use) return undefined;
+  const { baseURL: _baseURL, ...rest } = use;
+  const options = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)) as BrowserContextOptions;
+  return Object.keys(options).length > 0 ? options : undefined;
+}
+
 /** The browser context and page of one session. Open with {@link SessionBrowser.open}. */
 export class SessionBrowser {
   /** One CDP session per page, for screenshots (opened at the first one). */
@@ -121,13 +132,20 @@ export class SessionBrowser {
    * @throws what `browser.newContext` throws (`WF_BROWSER_UNAVAILABLE` when the browser is down);
    *   {@link BrowserUnavailableError} `WF_BROWSER_UNAVAILABLE` when the page takes over 15 s to open.
    */
-  static async open(browser: BrowserHost, options: ResolvedServerOptions, proxy?: string | NonNullable<BrowserContextOptions["proxy"]>): Promise<SessionBrowser> {
+  static async open(
+    browser: BrowserHost,
+    options: ResolvedServerOptions,
+    proxy?: string | NonNullable<BrowserContextOptions["proxy"]>,
+    use?: SessionContextOptions,
+  ): Promise<SessionBrowser> {
     const guarded = options.blockPrivateNetworks;
+    const own = contextOptionsOf(use);
     // The plain context and page the host opened while the server loaded (`wf run`), when this
-    // session needs nothing more: no proxy, no private-network guard (it blocks service workers).
-    const ahead = proxy || guarded ? undefined : await browser.takeOpenedAhead(WARM_WAIT_MS);
-    if (ahead) return new SessionBrowser(ahead.context, ahead.page, options.maxDownloadBytes);
+    // session needs nothing more: no proxy, no context options, no private-network guard (it blocks service workers).
+    const ahead = proxy || guarded || own ? undefined : await browser.takeOpenedAhead(WARM_WAIT_MS);
+    if (ahead) return new SessionBrowser(ahead.context, ahead.page, options.maxDownloadBytes).withBaseURL(use?.baseURL);
     const context = await browser.newContext({
+      ...own,
       ...(proxy ? { proxy: toProxySettings(proxy) } : {}),
       // A service worker's requests would bypass the guard's route.
       ...(guarded ? { serviceWorkers: "block" as const } : {}),
@@ -138,12 +156,18 @@ export class SessionBrowser {
       if (page === TIMED_OUT) {
         throw new BrowserUnavailableError(`The browser did not open a page within ${PAGE_OPEN_TIMEOUT_MS} ms. Retry the session create.`, BROWSER_RETRY_AFTER_MS);
       }
-      return new SessionBrowser(context, page, options.maxDownloadBytes);
+      return new SessionBrowser(context, page, options.maxDownloadBytes).withBaseURL(use?.baseURL);
     } catch (error) {
       // Not awaited: a context whose page hung may not close either.
       void context.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Makes `baseURL` what relative addresses of this context's steps resolve against (`go to /login`). @returns this */
+  withBaseURL(baseURL: string | undefined): this {
+    if (baseURL) setBaseURL(this.context, baseURL);
+    return this;
   }
 
   /** Whether the context and page can still take a session: open, connected, not crashed. */

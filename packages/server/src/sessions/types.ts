@@ -3,7 +3,7 @@
  * construction, and what it keeps about each session open here ({@link LiveSession}).
  */
 import type { BrowserContextOptions } from "playwright-core";
-import type { DialogRule, ReplayAction, ScreenshotMode, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
+import type { DialogRule, ReplayAction, ScreenshotMode, SessionContextOptions, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
 import type { BrowserHost } from "../browser/host.js";
 import type { StepInterpreter } from "../interpreter/index.js";
 import type { ResolvedServerOptions } from "../config/options.js";
@@ -30,6 +30,12 @@ export interface CreateSessionOptions {
   screenshot?: ScreenshotMode;
   /** What is done with JavaScript dialogs (see `dialogs.ts`). @default "accept" */
   dialogs?: DialogRule;
+  /**
+   * How the browser context is made (viewport, locale, user agent…, Playwright's names), and the
+   * `baseURL` relative addresses resolve against. Any option but `baseURL` gets the session a
+   * context of its own (not the one opened ahead).
+   */
+  context?: SessionContextOptions;
 }
 
 /** A step to run, as `POST /workflow/step/run/{id}` takes it (already validated). */

@@ -5,7 +5,7 @@
  */
 export { misfit, misfitError, verifyElement } from "./fit.js";
 export type { Misfit } from "./fit.js";
-export { isFileUrl, leaveRefusedPage } from "./navigation-policy.js";
+export { isFileUrl, leaveRefusedPage, setBaseURL } from "./navigation-policy.js";
 export { performAction } from "./perform.js";
 export type { ActionDone, PerformOptions, Verb, VerbFit, VerbHandler } from "./verb.js";
 export { VERBS } from "./verbs/index.js";

@@ -1,9 +1,10 @@
 /**
  * Which addresses a step may open (`go to`, a link, whatever an action lands on): http(s),
  * `about:blank`, `data:`, and local `file:` pages only when the server allows them; and how a
- * written URL is resolved against the page (a relative path, a bare host).
+ * written URL is resolved: a relative one against the session's base URL (Playwright's
+ * `baseURL`) when it has one, else against the page; a bare host gets a scheme.
  */
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { InterpreterError } from "../errors.js";
 import type { StepClock } from "../_clock.js";
 
@@ -47,13 +48,36 @@ export async function leaveRefusedPage(page: Page, clock: StepClock): Promise<ne
   throw new InterpreterError("WF_NAVIGATION_REFUSED", `The action led to ${url}, a local file; went back to ${page.url()}. ${HOW_TO_ALLOW_FILES}`, { url });
 }
 
-/** Resolves `url` against the page's URL; a bare host (`example.com/x`) gets `https://`. */
+/** The base URL of each session's browser context (`context.baseURL` of the session create). */
+const baseURLs = new WeakMap<BrowserContext, string>();
+
+/**
+ * Makes `baseURL` what relative addresses of `context`'s pages resolve against, as Playwright's
+ * `baseURL` context option does for `page.goto("/login")`. Set once, when the session opens.
+ */
+export function setBaseURL(context: BrowserContext, baseURL: string): void {
+  baseURLs.set(context, baseURL);
+}
+
+/**
+ * Resolves `url`: a full URL as it is; a relative one (`/login`, `./next`, `?page=2`, `#top`)
+ * against the session's base URL when it has one (`new URL(url, baseURL)`, Playwright's rule), else
+ * against the page's URL; a bare host (`example.com/x`) gets `https://` (`http://` for a local one).
+ * @throws {@link InterpreterError} `WF_NAVIGATION_FAILED` for a relative URL with neither a base
+ *   URL nor a page address to resolve against.
+ */
 export function resolveUrl(page: Page, url: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^(?:localhost|[\w.-]+):\d+/i.test(url)) return url;
   if (/^[/?#.]/.test(url)) {
+    const baseURL = baseURLs.get(page.context());
+    if (baseURL) return new URL(url, baseURL).href;
     const base = page.url();
     if (/^(?:https?|file):/i.test(base)) return new URL(url, base).href;
-    throw new InterpreterError("WF_NAVIGATION_FAILED", `Cannot open the relative URL ${JSON.stringify(url)}: the page has no address yet (${base}). Give a full URL.`, { url });
+    throw new InterpreterError(
+      "WF_NAVIGATION_FAILED",
+      `Cannot open the relative URL ${JSON.stringify(url)}: the page has no address yet (${base}) and the session has no base URL. Give a full URL, or set the app's base URL (use: { baseURL } in wf.config.ts, --app-url).`,
+      { url },
+    );
   }
   const local = /^(?:localhost|127\.|\d{1,3}(?:\.\d{1,3}){3})/i.test(url);
   return `${local ? "http" : "https"}://${url}`;
