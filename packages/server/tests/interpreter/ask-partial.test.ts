@@ -86,7 +86,9 @@ function outcome(data: PageData, question: string, schema?: Record<string, unkno
 }
 
 describe("the partial read of a page", () => {
-  const pages = readdirSync(FIXTURES).filter((f) => f.endsWith(".html"));
+  // redirect.html leaves itself 150 ms after load: its navigation, when it fires while the next
+  // page is asked for, aborts that request, so it has nothing to read that stays.
+  const pages = readdirSync(FIXTURES).filter((f) => f.endsWith(".html") && f !== "redirect.html");
 
   it("gives, on every fixture page, only answers the full read gives", async () => {
     let settled = 0;
