@@ -109,6 +109,8 @@ export interface ExecuteWorkflowOptions {
   executor: Executor;
   signal?: AbortSignal;
   log?: Logger;
+  /** How long a check retries when its call sets no `timeoutMs`, in ms. @default 5_000 */
+  checkTimeoutMs?: number;
 }
 
 /**
@@ -123,7 +125,7 @@ export async function executeWorkflow<P, O>(wf: Workflow<P, O>, options: Execute
   const params = parseParams(wf, options.params);
   const signal = options.signal ?? new AbortController().signal;
   const log = options.log ?? (() => {});
-  const output = await runWithExecutor({ executor: options.executor, signal, log }, () =>
+  const output = await runWithExecutor({ executor: options.executor, signal, log, ...(options.checkTimeoutMs !== undefined ? { checkTimeoutMs: options.checkTimeoutMs } : {}) }, () =>
     Promise.resolve(wf.handler({ params, signal, log })),
   );
   if (!wf.output) return output;
