@@ -7,6 +7,7 @@ import { findSourceMap, type SourceMap } from "node:module";
 import { AnswerValidationError, RunAbortedError, SoftChecksFailedError, StepFailedError, WorkflowContextError, isWfError } from "./errors.js";
 import type { CheckOptions, Executor, Logger, StepGroup, StepOptions, StepRequest } from "./executor.js";
 import { decodeAnswer, toResponseFormat } from "./schema/translate.js";
+import { DEFAULT_CHECK_TIMEOUT_MS } from "./protocol/index.js";
 import type { AnySchema, InferSchema } from "./schema/types.js";
 
 /** The run a call of `act`/`ask` belongs to. */
@@ -24,8 +25,7 @@ export interface RunContext {
   checkTimeoutMs: number;
 }
 
-/** The default of a check's `timeoutMs` (Playwright's `expect` timeout), in ms. */
-export const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
+
 
 // A user's workflow file may load its own copy of @wf/core; one storage per process keeps
 // act/ask bound to the run whichever copy they come from.

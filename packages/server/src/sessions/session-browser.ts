@@ -20,7 +20,7 @@ import { SessionUploads } from "./uploads.js";
 import { answerErrors } from "../interpreter/index.js";
 import { replayActions, replayOptions } from "../interpreter/index.js";
 import type { TraceScrubber } from "../browser/trace-scrub.js";
-import { discardTrace, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
+import { discardTrace, enterTraceGroups, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
 import { BrowserUnavailableError } from "./errors.js";
 
 /** Longest a screenshot after a step may take, in ms. */
@@ -68,6 +68,8 @@ export interface BrowserStepInput {
   files?: StepFile[];
   /** ASK: the step is a check of the statement `step` (see `interpreter/check/`). */
   check?: { timeoutMs?: number };
+  /** The step groups (`step()`) the step runs in, outermost first: opened in the trace (`browser/tracing.ts`). */
+  groups?: ReadonlyArray<{ id: string; title: string }>;
 }
 
 /** The browser context and page of one session. Open with {@link SessionBrowser.open}. */
@@ -166,6 +168,7 @@ export class SessionBrowser {
     base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport; allowModel?: boolean },
   ): Promise<unknown> {
     if (this.page.isClosed()) await this.tabs.reopen();
+    await enterTraceGroups(this.context, input.groups ?? []);
     if (input.allowModel === false) base = { ...base, allowModel: false };
     if (input.type === "ACT") {
       const started = performance.now();
