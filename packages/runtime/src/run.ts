@@ -374,7 +374,15 @@ class ServiceExecutor implements Executor {
     delete open.record.pageUrl;
     delete open.record.check;
     delete open.details;
-    this.init.emit({ type: "step-started", index: step.index, stepType: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}), attempt: step.attempt });
+    this.init.emit({
+      type: "step-started",
+      index: step.index,
+      stepType: step.type,
+      instruction,
+      ...(step.callSite ? { callSite: step.callSite } : {}),
+      attempt: step.attempt,
+      ...(step.groupId !== undefined ? { groupId: step.groupId } : {}),
+    });
 
     const timeoutMs = step.timeoutMs ?? this.init.stepTimeoutMs;
     let stepId: string | undefined;

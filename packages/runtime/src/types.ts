@@ -162,7 +162,7 @@ export interface RunRecord {
 /** Events `runWorkflow()` emits through `onEvent`, in this order per run. */
 export type RunEvent =
   | { type: "run-started"; workflow: string; sessionId: string; debuggerUrl: string; params: Record<string, unknown> }
-  | { type: "step-started"; index: number; stepType: "ACT" | "ASK" | "CHECK"; instruction: string; callSite?: string; attempt: number }
+  | { type: "step-started"; index: number; stepType: "ACT" | "ASK" | "CHECK"; instruction: string; callSite?: string; attempt: number; groupId?: number }
   | { type: "step-finished"; step: StepRecord }
   | { type: "log"; message: string; data?: Record<string, unknown>; groupId?: number }
   | { type: "group-started"; group: GroupRecord }

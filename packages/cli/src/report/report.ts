@@ -54,6 +54,11 @@ export interface RunReport {
 const MARKER = ".wf-report";
 /** Files a folder may hold and still be emptied without a marker (what earlier versions wrote there). */
 const OWN_FILES = new Set(["junit.xml", MARKER]);
+/**
+ * What `@wf/cli/vitest` saves in the report folder (failed tests' screenshots and traces): kept
+ * when a `wf run` empties the folder, as it is not that run's.
+ */
+export const VITEST_FOLDER = "vitest";
 
 /**
  * Prepares the report folder of a run: creates it, or empties one that wf wrote before (it holds
@@ -76,7 +81,7 @@ export async function createRunReport(options: {
     if (error.code === "ENOENT") return [] as string[];
     throw new CliUsageError("WF_CLI_USAGE", `Could not read the report folder ${dir}: ${error.message}.`, { path: dir });
   });
-  if (names.length > 0 && !names.includes(MARKER) && !names.every((n) => OWN_FILES.has(n))) {
+  if (names.length > 0 && !names.includes(MARKER) && !names.every((n) => OWN_FILES.has(n) || n === VITEST_FOLDER)) {
     throw new CliUsageError(
       "WF_CLI_USAGE",
       `The report folder ${dir} holds files wf did not write, so it is not emptied for this run's report. Choose another folder (--report-dir, WF_REPORT_DIR or reportDir in wf.config.ts), or empty it.`,
@@ -85,7 +90,7 @@ export async function createRunReport(options: {
   }
   try {
     // The JUnit reporter's default file lives here too and is written at the end: keep nothing else.
-    for (const name of names) await rm(join(dir, name), { recursive: true, force: true });
+    for (const name of names) if (name !== VITEST_FOLDER) await rm(join(dir, name), { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, MARKER), "This folder is the report of the last `wf run`; every run empties it.\n");
   } catch (error) {
@@ -298,7 +303,8 @@ export function shownPath(path: string, cwd: string): string {
  * and `-` turned into `-`; a name two workflows share gets `-2`, `-3`… in file order.
  */
 export function folderNames(entries: ReadonlyArray<WorkflowEntry>): Map<string, string> {
-  const taken = new Set<string>();
+  // Vitest's evidence lives in `vitest/`: a workflow named so gets `vitest-2`.
+  const taken = new Set<string>([VITEST_FOLDER]);
   const out = new Map<string, string>();
   for (const entry of entries) {
     const base = entry.name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "").slice(0, 80) || "workflow";
