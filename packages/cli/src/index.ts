@@ -8,12 +8,12 @@ export { defineConfig, resolveCliConfig, REPORTERS, TRACE_MODES } from "./config
 export type { WfConfig, ReporterName, TraceMode, CliFlags, ResolveCliConfigOptions, ResolvedCliConfig } from "./config.js";
 export { runWorkflowFile } from "./run.js";
 export type { RunWorkflowFileOptions, RunWorkflowFileResult } from "./run.js";
-export { showReport } from "./report/show.js";
+export { showReport, showTrace } from "./report/show.js";
 export { mergeReports } from "./report/merge.js";
 export type { MergeReportsOptions, MergedReport } from "./report/merge.js";
 export { parseShard, shardOf } from "./shard.js";
 export type { Shard } from "./shard.js";
-export type { ShowReportOptions, ShownReport } from "./report/show.js";
+export type { ShowReportOptions, ShowTraceOptions, ShownReport } from "./report/show.js";
 export { serve } from "./serve.js";
 export type { ServeOptions, ServeHandle } from "./serve.js";
 export { planWorkflowFile, checkWorkflowFiles, formatPlan, formatFindings } from "./plan.js";

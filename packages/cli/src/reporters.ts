@@ -115,10 +115,10 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
           break;
         }
         case "step-started": {
-          const text = `${indentOf(event.groupId)}${stepLabel(event.index, event.stepType, oneLine(event.instruction))}${event.attempt > 1 ? c.dim(` (attempt ${event.attempt})`) : ""}`;
+          const text = `${stepLabel(event.index, event.stepType, oneLine(event.instruction))}${event.attempt > 1 ? c.dim(` (attempt ${event.attempt})`) : ""}`;
           if (live) {
             clearPending();
-            pending = truncate(redact(`${c.yellow("…")} ${text}`), width() - 1);
+            pending = truncate(redact(`${indentOf(event.groupId)}${c.yellow("…")} ${text}`), width() - 1);
             stdout.write(pending);
           } else {
             line(`step ${event.index} ${event.stepType} ${JSON.stringify(oneLine(event.instruction))} started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`);

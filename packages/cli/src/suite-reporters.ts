@@ -239,8 +239,8 @@ function attemptLines(record: RunRecord): string[] {
 
 /**
  * The `json` reporter's document for many workflows (documented in docs/run-report.md): version
- * 1, the suite's status and counts, and per workflow its file, name, outcome and every attempt's
- * run record.
+ * 1, the suite's status and counts (and `shard` with `--shard`), and per workflow its file, name,
+ * the shard that ran it, outcome and every attempt's run record (with its `groups` and `logs`).
  */
 export function jsonReport(result: SuiteResult): unknown {
   return {
@@ -249,7 +249,16 @@ export function jsonReport(result: SuiteResult): unknown {
     startedAt: result.startedAt,
     durationMs: result.durationMs,
     stats: result.stats,
-    workflows: result.results.map((r) => ({ file: r.entry.relFile, name: r.entry.name, repeatEachIndex: r.entry.repeatEachIndex, outcome: r.outcome, durationMs: r.durationMs, attempts: r.attempts })),
+    ...(result.shard ? { shard: result.shard } : {}),
+    workflows: result.results.map((r) => ({
+      file: r.entry.relFile,
+      name: r.entry.name,
+      repeatEachIndex: r.entry.repeatEachIndex,
+      ...(result.shard ? { shard: result.shard } : {}),
+      outcome: r.outcome,
+      durationMs: r.durationMs,
+      attempts: r.attempts,
+    })),
   };
 }
 

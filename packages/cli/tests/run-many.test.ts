@@ -69,7 +69,7 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
     const report = join(scratch.dir, "wf-report");
     const traces = (await readdir(report, { recursive: true })).filter((f) => f.endsWith("trace.zip")).sort();
     expect(traces).toEqual([join("checkout-broken-retry1", "trace.zip"), join("flaky-sign-in-retry1", "trace.zip")]);
-    expect(result.stdout).toContain("Trace: npx playwright show-trace wf-report/checkout-broken-retry1/trace.zip");
+    expect(result.stdout).toContain("Trace: wf show-trace wf-report/checkout-broken-retry1/trace.zip");
     expect(result.stdout).not.toContain("show-trace wf-report/flaky-sign-in");
 
     // JUnit XML, read by a parser: one testcase per workflow, the failure with its step, code, message and call site.

@@ -185,11 +185,15 @@ export interface ReportData {
   startedAt: string;
   durationMs: number;
   stats: SuiteResult["stats"];
+  /** The shard this report's run was (`--shard i/n`); absent in a merged report and a run of all workflows. */
+  shard?: { current: number; total: number };
   workflows: Array<{
     file: string;
     name: string;
     /** Which `--repeat-each` run, from 0. */
     repeatEachIndex?: number;
+    /** The shard that ran it (`--shard i/n`); kept by `wf merge-reports`. */
+    shard?: { current: number; total: number };
     outcome: string;
     durationMs: number;
     attempts: Array<{ record: RunRecord; artifacts?: AttemptArtifacts }>;
@@ -203,10 +207,12 @@ function reportData(result: SuiteResult, artifactsOf: (entry: WorkflowEntry, att
     startedAt: result.startedAt,
     durationMs: result.durationMs,
     stats: result.stats,
+    ...(result.shard ? { shard: result.shard } : {}),
     workflows: result.results.map((r) => ({
       file: r.entry.relFile,
       name: r.entry.name,
       repeatEachIndex: r.entry.repeatEachIndex,
+      ...(result.shard ? { shard: result.shard } : {}),
       outcome: r.outcome,
       durationMs: r.durationMs,
       attempts: r.attempts.map((record, attempt) => {
@@ -229,6 +235,7 @@ function shortCallSites(record: RunRecord, cwd: string): RunRecord {
     ...record,
     ...(record.error ? { error: { ...record.error, ...(record.error.callSite ? { callSite: short(record.error.callSite)! } : {}) } } : {}),
     steps: record.steps.map((s) => (s.callSite ? { ...s, callSite: short(s.callSite)! } : s)),
+    ...(record.groups ? { groups: record.groups.map((g) => (g.callSite ? { ...g, callSite: short(g.callSite)! } : g)) } : {}),
   };
 }
 
@@ -284,11 +291,12 @@ export async function runWithReport<T extends { record: RunRecord }>(
 
 /**
  * What a run prints at its end about its report: where the page is and how to open it, and the
- * `npx playwright show-trace` command of each failed workflow's trace.
+ * `wf show-trace` command of each failed workflow's trace (Playwright's trace viewer, served as
+ * `npx playwright-core show-trace` would open it).
  */
 export function reportSummary(report: RunReport, indexPath: string, result: SuiteResult, cwd: string): string {
   const lines = [`  HTML report: ${shownPath(indexPath, cwd)} (open it with: wf show-report${shownPath(report.dir, cwd) === "wf-report" ? "" : ` ${shownPath(report.dir, cwd)}`})`];
-  for (const trace of report.failedTraces(result)) lines.push(`  Trace: npx playwright show-trace ${shownPath(trace, cwd)}`);
+  for (const trace of report.failedTraces(result)) lines.push(`  Trace: wf show-trace ${shownPath(trace, cwd)}`);
   return lines.join("\n") + "\n";
 }
 

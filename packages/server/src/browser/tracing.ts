@@ -3,7 +3,7 @@
  * with `context.tracing` (screenshots and DOM snapshots, as Playwright Test's `trace` option does);
  * the trace is saved to `<dataDir>/traces/<sessionId>.zip` when the session ends, before its
  * context closes, and served by `GET /workflow/view/{id}/trace` as long as the session's records
- * are kept (the route: `http/trace.ts`). `npx playwright show-trace trace.zip` opens it. A
+ * are kept (the route: `http/trace.ts`). `npx playwright-core show-trace trace.zip` (or `wf show-trace`) opens it. A
  * session's secrets are scrubbed out of the zip before it is written (`trace-scrub.ts`).
  */
 import { randomBytes } from "node:crypto";
