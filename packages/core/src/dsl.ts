@@ -208,8 +208,11 @@ async function runCheck(statement: string, options: CheckOptions, soft: boolean,
       ...(callSite ? { callSite } : {}),
     }));
   } catch (error) {
-    if (soft && error instanceof StepFailedError && SOFT_CODES.has(error.serviceCode) && !context.signal.aborted) {
-      context.softFailures.push(error);
+    // The executor may come from another copy of @wf/core than this file (the server importing a
+    // workflow file, a loader's own module instance): a StepFailedError is known by its code too.
+    const failed = error instanceof StepFailedError || (isWfError(error) && error.code === "WF_STEP_FAILED") ? (error as StepFailedError) : undefined;
+    if (soft && failed && SOFT_CODES.has(failed.serviceCode) && !context.signal.aborted) {
+      context.softFailures.push(failed);
       return;
     }
     throw error;

@@ -85,6 +85,27 @@ describe("step()", () => {
   });
 });
 
+describe("check.soft with an executor of another copy of @wf/core", () => {
+  it("knows its StepFailedError by its code, not its class, and goes on", async () => {
+    // What a step failure looks like when the executor's @wf/core is another module instance.
+    const foreign = Object.assign(new Error("Step 1 CHECK failed"), { name: "StepFailedError", code: "WF_STEP_FAILED", serviceCode: "WF_CHECK_FAILED", serviceMessage: "no", index: 1, instruction: "x", type: "CHECK" });
+    const steps: string[] = [];
+    const executor: Executor = {
+      async runStep(s) {
+        steps.push(s.instruction);
+        if (s.instruction === "fails") throw foreign;
+        return { result: { holds: true, reason: "ok", evidence: "" } };
+      },
+    };
+    const run = runWithExecutor({ executor, signal: signal() }, async () => {
+      await check.soft("fails");
+      await check("holds");
+    });
+    await expect(run).rejects.toBeInstanceOf(SoftChecksFailedError);
+    expect(steps).toEqual(["fails", "holds"]);
+  });
+});
+
 describe("the run's default check timeout", () => {
   it("applies to a check that sets none; a check's own timeoutMs wins", async () => {
     const executor = recorder();
