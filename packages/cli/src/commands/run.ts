@@ -164,7 +164,7 @@ export const runCommand = defineCommand({
         const { runWithReport } = await import("../report/report.js");
         const { runWorkflowFile } = await import("../run.js");
         const machineOutput = specs[0]!.name !== "pretty";
-        const result = await runWithReport({ config, cwd: context.cwd, entry: entries[0]!, stdout: context.stdout, stderr: context.stderr, machineOutput }, (hooks) => runWorkflowFile({
+        const result = await runWithReport({ config, cwd: context.cwd, entry: entries[0]!, stdout: context.stdout, stderr: context.stderr, machineOutput, ...(shard ? { shard } : {}) }, (hooks) => runWorkflowFile({
           ...hooks,
           file: entries[0]!.file,
           cwd: context.cwd,

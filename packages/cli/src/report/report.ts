@@ -261,6 +261,8 @@ export async function runWithReport<T extends { record: RunRecord }>(
     stderr: OutputStream;
     /** The reporter prints JSON on stdout: print nothing more. */
     machineOutput: boolean;
+    /** The shard this run is (`--shard i/n`), for the report. */
+    shard?: { current: number; total: number };
   },
   run: (hooks: ReportHooks) => Promise<T>,
 ): Promise<T> {
@@ -281,6 +283,7 @@ export async function runWithReport<T extends { record: RunRecord }>(
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
     stats: { passed: 0, flaky: 0, failed: 0, interrupted: 0, skipped: 0, [outcome]: 1 },
+    ...(options.shard ? { shard: options.shard } : {}),
   };
   timingMark("report collected");
   const indexPath = await report.write(result);
