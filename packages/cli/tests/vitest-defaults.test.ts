@@ -59,15 +59,12 @@ describe("the README's Vitest example with Vitest's defaults", { timeout: 200_00
     await mkdir(project);
     // Vitest's defaults: nothing set but what a project needs to find its tests.
     await writeFile(join(project, "vitest.config.ts"), `import { defineConfig } from "vitest/config";\nexport default defineConfig({});\n`);
-    await writeFile(join(project, "login.test.ts"), (await readmeExample()).replaceAll("http://localhost:3000", appUrl));
+    // The README's file as written, and one more test in it: a check that does not hold. One file,
+    // so one Vitest worker, one embedded server and one browser, as the README's project has.
+    const readme = (await readmeExample()).replaceAll("http://localhost:3000", appUrl);
     await writeFile(
-      join(project, "failing.test.ts"),
-      `import { act, check } from "@wf/core";
-import { useWf } from "@wf/cli/vitest";
-import { test } from "vitest";
-
-useWf();
-
+      join(project, "login.test.ts"),
+      `${readme}
 test("a check that does not hold", async () => {
   await act("go to ${appUrl}/login");
   await check('the page shows "Free shipping"');
