@@ -13,8 +13,9 @@ import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, test } from "vitest";
 import { z } from "zod";
 
-// startEarly: the embedded server starts in beforeAll, so the first test's timeout is its own.
-useWf({ startEarly: true });
+// The embedded server starts in beforeAll and each test's session opens in the hook (the default),
+// so the first test's timeout is its own.
+useWf();
 
 const APP = new URL("../team-admin/app/index.html", import.meta.url).href;
 /** Upload paths are relative to the folder Vitest runs in (the embedded server's upload root). */

@@ -14,6 +14,7 @@ import { planCommand } from "./commands/plan.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { showReportCommand } from "./commands/show-report.js";
+import { showTraceCommand } from "./commands/show-trace.js";
 import { mergeReportsCommand } from "./commands/merge-reports.js";
 import { storeCommand } from "./commands/store.js";
 import { triggerCommand } from "./commands/trigger.js";
@@ -26,6 +27,7 @@ import { CliUsageError, EXIT, exitCodeOf } from "./errors.js";
 export const COMMANDS: ReadonlyArray<WfCommand<any>> = [
   runCommand,
   showReportCommand,
+  showTraceCommand,
   mergeReportsCommand,
   serveCommand,
   triggerCommand,

@@ -118,7 +118,7 @@ export interface WfConfig {
   maxModelCalls?: number;
   /**
    * Playwright traces of the workflows' sessions, downloaded into the report
-   * (`<reportDir>/<workflow>/trace.zip`, open with `npx playwright show-trace`). Env `WF_TRACE`.
+   * (`<reportDir>/<workflow>/trace.zip`, open with `wf show-trace`). Env `WF_TRACE`.
    * @default "retain-on-failure"
    */
   trace?: TraceMode;

@@ -6,7 +6,7 @@
  */
 import { relative } from "node:path";
 import { createColors } from "picocolors";
-import type { RunEvent, RunRecord, StepRecord } from "@wf/runtime";
+import type { GroupRecord, RunEvent, RunRecord, StepRecord } from "@wf/runtime";
 import type { ReporterName } from "./config.js";
 import { isLiveTerminal, wantsColor } from "./color.js";
 import { redactJson } from "./redact-json.js";
@@ -88,6 +88,9 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
   };
   // Steps whose failure (with its message) has been shown under the step.
   const failedShown = new Set<number>();
+  // How deep each open step() group is: its steps and logs are indented under its title.
+  const depths = new Map<number, number>();
+  const indentOf = (groupId: number | undefined) => "  ".repeat(groupId === undefined ? 0 : (depths.get(groupId) ?? 0) + 1);
   const stepLabel = (index: number, type: string, instruction: string) => `${c.dim(`${index}.`)} ${c.bold(typeLabel(type, c))} ${instruction}`;
 
   return {
@@ -96,11 +99,26 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
         case "run-started":
           line(`${c.bold("wf")} ${event.workflow}  ${c.dim("debugger:")} ${c.underline(event.debuggerUrl)}`);
           break;
+        case "group-started": {
+          const g = event.group;
+          depths.set(g.id, g.parentId === undefined ? 0 : (depths.get(g.parentId) ?? 0) + 1);
+          line(live ? `${indentOf(g.parentId)}${c.bold("▸")} ${c.bold(oneLine(g.title))}` : `group ${g.id} ${JSON.stringify(oneLine(g.title))} started${g.parentId !== undefined ? ` in group ${g.parentId}` : ""}`);
+          break;
+        }
+        case "group-finished": {
+          const g = event.group;
+          if (live) {
+            if (g.status === "failed") line(`${indentOf(g.parentId)}${c.red("✖")} ${oneLine(g.title)} ${c.dim(`failed (${formatMs(g.durationMs)})`)}`);
+          } else {
+            line(`group ${g.id} ${JSON.stringify(oneLine(g.title))} ${g.status} ${g.durationMs}ms${g.error ? ` error=${g.error.code}: ${oneLine(g.error.message)}` : ""}`);
+          }
+          break;
+        }
         case "step-started": {
           const text = `${stepLabel(event.index, event.stepType, oneLine(event.instruction))}${event.attempt > 1 ? c.dim(` (attempt ${event.attempt})`) : ""}`;
           if (live) {
             clearPending();
-            pending = truncate(redact(`${c.yellow("…")} ${text}`), width() - 1);
+            pending = truncate(redact(`${indentOf(event.groupId)}${c.yellow("…")} ${text}`), width() - 1);
             stdout.write(pending);
           } else {
             line(`step ${event.index} ${event.stepType} ${JSON.stringify(oneLine(event.instruction))} started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ""}`);
@@ -113,14 +131,15 @@ function createPrettyReporter(stdout: OutputStream, stderr: OutputStream, redact
           if (live) {
             clearPending();
             pending = undefined;
-            stdout.write(redact(formatStepLive(step, c, width())) + "\n");
+            const indent = indentOf(step.groupId);
+            stdout.write(redact(formatStepLive(step, c, width() - indent.length).replace(/^/gm, indent)) + "\n");
           } else {
             line(formatStepPlain(step));
           }
           break;
         }
         case "log":
-          line(live ? `  ${c.dim("log")} ${event.message}` : `log ${event.message}${event.data ? ` ${JSON.stringify(event.data)}` : ""}`);
+          line(live ? `${indentOf(event.groupId)}  ${c.dim("log")} ${event.message}` : `log ${event.message}${event.data ? ` ${JSON.stringify(event.data)}` : ""}`);
           break;
         case "run-finished": {
           if (live) clearPending();
@@ -245,7 +264,21 @@ function truncate(text: string, max: number): string {
   return out;
 }
 
-/** A duration for people: `850ms`, `1.2s`, `2m 5s`. */
+/**
+ * The titles of group `groupId` and its ancestors in `record`, outermost first (`[]` outside any).
+ */
+export function groupPath(record: Pick<RunRecord, "groups">, groupId: number | undefined): string[] {
+  const byId = new Map<number, GroupRecord>((record.groups ?? []).map((g) => [g.id, g]));
+  const path: string[] = [];
+  for (let id = groupId; id !== undefined && path.length < 64; ) {
+    const group = byId.get(id);
+    if (!group) break;
+    path.unshift(group.title);
+    id = group.parentId;
+  }
+  return path;
+}
+
 /**
  * The model part of a run's summary: `, 770 tokens in 2 model calls`, and with a budget
  * `, 770 tokens in 2 of 5 model calls (--max-model-calls)`; empty with neither. Calls are HTTP
@@ -271,6 +304,7 @@ export function formatTokens(tokens: number): string {
   return `${tokens < 10_000 ? tokens : `${(tokens / 1000).toFixed(1)}k`} token${tokens === 1 ? "" : "s"}`;
 }
 
+/** A duration for people: `850ms`, `1.2s`, `2m 5s`. */
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;

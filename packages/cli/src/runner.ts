@@ -204,7 +204,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const stats = { passed: count("passed"), flaky: count("flaky"), failed: count("failed"), interrupted: count("interrupted"), skipped: count("skipped") };
   const interrupted = options.signal?.aborted === true;
   const status: SuiteResult["status"] = interrupted ? "interrupted" : stats.failed > 0 || stats.skipped > 0 ? "failed" : "passed";
-  const result: SuiteResult = { status, results, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), stats };
+  const result: SuiteResult = { status, results, startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), stats, ...(options.shard ? { shard: options.shard } : {}) };
   const indexPath = await report.write(result);
   for (const r of reporters) await r.onEnd?.(result);
   // After the summary; not beside JSON on stdout, which must stay parseable.

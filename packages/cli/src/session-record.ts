@@ -5,7 +5,7 @@
  */
 import { RUN_RECORD_VERSION, totalUsage, type RunEvent, type RunRecord, type StepRecord } from "@wf/runtime";
 import { WRAPPER_KEY } from "@wf/core";
-import type { SessionStatus, StepStatus } from "@wf/core/protocol";
+import { CheckAnswer, type SessionStatus, type StepStatus } from "@wf/core/protocol";
 
 /**
  * The run record of a stored run's session status.
@@ -49,10 +49,55 @@ export function sessionToRunRecord(status: SessionStatus, previewUrl?: string): 
   };
 }
 
+/**
+ * A stored run's check (`check()`, `check.soft()`), which the session status shows as an ASK: one
+ * that held answered exactly `{ holds: true, reason, evidence }`; one that did not failed
+ * `WF_CHECK_FAILED` (a code only checks fail with), its reason and evidence in the error's
+ * details. It was a soft check when the run went on after it (more steps came), or when the run
+ * itself failed `WF_CHECK_FAILED` (what `check.soft` failures fail a run with; a failed `check()`
+ * fails it `WF_STEP_FAILED`). Undefined for a plain ASK or an ACT.
+ */
+function checkOf(step: StepStatus, status: SessionStatus): StepRecord["check"] | undefined {
+  if (step.type !== "ASK") return undefined;
+  if (step.status === "SUCCEEDED") {
+    const held = CheckAnswer.strict().safeParse(step.result);
+    return held.success ? { holds: true, reason: held.data.reason, evidence: held.data.evidence } : undefined;
+  }
+  if (step.status !== "FAILED" || step.error?.code !== "WF_CHECK_FAILED") return undefined;
+  const details = (step.error.details ?? {}) as { reason?: unknown; evidence?: unknown };
+  const soft = status.steps.some((s) => s.index > step.index) || status.error?.code === "WF_CHECK_FAILED";
+  return {
+    holds: false,
+    reason: typeof details.reason === "string" ? details.reason : step.error.message,
+    evidence: typeof details.evidence === "string" ? details.evidence : "",
+    ...(soft ? { soft: true as const } : {}),
+  };
+}
+
 function toStepRecord(step: StepStatus, status: SessionStatus): StepRecord {
   const index = step.index + 1;
   const details = (status.error?.details ?? {}) as { stepIndex?: unknown; callSite?: unknown };
   const callSite = step.status === "FAILED" && details.stepIndex === index && typeof details.callSite === "string" ? details.callSite : undefined;
+  const check = checkOf(step, status);
+  if (check) {
+    return {
+      index,
+      type: "CHECK",
+      instruction: step.step,
+      ...(callSite ? { callSite } : {}),
+      stepId: step.stepId,
+      status: step.status === "SUCCEEDED" ? "succeeded" : "failed",
+      attempts: 1,
+      startedAt: step.startedAt ?? step.createdAt,
+      finishedAt: step.finishedAt ?? step.createdAt,
+      durationMs: Math.round(step.durationMs ?? 0),
+      ...(step.status === "SUCCEEDED" && step.result !== undefined ? { result: step.result } : {}),
+      ...(step.error ? { error: step.error } : {}),
+      ...(step.interpreter ? { interpreter: step.interpreter } : {}),
+      ...(step.usage ? { usage: step.usage } : {}),
+      check,
+    };
+  }
   return {
     index,
     type: step.type,
@@ -108,8 +153,14 @@ export function createSessionEventStream(previewUrl: string): { next(status: Ses
         flushLogs(step.index);
         if (!stepsStarted.has(step.stepId)) {
           stepsStarted.add(step.stepId);
-          events.push({ type: "step-started", index: step.index + 1, stepType: step.type, instruction: step.step, attempt: 1 });
+          // A check is known as one once it ended (its answer or its error's code).
+          const finished = step.status === "SUCCEEDED" || step.status === "FAILED";
+          const stepType = finished && checkOf(step, status) ? "CHECK" : step.type;
+          events.push({ type: "step-started", index: step.index + 1, stepType, instruction: step.step, attempt: 1 });
         }
+        // A failed check is soft when the run goes on after it: wait for the next step (or the end) to tell.
+        const undecided = status.status === "RUNNING" && step.status === "FAILED" && step.error?.code === "WF_CHECK_FAILED" && !steps.some((s) => s.index > step.index);
+        if (undecided) break;
         if ((step.status === "SUCCEEDED" || step.status === "FAILED") && !stepsFinished.has(step.stepId)) {
           stepsFinished.add(step.stepId);
           events.push({ type: "step-finished", step: toStepRecord(step, status) });

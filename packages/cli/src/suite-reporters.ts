@@ -12,7 +12,7 @@ import { createColors } from "picocolors";
 import type { RunRecord } from "@wf/runtime";
 import { parseCliEnv, type ReporterSpec } from "./config.js";
 import { CliUsageError } from "./errors.js";
-import { createReporter, formatMs, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
+import { createReporter, formatMs, groupPath, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
 import { entryLabel, type SuiteResult, type WorkflowEntry, type WorkflowResult } from "./suite-result.js";
 import { isLiveTerminal, wantsColor } from "./color.js";
 import { redactJson } from "./redact-json.js";
@@ -166,14 +166,18 @@ function failures(result: SuiteResult, c: Colors, cwd: string): string {
   return failed.map((r, i) => `  ${c.red(`${i + 1}) ${entryLabel(r.entry)}`)}\n${failureText(r, cwd)}\n\n`).join("");
 }
 
-/** The last attempt's error: `step 3 ACT "click …" failed` then `[CODE] message` and `at file:line:col`. */
+/**
+ * The last attempt's error: `step 3 ACT "click …" failed` (with `in step "checkout › pay"` when it
+ * ran in `step()` groups) then `[CODE] message` and `at file:line:col`.
+ */
 export function failureText(r: WorkflowResult, cwd: string, indent = "     "): string {
   const record = r.attempts.at(-1);
   const error = record?.error;
   if (!record || !error) return `${indent}${record?.status ?? "did not run"}`;
   const step = error.stepIndex !== undefined ? record.steps.find((s) => s.index === error.stepIndex) : undefined;
   const lines = [];
-  if (step) lines.push(`step ${step.index} ${step.type} ${JSON.stringify(step.instruction)} failed`);
+  const groups = groupPath(record, step?.groupId);
+  if (step) lines.push(`step ${step.index} ${step.type} ${JSON.stringify(step.instruction)} failed${groups.length ? ` in step ${JSON.stringify(groups.join(" › "))}` : ""}`);
   lines.push(`[${error.code}] ${error.message}`);
   if (error.callSite) lines.push(`at ${shortPath(error.callSite, cwd)}`);
   return lines.map((l) => indent + l).join("\n");
@@ -186,9 +190,57 @@ function shortPath(callSite: string, cwd: string): string {
 }
 
 /**
+ * An attempt's steps as JUnit's `<system-out>` lines, in order: each `step()` group's title opens
+ * an indented block (`▸ checkout`, with `✖ … failed` when it failed), each step is one line (a
+ * check's outcome under it), and the `log()` lines sit where they were logged.
+ */
+function attemptLines(record: RunRecord): string[] {
+  const groups = new Map((record.groups ?? []).map((g) => [g.id, g]));
+  const depth = (id: number | undefined): number => (id === undefined ? 0 : depth(groups.get(id)?.parentId) + 1);
+  const pad = (id: number | undefined) => "  ".repeat(depth(id));
+  const lines: string[] = [];
+  let open: number[] = [];
+  // Opens the groups of `groupId` not yet open (after closing those it is not in).
+  const enter = (groupId: number | undefined) => {
+    const chain: number[] = [];
+    for (let id = groupId; id !== undefined; id = groups.get(id)?.parentId) chain.unshift(id);
+    let kept = 0;
+    while (kept < open.length && open[kept] === chain[kept]) kept++;
+    for (const id of open.slice(kept).reverse()) {
+      const g = groups.get(id)!;
+      if (g.status === "failed") lines.push(`${pad(g.parentId)}✖ ${g.title} failed${g.error ? ` [${g.error.code}] ${g.error.message}` : ""}`);
+    }
+    open = open.slice(0, kept);
+    for (const id of chain.slice(kept)) {
+      const g = groups.get(id)!;
+      lines.push(`${pad(g.parentId)}▸ ${g.title}`);
+      open.push(id);
+    }
+  };
+  const logs = [...(record.logs ?? [])];
+  const flushLogs = (afterSteps: number) => {
+    while (logs.length > 0 && logs[0]!.afterSteps <= afterSteps) {
+      const log = logs.shift()!;
+      enter(log.groupId);
+      lines.push(`${pad(log.groupId)}log ${log.message}${log.data ? ` ${JSON.stringify(log.data)}` : ""}`);
+    }
+  };
+  for (const [i, s] of record.steps.entries()) {
+    flushLogs(i);
+    enter(s.groupId);
+    const p = pad(s.groupId);
+    lines.push(`${p}step ${s.index} ${s.type} ${JSON.stringify(s.instruction)} ${s.status} ${s.durationMs}ms${s.replayed ? " replayed" : ""}${s.healed ? " healed" : ""}${s.error ? ` [${s.error.code}] ${s.error.message}` : ""}`);
+    if (s.check) lines.push(`${p}  ${s.check.holds ? "✓" : "✗"}${s.check.soft ? " soft" : ""} ${s.check.reason}${s.check.evidence ? ` · seen: ${s.check.evidence}` : ""}`);
+  }
+  flushLogs(Number.POSITIVE_INFINITY);
+  enter(undefined);
+  return lines;
+}
+
+/**
  * The `json` reporter's document for many workflows (documented in docs/run-report.md): version
- * 1, the suite's status and counts, and per workflow its file, name, outcome and every attempt's
- * run record.
+ * 1, the suite's status and counts (and `shard` with `--shard`), and per workflow its file, name,
+ * the shard that ran it, outcome and every attempt's run record (with its `groups` and `logs`).
  */
 export function jsonReport(result: SuiteResult): unknown {
   return {
@@ -197,12 +249,14 @@ export function jsonReport(result: SuiteResult): unknown {
     startedAt: result.startedAt,
     durationMs: result.durationMs,
     stats: result.stats,
+    ...(result.shard ? { shard: result.shard } : {}),
     workflows: result.results.map((r) => ({
       file: r.entry.relFile,
       name: r.entry.name,
       repeatEachIndex: r.entry.repeatEachIndex,
       ...(r.entry.project ? { project: r.entry.project.name } : {}),
       ...(r.entry.tags?.length ? { tags: r.entry.tags } : {}),
+      ...(result.shard ? { shard: result.shard } : {}),
       outcome: r.outcome,
       durationMs: r.durationMs,
       attempts: r.attempts,
@@ -269,10 +323,7 @@ export async function junitXml(result: SuiteResult, cwd: string): Promise<string
       }
       const out = r.attempts.flatMap((a, i) => [
         ...(r.attempts.length > 1 ? [`attempt ${i + 1}: ${a.status}${a.error ? ` [${a.error.code}] ${a.error.message}` : ""}`] : []),
-        ...a.steps.flatMap((s) => [
-          `step ${s.index} ${s.type} ${JSON.stringify(s.instruction)} ${s.status} ${s.durationMs}ms${s.replayed ? " replayed" : ""}${s.healed ? " healed" : ""}${s.error ? ` [${s.error.code}] ${s.error.message}` : ""}`,
-          ...(s.check ? [`  ${s.check.holds ? "✓" : "✗"}${s.check.soft ? " soft" : ""} ${s.check.reason}${s.check.evidence ? ` · seen: ${s.check.evidence}` : ""}`] : []),
-        ]),
+        ...attemptLines(a),
       ]);
       if (out.length) testcase["system-out"] = out.join("\n");
       return testcase;

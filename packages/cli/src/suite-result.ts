@@ -60,4 +60,6 @@ export interface SuiteResult {
   startedAt: string;
   durationMs: number;
   stats: { passed: number; flaky: number; failed: number; interrupted: number; skipped: number };
+  /** The part of the selected workflows this run ran (`--shard i/n`); absent when it ran them all. */
+  shard?: { current: number; total: number };
 }

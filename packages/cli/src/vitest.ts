@@ -3,8 +3,10 @@
  *
  * `useWf()` (or the setup file `@wf/cli/vitest/setup`, which calls it) registers an `aroundEach`
  * hook that binds the DSL to the test: the test's first step opens a session (one per test), on
- * the service `WF_SERVICE_URL` names or on an embedded server started in the first test that needs
- * one and closed after the file's tests (`afterAll`). ACTs use the action lock beside the test
+ * the service `WF_SERVICE_URL` names or on an embedded server started in `beforeAll` (within the
+ * hook's timeout, not a test's) and closed after the file's tests (`afterAll`). A check that sets
+ * no `timeoutMs` waits at most half the test's timeout, so with Vitest's 5 s default a failing
+ * check fails as `WF_CHECK_FAILED`, not as the test's timeout. ACTs use the action lock beside the test
  * file (`login.test.ts` → `login.test.wf.lock.json`), keyed by the test's full name plus the call
  * site. A failed test's screenshot and trace are saved under the report folder and their paths
  * appended to the test's error, so Vitest's failure output shows them.
@@ -13,7 +15,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import * as vitest from "vitest";
 import type { TestContext } from "vitest";
-import { currentRun, SoftChecksFailedError, workflow, type Executor, type StepOutcome, type StepRequest } from "@wf/core";
+import { currentRun, SoftChecksFailedError, workflow, type Executor, type StepGroup, type StepOutcome, type StepRequest } from "@wf/core";
+import { DEFAULT_CHECK_TIMEOUT_MS } from "@wf/core/protocol";
 import { lockPathFor, runWorkflow, type RunRecord } from "@wf/runtime";
 import { CliUsageError } from "./errors.js";
 import { parseCliEnv, resolveCliConfig, type LockModeName, type ResolvedCliConfig } from "./config.js";
@@ -30,11 +33,17 @@ export interface UseWfOptions {
   /** Time the hook may take to open the service and close the session, in ms. @default 120_000 */
   hookTimeoutMs?: number;
   /**
-   * Start the service in `beforeAll` instead of in the first test that takes a step, so its start
-   * (a browser launch, seconds on a loaded machine) counts against `hookTimeoutMs`, not that
-   * test's `testTimeout`. @default false
+   * Start the service in `beforeAll`, so its start (a browser launch, seconds on a loaded machine)
+   * counts against `hookTimeoutMs`, not the first test's `testTimeout`. `false`: start it in the
+   * first test that takes a step (a file whose tests take none starts none), within that test's
+   * timeout. @default true
    */
   startEarly?: boolean;
+  /**
+   * How long a check that sets no `timeoutMs` retries, in ms. @default half the test's timeout,
+   * at most 5_000 (Playwright's `expect` timeout): 2_500 under Vitest's 5 s default
+   */
+  checkTimeoutMs?: number;
 }
 
 /** The service of this worker: opened by the first test that takes a step, closed after the file's tests. */
@@ -52,9 +61,13 @@ export function useWf(options: UseWfOptions = {}): void {
     throw new CliUsageError("WF_CLI_VITEST_UNSUPPORTED", "@wf/cli/vitest needs Vitest 4.1 or later (its aroundEach hook runs each test in its wf session). Upgrade vitest.");
   }
   const hookTimeoutMs = options.hookTimeoutMs ?? 120_000;
-  if (options.startEarly) beforeAll(async () => void (await openShared(resolve(options.cwd ?? process.cwd()))), hookTimeoutMs);
+  if (options.startEarly !== false) beforeAll(async () => void (await openShared(resolve(options.cwd ?? process.cwd()))), hookTimeoutMs);
   aroundEach(async (runTest, context) => {
     const session = new TestSession(context, options);
+    // With the service started early, the test's session opens here too, in the hook's time (a
+    // context and its trace take seconds on a loaded machine): the test's timeout is its steps'.
+    // A session that cannot open fails the test at its first step, with the reason.
+    if (options.startEarly !== false) await session.openAhead().catch(() => undefined);
     let softError: unknown;
     try {
       await session.bind(runTest);
@@ -99,21 +112,50 @@ class TestSession implements Executor {
   private endTest: (() => void) | undefined;
   private config: ResolvedCliConfig | undefined;
   private open: OpenService | undefined;
+  /** Set when the test ended: a session still opening then closes at once. */
+  private ended = false;
+  private readonly testEnded: Promise<void>;
 
   constructor(
     private readonly context: TestContext,
     private readonly options: UseWfOptions,
-  ) {}
+  ) {
+    this.testEnded = new Promise<void>((done) => (this.endTest = done));
+  }
 
   /** Runs the test with `act`/`ask`/`check` bound to this session. @throws SoftChecksFailedError when a `check.soft` failed. */
   async bind(runTest: () => Promise<void>): Promise<void> {
     const { runWithExecutor } = await import("@wf/core");
-    await runWithExecutor({ executor: this, signal: this.context.signal }, runTest);
+    await runWithExecutor({ executor: this, signal: this.context.signal, checkTimeoutMs: checkTimeoutFor(this.context.task.timeout, this.options.checkTimeoutMs) }, runTest);
+  }
+
+  /** Opens the test's session ahead of its first step. @throws why it could not (the first step throws it again). */
+  async openAhead(): Promise<void> {
+    await this.start();
   }
 
   async runStep(step: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
     const mapped = this.withSourceCallSite(step);
-    return (await this.start()).runStep(mapped, signal);
+    const inner = await this.start();
+    this.flushGroups();
+    return inner.runStep(mapped, signal);
+  }
+
+  /** Group openings and closings told before the session opened, passed on at its first step. */
+  private readonly pendingGroups: Array<() => void> = [];
+
+  onGroupStart(group: StepGroup): void {
+    this.pendingGroups.push(() => this.inner?.onGroupStart?.(group));
+    if (this.inner) this.flushGroups();
+  }
+
+  onGroupEnd(group: StepGroup, outcome: { error?: unknown; softFailed?: boolean }): void {
+    this.pendingGroups.push(() => this.inner?.onGroupEnd?.(group, outcome));
+    if (this.inner) this.flushGroups();
+  }
+
+  private flushGroups(): void {
+    for (const tell of this.pendingGroups.splice(0)) tell();
   }
 
   onStepDecoded(step: StepRequest, outcome: { value?: unknown; error?: Error }): void {
@@ -156,13 +198,15 @@ class TestSession implements Executor {
   private start(): Promise<Executor> {
     this.opening ??= (async () => {
       const { config, open } = await openShared(resolve(this.options.cwd ?? process.cwd()));
+      // The test ended (its timeout) while the service started: open no session for it.
+      if (this.ended) throw new Error("wf: the test ended before its session opened.");
       this.config = config;
       this.open = open;
       const task = this.context.task;
       const file = task.file.filepath;
       const testName = fullName(task);
       const mode = lockMode(this.options.lock, config);
-      const ended = new Promise<void>((done) => (this.endTest = done));
+      const ended = this.testEnded;
       let lend!: (executor: Executor) => void;
       const lent = new Promise<Executor>((done) => (lend = done));
       const flow = workflow({ name: "vitest-test" }, async () => {
@@ -199,8 +243,11 @@ class TestSession implements Executor {
    */
   async finish(failed: boolean): Promise<string[]> {
     if (!this.opening) return [];
+    this.ended = true;
     this.endTest?.();
-    const record = await this.record!.catch(() => undefined);
+    // A test that timed out may end while its session is still opening: wait for that first.
+    await this.opening.catch(() => undefined);
+    const record = await this.record?.catch(() => undefined);
     if (!record || !failed || !this.open || !this.config) return [];
     const dir = join(this.config.reportDir, "vitest", slug(fullName(this.context.task)));
     const lines: string[] = [];
@@ -220,7 +267,7 @@ class TestSession implements Executor {
         await mkdir(dir, { recursive: true });
         const path = join(dir, "trace.zip");
         await writeFile(path, trace);
-        lines.push(`wf trace: ${path} (open with \`npx playwright show-trace ${path}\`)`);
+        lines.push(`wf trace: ${path} (open with \`npx wf show-trace ${path}\`)`);
       }
     } catch (error) {
       lines.push(`wf: could not save the failed test's evidence: ${(error as Error).message}`);
@@ -237,6 +284,17 @@ class TestSession implements Executor {
 function lockMode(option: LockModeName | undefined, config: ResolvedCliConfig): LockModeName {
   if (option) return option;
   return parseCliEnv(config.env, ["WF_LOCK"]).WF_LOCK ?? config.lock;
+}
+
+/**
+ * The default check wait of a test: `own` when set, else half the test's timeout (Vitest's
+ * `testTimeout`, 5 s by default; 0 means none), at most {@link DEFAULT_CHECK_TIMEOUT_MS}, so a
+ * failing check fails as itself before the test's timeout.
+ */
+export function checkTimeoutFor(testTimeoutMs: number | undefined, own?: number): number {
+  if (own !== undefined) return own;
+  if (!testTimeoutMs || testTimeoutMs <= 0) return DEFAULT_CHECK_TIMEOUT_MS;
+  return Math.min(DEFAULT_CHECK_TIMEOUT_MS, Math.floor(testTimeoutMs / 2));
 }
 
 /** `suite > test`, as Vitest names a test in its output. */

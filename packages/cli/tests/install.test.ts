@@ -167,4 +167,42 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
     }
     expect((await readdir(join(project, "node_modules", ".cache", "wf"))).filter((f) => f.startsWith("meta-")).sort()).toEqual([expect.stringMatching(/^meta-\w+\.json$/), expect.stringMatching(/^meta-\w+\.mjs$/)]);
   }, 300_000);
+
+  it("@wf/cli/vitest from the tarball: a Vitest test with Vitest's defaults passes, and a check that does not hold fails as WF_CHECK_FAILED", async () => {
+    // The workspace's Vitest version, from the npm registry, as a user adds it.
+    const { version } = JSON.parse(await readFile(join(ROOT, "node_modules", "vitest", "package.json"), "utf8")) as { version: string };
+    expectOk(await exec("npm", ["install", "--no-audit", "--no-fund", "--save-dev", `vitest@${version}`], project), "npm install vitest");
+    await mkdir(join(project, "tests"), { recursive: true });
+    await writeFile(
+      join(project, "tests", "plans.test.ts"),
+      `import { act, ask, check } from "@wf/core";
+import { useWf } from "@wf/cli/vitest";
+import { pathToFileURL } from "node:url";
+import { expect, test } from "vitest";
+
+useWf();
+const page = pathToFileURL("pages/example.html").href;
+
+test("reads the heading", async () => {
+  await act(\`go to \${page}\`);
+  await check('the page shows "Plans and prices"');
+  expect(await ask("the main heading")).toBe("Plans and prices");
+});
+
+test("a check that does not hold", async () => {
+  await act(\`go to \${page}\`);
+  await check('the page shows "Free forever"');
+});
+`,
+    );
+    const ran = await exec("npx", ["--no-install", "vitest", "run", "tests/plans.test.ts", "--reporter=json", "--outputFile=vitest.json"], project);
+    const report = JSON.parse(await readFile(join(project, "vitest.json"), "utf8")) as { testResults: Array<{ assertionResults: Array<{ title: string; status: string; failureMessages: string[] }> }> };
+    const tests = report.testResults.flatMap((f) => f.assertionResults);
+    expect(tests.map((t) => [t.title, t.status]), ran.stdout + ran.stderr).toEqual([
+      ["reads the heading", "passed"],
+      ["a check that does not hold", "failed"],
+    ]);
+    expect(tests[1]!.failureMessages.join("\n")).toContain("WF_CHECK_FAILED");
+    expect(ran.stdout + ran.stderr).not.toContain("TypeError");
+  }, 600_000);
 });

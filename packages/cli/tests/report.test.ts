@@ -46,7 +46,7 @@ describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/1 passed, 1 failed \(/);
     expect(run.stdout).toContain("HTML report: wf-report/index.html (open it with: wf show-report)");
-    expect(run.stdout).toContain("Trace: npx playwright show-trace wf-report/checkout-broken/trace.zip");
+    expect(run.stdout).toContain("Trace: wf show-trace wf-report/checkout-broken/trace.zip");
     expect((await readdir(report())).sort()).toEqual([".wf-report", "checkout-broken", "index.html", "report-data.js", "report.js", "report.json", "shop-title"]);
     // The failed step's screenshot (only-on-failure, the default); a trace only for the failed workflow (retain-on-failure).
     expect((await readdir(join(report(), "checkout-broken"))).sort()).toEqual(["step-2.png", "trace.zip"]);
@@ -67,7 +67,15 @@ describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
 
       const failedStep = broken.locator('tr[data-step-status="failed"]');
       expect(await failedStep.innerText()).toContain('click "No such button anywhere"');
-      expect(await failedStep.innerText()).toMatch(/suite\/checkout-broken\.ts:8:\d+/);
+      expect(await failedStep.innerText()).toMatch(/suite\/checkout-broken\.ts:10:\d+/);
+      // The step("check out") group heads its steps, failed, with its call site; the log() line sits after step 1.
+      const group = broken.locator("tr.group-row");
+      expect(await group.locator(".group-title").innerText()).toBe("▸ check out");
+      expect(await group.getAttribute("data-group-status")).toBe("failed");
+      expect(await group.innerText()).toMatch(/suite\/checkout-broken\.ts:9:\d+/);
+      const rows = await broken.locator("tbody > tr:not(.step-detail)").evaluateAll((trs) => trs.map((tr) => tr.className || `step ${tr.getAttribute("data-step")}`));
+      expect(rows).toEqual(["step 1", "log-row", "group-row", "step 2"]);
+      expect(await broken.locator("tr.log-row .log-message").innerText()).toBe("on the shop's home page");
       const error = broken.getByTestId("step-error");
       expect(await error.innerText()).toContain("WF_ELEMENT_NOT_FOUND");
       expect(await error.locator(".message").innerText()).toContain('no element matches "No such button anywhere"');
@@ -116,10 +124,51 @@ describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
       expect(png.headers.get("content-type")).toBe("image/png");
       expect((await png.arrayBuffer()).byteLength).toBeGreaterThan(100);
       expect((await fetch(`${url}no-such-file`)).status).toBe(404);
+
+      // The report's trace link opens Playwright's trace viewer, served with the report, on the
+      // failed workflow's trace: the viewer lists its actions, under the step("check out") group.
+      const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+      try {
+        const page = await browser.newPage();
+        await page.goto(url);
+        const link = page.locator('details.workflow[data-outcome="failed"] a.trace');
+        await expect.poll(() => link.getAttribute("href"), { timeout: 30_000 }).toMatch(/^trace\/index\.html\?trace=/);
+        expect(decodeURIComponent((await link.getAttribute("href"))!.split("trace=")[1]!)).toBe(`${url}checkout-broken/trace.zip`);
+        expect(await page.locator('details.workflow[data-outcome="failed"] a.trace-zip').getAttribute("href")).toBe("checkout-broken/trace.zip");
+        await link.click();
+        await page.waitForURL(/\/trace\/index\.html\?trace=/);
+        await expect.poll(() => page.getByText("check out", { exact: true }).count(), { timeout: 60_000 }).toBeGreaterThan(0);
+        await expect.poll(() => page.getByText("Navigate", { exact: true }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      } finally {
+        await browser.close();
+      }
     } finally {
       child.kill("SIGTERM");
     }
     expect(await exited).toBe(0);
+  });
+
+  it("wf show-trace serves one trace in Playwright's trace viewer", async () => {
+    const zip = join(report(), "checkout-broken", "trace.zip");
+    const child = spawn(process.execPath, [WF_BIN, "show-trace", zip, "--port", "0"], { cwd: scratch.dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+    try {
+      await expect.poll(() => /viewer at (http:\S+)/.exec(stdout)?.[1], { timeout: 30_000 }).toBeDefined();
+      const viewer = /viewer at (http:\S+)/.exec(stdout)![1]!;
+      const page = await browser.newPage();
+      await page.goto(viewer);
+      await expect.poll(() => page.getByText("check out", { exact: true }).count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    const missing = await runWf(["show-trace", "no/such/trace.zip", "--no-open"], { cwd: scratch.dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("No trace at");
   });
 
   it("--screenshot only-on-failure: the report holds the failed step's picture and no other", async () => {
@@ -149,6 +198,17 @@ describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`The report folder ${mine} holds files wf did not write`);
     expect(await readFile(join(mine, "notes.txt"), "utf8")).toBe("keep me");
+  });
+
+  it("a run keeps what @wf/cli/vitest saved in the report folder (vitest/), and a folder holding only that is wf's", async () => {
+    const dir = join(scratch.dir, "with-vitest");
+    await mkdir(join(dir, "vitest", "signs-in"), { recursive: true });
+    await writeFile(join(dir, "vitest", "signs-in", "trace.zip"), "PK-from-vitest");
+    const result = await runWf(["run", join(SUITE, "shop-title.ts"), "--report-dir", "with-vitest", "--var", `url=${origin}`], { cwd: scratch.dir });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(await readFile(join(dir, "vitest", "signs-in", "trace.zip"), "utf8")).toBe("PK-from-vitest");
+    expect(existsSync(join(dir, "index.html"))).toBe(true);
   });
 
   it("wf show-report on a folder without a report says so (exit 2)", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { RunEvent, RunRecord, StepRecord } from "@wf/runtime";
+import type { GroupRecord, RunEvent, RunRecord, StepRecord } from "@wf/runtime";
 import { createReporter } from "../src/index.js";
+import { junitXml } from "../src/suite-reporters.js";
+import type { SuiteResult, WorkflowEntry } from "../src/suite-result.js";
 import { collector } from "./_helpers.js";
 
 const SECRET = "hunter2-s3cret";
@@ -148,5 +150,87 @@ describe("reporters", () => {
     });
     expect(stdout.text()).toContain("run failed");
     expect(stderr.text()).toBe("Step 1 failed [WF_STEP_FAILED]\n    at /w.ts:3:9\n");
+  });
+});
+
+describe("step() groups in the reporters", () => {
+  const group = (id: number, title: string, status: GroupRecord["status"], parentId?: number): GroupRecord => ({
+    id,
+    title,
+    ...(parentId !== undefined ? { parentId } : {}),
+    status,
+    startedAt: "2026-01-01T00:00:00.000Z",
+    finishedAt: status === "running" ? "" : "2026-01-01T00:00:01.000Z",
+    durationMs: status === "running" ? 0 : 1000,
+  });
+  const pay: StepRecord = { ...act, index: 3, instruction: 'click "Pay"', status: "failed", answer: undefined, groupId: 2, error: { code: "WF_ELEMENT_NOT_FOUND", message: 'No button "Pay".' } };
+  const typed: StepRecord = { ...ask, index: 2, groupId: 1 };
+  const groups = [group(1, "checkout", "failed"), group(2, "pay", "failed", 1)];
+  const failedRecord: RunRecord = {
+    ...record,
+    status: "failed",
+    output: undefined,
+    steps: [{ ...act, answer: undefined }, typed, pay],
+    groups,
+    logs: [{ at: "2026-01-01T00:00:01.000Z", message: "paying now", afterSteps: 2, groupId: 2 }],
+    error: { code: "WF_STEP_FAILED", message: "Step 3 failed", stepIndex: 3 },
+  };
+  const groupEvents: RunEvent[] = [
+    { type: "run-started", workflow: "hello", sessionId: "s1", debuggerUrl: record.debuggerUrl!, params: {} },
+    { type: "step-finished", step: { ...act, answer: undefined } },
+    { type: "group-started", group: group(1, "checkout", "running") },
+    { type: "step-started", index: 2, stepType: "ASK", instruction: typed.instruction, attempt: 1, groupId: 1 },
+    { type: "step-finished", step: typed },
+    { type: "group-started", group: group(2, "pay", "running", 1) },
+    { type: "log", message: "paying now", groupId: 2 },
+    { type: "step-finished", step: pay },
+    { type: "group-finished", group: groups[1]! },
+    { type: "group-finished", group: groups[0]! },
+  ];
+
+  it("pretty on a terminal indents a group's steps and logs under its title, and marks a failed group", () => {
+    const stdout = collector({ isTTY: true, columns: 120 });
+    const reporter = createReporter("pretty", { stdout, stderr: collector(), env: { NO_COLOR: "1" } });
+    for (const event of groupEvents) reporter.onEvent(event);
+    // What the terminal shows: a line in progress is overwritten by its result.
+    const lines = stdout.text().split("\n").map((l) => l.split("\r\x1b[2K").at(-1)!);
+    expect(lines).toContain("▸ checkout");
+    expect(lines.some((l) => /^ {2}✔ 2\. ASK the title of the page/.test(l))).toBe(true);
+    expect(lines).toContain("  ▸ pay");
+    expect(lines).toContain("      log paying now");
+    expect(lines.some((l) => /^ {4}✖ 3\. ACT click "Pay"/.test(l))).toBe(true);
+    expect(lines).toContain("  ✖ pay failed (1.0s)");
+  });
+
+  it("pretty off a terminal writes a line as each group starts and ends", () => {
+    const stdout = collector();
+    const reporter = createReporter("pretty", { stdout, stderr: collector(), env: {} });
+    for (const event of groupEvents) reporter.onEvent(event);
+    expect(stdout.text()).toContain('group 1 "checkout" started\n');
+    expect(stdout.text()).toContain('group 2 "pay" started in group 1\n');
+    expect(stdout.text()).toContain('group 2 "pay" failed 1000ms\n');
+  });
+
+  it("JUnit's system-out nests steps and logs under their groups, and the failure names the group path", async () => {
+    const result: SuiteResult = {
+      status: "failed",
+      results: [{ entry: { file: "/p/flows/buy.ts", relFile: "flows/buy.ts", name: "buy", title: "buy", repeatEachIndex: 0, workflow: {} as WorkflowEntry["workflow"] }, outcome: "failed", attempts: [failedRecord], durationMs: 2000 }],
+      startedAt: record.startedAt,
+      durationMs: 2000,
+      stats: { passed: 0, flaky: 0, failed: 1, interrupted: 0, skipped: 0 },
+    };
+    const xml = await junitXml(result, "/p");
+    expect(xml).toContain('step 3 ACT &quot;click \\&quot;Pay\\&quot;&quot; failed in step &quot;checkout › pay&quot;');
+    const out = /<system-out>([\s\S]*?)<\/system-out>/.exec(xml)![1]!.split("\n");
+    expect(out).toEqual([
+      expect.stringMatching(/^step 1 ACT/),
+      "▸ checkout",
+      expect.stringMatching(/^ {2}step 2 ASK/),
+      "  ▸ pay",
+      "    log paying now",
+      expect.stringMatching(/^ {4}step 3 ACT &quot;click \\&quot;Pay\\&quot;&quot; failed/),
+      "  ✖ pay failed",
+      "✖ checkout failed",
+    ]);
   });
 });

@@ -62,7 +62,8 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
     expect(result.stdout).toMatch(/✘ \S*flaky-sign-in\.ts › flaky-sign-in \(/);
     expect(result.stdout).toMatch(/✔ \S*flaky-sign-in\.ts › flaky-sign-in \(retry #1\)/);
     expect(result.stdout).toContain("flaky-sign-in is flaky: passed on retry #1");
-    expect(result.stdout).toMatch(/1\) \S*checkout-broken\.ts › checkout-broken\n +step 2 ACT "click \\"No such button anywhere\\"" failed\n +\[WF_STEP_FAILED\] .*\n +at \S*checkout-broken\.ts:8:\d+/);
+    // The failed step ran in the workflow's step("check out"): the failure names the group.
+    expect(result.stdout).toMatch(/1\) \S*checkout-broken\.ts › checkout-broken\n +step 2 ACT "click \\"No such button anywhere\\"" failed in step "check out"\n +\[WF_STEP_FAILED\] .*\n +at \S*checkout-broken\.ts:10:\d+/);
     expect(result.stdout).toMatch(/2 passed, 1 flaky, 1 failed \(/);
     expect(flakyLoads).toBe(2);
 
@@ -70,7 +71,7 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
     const report = join(scratch.dir, "wf-report");
     const traces = (await readdir(report, { recursive: true })).filter((f) => f.endsWith("trace.zip")).sort();
     expect(traces).toEqual([join("checkout-broken-retry1", "trace.zip"), join("flaky-sign-in-retry1", "trace.zip")]);
-    expect(result.stdout).toContain("Trace: npx playwright show-trace wf-report/checkout-broken-retry1/trace.zip");
+    expect(result.stdout).toContain("Trace: wf show-trace wf-report/checkout-broken-retry1/trace.zip");
     expect(result.stdout).not.toContain("show-trace wf-report/flaky-sign-in");
 
     // JUnit XML, read by a parser: one testcase per workflow, the failure with its step, code, message and call site.
@@ -92,8 +93,10 @@ describe("wf run on many workflows (spawned)", { timeout: 400_000 }, () => {
     expect(broken.failure.type).toBe("WF_STEP_FAILED");
     expect(broken.failure.message).toContain("No such button anywhere");
     expect(broken.failure["#text"]).toMatch(/step 2 ACT "click \\"No such button anywhere\\"" failed/);
-    expect(broken.failure["#text"]).toMatch(/at \S*checkout-broken\.ts:8:\d+/);
+    expect(broken.failure["#text"]).toMatch(/at \S*checkout-broken\.ts:10:\d+/);
     expect(broken["system-out"]).toContain('step 1 ACT "go to');
+    // The step() group and the log() line, in order, in each attempt's lines.
+    expect(broken["system-out"]).toMatch(/step 1 ACT "go to[^\n]*\nlog on the shop's home page\n▸ check out\n  step 2 ACT "click \\"No such button anywhere\\"" failed[^\n]*\n✖ check out failed/);
     const flaky = cases.find((c) => c.name === "flaky-sign-in")!;
     expect(flaky.failure).toBeUndefined();
     expect(flaky["system-out"]).toMatch(/attempt 1: failed[\s\S]*attempt 2: succeeded/);

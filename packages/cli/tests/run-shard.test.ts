@@ -69,6 +69,12 @@ describe("wf run --shard and wf merge-reports (spawned)", { timeout: 300_000 }, 
 
     const data = JSON.parse(await readFile(join(scratch.dir, "merged", "report.json"), "utf8"));
     expect(data.workflows.map((w: { name: string; outcome: string }) => `${w.name} ${w.outcome}`)).toEqual(["checkout-broken failed", "shop-sign-in passed", "shop-title passed"]);
+    // Which shard ran each workflow: the shard that exited 1 ran checkout-broken.
+    const brokenShard = one.code === 1 ? 1 : 2;
+    expect(data.workflows.map((w: { shard?: { current: number; total: number } }) => w.shard?.total)).toEqual([2, 2, 2]);
+    expect(data.workflows[0].shard).toEqual({ current: brokenShard, total: 2 });
+    const shardOne = JSON.parse(await readFile(join(scratch.dir, "r1", "report.json"), "utf8"));
+    expect(shardOne.shard).toEqual({ current: 1, total: 2 });
     expect(data.stats).toMatchObject({ passed: 2, failed: 1 });
     // Each shard's screenshots come along, under shard-<k>/.
     const shots = data.workflows.flatMap((w: { attempts: Array<{ artifacts?: { screenshots: Record<string, string> } }> }) => w.attempts.flatMap((a) => Object.values(a.artifacts?.screenshots ?? {})));

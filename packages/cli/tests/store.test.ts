@@ -87,6 +87,39 @@ it("backs up a store, refuses it once damaged, and restores it with its records;
   }
 }, 300_000);
 
+it("restores into a data folder that does not exist yet; refuses to back up or restore a store a server has open, naming the process to stop", async () => {
+  const dataDir = join(scratch.dir, "source");
+  const store = await openStore({ dataDir, sync: true });
+  try {
+    await store.createSession(session("kept"));
+    // Open in this process, as in a running server: refused, with what to do.
+    const busy = await wf("store", "backup", "busy.tar.gz", "--data-dir", "source");
+    expect(busy.code).not.toBe(0);
+    expect(busy.stderr).toContain(`The store in ${dataDir} is open in process ${process.pid}`);
+    expect(busy.stderr).toContain("Stop that server first");
+    expect(existsSync(join(scratch.dir, "busy.tar.gz"))).toBe(false);
+    const busyRestore = await wf("store", "restore", "wf-store.tar.gz", "--data-dir", "source", "--force");
+    expect(busyRestore.code).not.toBe(0);
+    expect(busyRestore.stderr).toContain("is open in process");
+  } finally {
+    await store.close();
+  }
+  // Closed: the mark is gone and the backup goes through.
+  const backup = await wf("store", "backup", "source.tar.gz", "--data-dir", "source");
+  expect(backup.stderr).toBe("");
+  expect(backup.code).toBe(0);
+
+  const restored = await wf("store", "restore", "source.tar.gz", "--data-dir", "new/machine/data");
+  expect(restored.stderr).toBe("");
+  expect(restored.code).toBe(0);
+  const reopened = await openStore({ dataDir: join(scratch.dir, "new", "machine", "data"), sync: false });
+  try {
+    expect((await reopened.getSession("kept"))?.session.sessionId).toBe("kept");
+  } finally {
+    await reopened.close();
+  }
+}, 300_000);
+
 it("restore needs --data-dir; a PostgreSQL store points to pg_dump", async () => {
   const noDir = await wf("store", "restore", "wf-store.tar.gz");
   expect(noDir.code).toBe(2);

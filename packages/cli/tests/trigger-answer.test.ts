@@ -80,4 +80,42 @@ describe("wf trigger --wait", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("runs a stored workflow as `wf run` runs the same file: a failed soft check lets it go on, checks print as checks", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "wf-cli-soft-"));
+    const pages = await startPageServer();
+    const server = await startServer({ port: 0, apiKeys: ["k"], dataDir, workflowsDir: join(FIXTURES, "stored"), journalSync: false, logger: false });
+    try {
+      const url = `${pages.url}page-1.html`;
+      const triggered = collector();
+      const triggerCode = await runCli(["trigger", "soft-checks", "--var", `url=${url}`, "--wait"], { cwd: dataDir, env: { WF_BASE_URL: server.url, WF_API_KEY: "k", NO_COLOR: "1" }, stdout: triggered, stderr: triggered });
+      const ran = collector();
+      const runCode = await runCli(["run", join(FIXTURES, "stored", "soft-checks.ts"), "--param", `url=${url}`, "--reporter", "pretty", "--report-dir", join(dataDir, "report")], { cwd: dataDir, env: { NO_COLOR: "1", WF_MODEL: "" }, stdout: ran, stderr: ran });
+      // What both print of the steps, durations aside.
+      const stepLines = (text: string) =>
+        text
+          .split("\n")
+          .filter((l) => /^(step \d+ \w+ .* (succeeded|failed)|group \d+ )/.test(l))
+          .map((l) => l.replace(/ \d+ms/, ""));
+      expect(stepLines(ran.text())).toEqual([
+        `step 1 ACT "go to ${url}" succeeded`,
+        'group 1 "look around" started',
+        expect.stringMatching(/^step 2 CHECK "the page shows \\"Nothing like this\\"" failed check=✗ soft error=WF_CHECK_FAILED: /),
+        'step 3 CHECK "the page shows \\"Page 1\\"" succeeded check=✓',
+        'group 1 "look around" failed',
+        'step 4 ACT "click \\"Next\\"" succeeded',
+      ]);
+      expect(runCode).toBe(1);
+      // The stored run's session status knows no step() groups: the steps print alike.
+      const steps = (text: string) => stepLines(text).filter((l) => !l.startsWith("group "));
+      expect(steps(triggered.text())).toEqual(steps(ran.text()));
+      expect(triggerCode).toBe(1);
+      expect(triggered.text()).toContain("WF_CHECK_FAILED");
+      expect(triggered.text()).not.toContain("answer=");
+    } finally {
+      await server.close();
+      await pages.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

@@ -5,7 +5,7 @@
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { act, ask, decodeAnswer, workflow } from "./index.js";
+import { act, ask, decodeAnswer, step, workflow } from "./index.js";
 
 describe("ask", () => {
   it("without a schema answers a string", () => {
@@ -71,5 +71,15 @@ describe("workflow", () => {
     expectTypeOf(wf.handler).returns.resolves.toEqualTypeOf<{ total: number }>();
     // @ts-expect-error the handler must return what output takes
     workflow({ name: "bad-out", output: z.object({ total: z.number() }) }, async () => ({ total: "1" }));
+  });
+});
+
+describe("step", () => {
+  it("returns its function's value, keeping ask's inferred type through it", () => {
+    expectTypeOf(step("read prices", () => ask("the prices", z.array(z.object({ price: z.number() }))))).toEqualTypeOf<Promise<Array<{ price: number }>>>();
+    expectTypeOf(step("a sync value", () => 42)).toEqualTypeOf<Promise<number>>();
+    expectTypeOf(step("nothing", async () => {
+      await act('click "Go"');
+    })).toEqualTypeOf<Promise<void>>();
   });
 });

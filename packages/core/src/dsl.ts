@@ -5,8 +5,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { findSourceMap, type SourceMap } from "node:module";
 import { AnswerValidationError, RunAbortedError, SoftChecksFailedError, StepFailedError, WorkflowContextError, isWfError } from "./errors.js";
-import type { CheckOptions, Executor, Logger, StepOptions, StepRequest } from "./executor.js";
+import type { CheckOptions, Executor, Logger, StepGroup, StepOptions, StepRequest } from "./executor.js";
 import { decodeAnswer, toResponseFormat } from "./schema/translate.js";
+import { DEFAULT_CHECK_TIMEOUT_MS } from "./protocol/index.js";
 import type { AnySchema, InferSchema } from "./schema/types.js";
 
 /** The run a call of `act`/`ask` belongs to. */
@@ -18,15 +19,28 @@ export interface RunContext {
   stepCount: number;
   /** Failed soft checks (`check.soft`) so far; the run fails at its end when there is any. */
   softFailures: StepFailedError[];
-  /** How long a `check` without its own `timeoutMs` retries, in ms. @default 5_000 */
-  checkTimeoutMs?: number;
+  /** Step groups (`step()`) opened so far; the next group's id is `groupCount + 1`. */
+  groupCount: number;
+  /** How long a check retries when its call sets no `timeoutMs`, in ms. @default 5_000 */
+  checkTimeoutMs: number;
 }
+
+
 
 // A user's workflow file may load its own copy of @wf/core; one storage per process keeps
 // act/ask bound to the run whichever copy they come from.
 const STORAGE_KEY = Symbol.for("wf.core.runContext");
 const storage: AsyncLocalStorage<RunContext> = ((globalThis as Record<symbol, unknown>)[STORAGE_KEY] ??=
   new AsyncLocalStorage<RunContext>()) as AsyncLocalStorage<RunContext>;
+
+/** The `step()` group the code runs in, with its run (a group of another run does not count). */
+interface OpenGroup {
+  run: RunContext;
+  group: StepGroup;
+}
+const GROUP_STORAGE_KEY = Symbol.for("wf.core.stepGroup");
+const groupStorage: AsyncLocalStorage<OpenGroup> = ((globalThis as Record<symbol, unknown>)[GROUP_STORAGE_KEY] ??=
+  new AsyncLocalStorage<OpenGroup>()) as AsyncLocalStorage<OpenGroup>;
 
 /**
  * Runs `fn` with `act`/`ask`/`check` bound to `executor`. Used by the runtime and by the server's
@@ -36,17 +50,17 @@ const storage: AsyncLocalStorage<RunContext> = ((globalThis as Record<symbol, un
  * @throws {@link SoftChecksFailedError} (`WF_CHECK_FAILED`) when `fn` finished but a `check.soft` failed.
  */
 export async function runWithExecutor<T>(
-  context: { executor: Executor; signal: AbortSignal; log?: Logger; checkTimeoutMs?: number },
+  context: {
+    executor: Executor;
+    signal: AbortSignal;
+    log?: Logger;
+    /** How long a check retries when its call sets no `timeoutMs`, in ms (0 to 570,000). @default 5_000 */
+    checkTimeoutMs?: number;
+  },
   fn: () => Promise<T>,
 ): Promise<T> {
-  const run: RunContext = {
-    executor: context.executor,
-    signal: context.signal,
-    log: context.log ?? (() => {}),
-    stepCount: 0,
-    softFailures: [],
-    ...(context.checkTimeoutMs !== undefined ? { checkTimeoutMs: checkTimeout("the run's checkTimeoutMs", context.checkTimeoutMs) } : {}),
-  };
+  const checkTimeoutMs = context.checkTimeoutMs === undefined ? DEFAULT_CHECK_TIMEOUT_MS : checkTimeout("the run's checkTimeoutMs", context.checkTimeoutMs);
+  const run: RunContext = { executor: context.executor, signal: context.signal, log: context.log ?? (() => {}), stepCount: 0, softFailures: [], groupCount: 0, checkTimeoutMs };
   const value = await storage.run(run, fn);
   if (run.softFailures.length > 0) throw new SoftChecksFailedError(run.softFailures);
   return value;
@@ -55,6 +69,45 @@ export async function runWithExecutor<T>(
 /** The run in progress, or `undefined` outside a run. */
 export function currentRun(): RunContext | undefined {
   return storage.getStore();
+}
+
+/** The innermost `step()` group of the run in progress, or `undefined` outside any. */
+export function currentStepGroup(): StepGroup | undefined {
+  const open = groupStorage.getStore();
+  return open && open.run === storage.getStore() ? open.group : undefined;
+}
+
+/**
+ * Runs `body` as a named group of steps, like Playwright Test's `test.step`: the steps it takes
+ * (directly or through helpers) are shown under `title` in the reporters, the HTML report, the
+ * run record (`groups`, each step's `groupId`) and the Playwright trace. Groups nest.
+ *
+ * @param title - what the group does, e.g. `"sign in"`; 1 to 1,000 characters.
+ * @param body - the group's code; called at once, with no argument.
+ * @returns what `body` returns (awaited).
+ * @throws what `body` throws (the group is recorded as failed); {@link WorkflowContextError} if
+ *   called outside a workflow run; TypeError for an empty or over-long title.
+ * @example const total = await step("add to cart", async () => { await act('click "Add"'); return ask("the total", z.number()); });
+ */
+export async function step<T>(title: string, body: () => T | Promise<T>): Promise<Awaited<T>> {
+  const context = requireRun("step");
+  if (typeof title !== "string" || title.trim().length === 0) throw new TypeError(`step() needs a non-empty title string, got ${JSON.stringify(title)}.`);
+  if (title.length > 1000) throw new TypeError(`step() title is ${title.length} characters; at most 1,000.`);
+  if (typeof body !== "function") throw new TypeError(`step("${title}") needs a function as its second argument, got ${typeof body}.`);
+  const callSite = captureCallSite(step);
+  const parent = currentStepGroup();
+  context.groupCount += 1;
+  const group: StepGroup = { id: context.groupCount, title, ...(parent ? { parentId: parent.id } : {}), ...(callSite ? { callSite } : {}) };
+  const softBefore = context.softFailures.length;
+  context.executor.onGroupStart?.(group);
+  try {
+    const value = await groupStorage.run({ run: context, group }, async () => await body());
+    context.executor.onGroupEnd?.(group, context.softFailures.length > softBefore ? { softFailed: true } : {});
+    return value;
+  } catch (error) {
+    context.executor.onGroupEnd?.(group, { error });
+    throw error;
+  }
 }
 
 /**
@@ -148,7 +201,7 @@ async function runCheck(statement: string, options: CheckOptions, soft: boolean,
   const what = soft ? "check.soft" : "check";
   const context = requireRun(what);
   checkInstruction(what, statement);
-  const timeoutMs = options.timeoutMs !== undefined ? checkTimeout(`${what}() timeoutMs`, options.timeoutMs) : (context.checkTimeoutMs ?? 5_000);
+  const timeoutMs = options.timeoutMs !== undefined ? checkTimeout(`${what}() timeoutMs`, options.timeoutMs) : context.checkTimeoutMs;
   const callSite = captureCallSite(caller);
   try {
     await runWithRetries(context, {}, (attempt, index) => ({
@@ -161,8 +214,11 @@ async function runCheck(statement: string, options: CheckOptions, soft: boolean,
       ...(callSite ? { callSite } : {}),
     }));
   } catch (error) {
-    if (soft && error instanceof StepFailedError && SOFT_CODES.has(error.serviceCode) && !context.signal.aborted) {
-      context.softFailures.push(error);
+    // The executor may come from another copy of @wf/core than this file (the server importing a
+    // workflow file, a loader's own module instance): a StepFailedError is known by its code too.
+    const failed = error instanceof StepFailedError || (isWfError(error) && error.code === "WF_STEP_FAILED") ? (error as StepFailedError) : undefined;
+    if (soft && failed && SOFT_CODES.has(failed.serviceCode) && !context.signal.aborted) {
+      context.softFailures.push(failed);
       return;
     }
     throw error;
@@ -219,9 +275,10 @@ async function runWithRetries(
   const retries = Math.max(0, Math.floor(options.retries ?? 0));
   context.stepCount += 1;
   const index = context.stepCount;
+  const group = currentStepGroup();
   for (let attempt = 1; ; attempt++) {
     if (context.signal.aborted) throw new RunAbortedError(context.signal.reason);
-    const step = build(attempt, index);
+    const step = group ? { ...build(attempt, index), groupId: group.id } : build(attempt, index);
     try {
       const outcome = await context.executor.runStep(step, context.signal);
       if (!decode) return { value: outcome.result };

@@ -44,6 +44,23 @@ export interface StepRequest {
   callSite?: string;
   /** CHECK only: how long the service retries the statement (ms), and whether a failure is soft (`check.soft`). */
   check?: { timeoutMs: number; soft: boolean };
+  /** The innermost {@link StepGroup} (`step()`) the step runs in; absent outside any. */
+  groupId?: number;
+}
+
+/**
+ * A group of steps: one call of `step(title, fn)` (Playwright Test's `test.step`). Groups nest;
+ * `parentId` is the enclosing group's id.
+ */
+export interface StepGroup {
+  /** The group's number in its run, from 1, in the order groups open. */
+  id: number;
+  /** The title given to `step()`. */
+  title: string;
+  /** The enclosing group's id; absent at the top level. */
+  parentId?: number;
+  /** Where the workflow file called `step()`: `path:line:column`, when known. */
+  callSite?: string;
 }
 
 /** What the executor returns for a step that succeeded. */
@@ -65,6 +82,13 @@ export interface Executor {
    * answer beside the raw one. Optional.
    */
   onStepDecoded?(step: StepRequest, outcome: { value?: unknown; error?: Error }): void;
+  /** Told when a `step()` group opens, before any step in it. Optional. */
+  onGroupStart?(group: StepGroup): void;
+  /**
+   * Told when a `step()` group closes: `error` is what its function threw; `softFailed` is true
+   * when a `check.soft` in it failed (the group failed, the run went on). Optional.
+   */
+  onGroupEnd?(group: StepGroup, outcome: { error?: unknown; softFailed?: boolean }): void;
 }
 
 /** The log function a workflow handler receives: a message and optional structured data. */

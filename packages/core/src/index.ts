@@ -2,11 +2,11 @@
  * `@wf/core`: the workflow DSL, zod → OpenAI strict structured outputs and back, and the errors
  * every package shares. The wire protocol is a separate export: `@wf/core/protocol`.
  */
-export { act, ask, check, runWithExecutor, currentRun } from "./dsl.js";
+export { act, ask, check, step, runWithExecutor, currentRun, currentStepGroup } from "./dsl.js";
 export type { RunContext, CheckFunction } from "./dsl.js";
 export { workflow, isWorkflow, parseParams, executeWorkflow, WORKFLOW_NAME_PATTERN } from "./workflow.js";
 export type { Workflow, WorkflowOptions, WorkflowContext, ExecuteWorkflowOptions } from "./workflow.js";
-export type { Executor, StepRequest, StepOutcome, StepOptions, CheckOptions, Logger } from "./executor.js";
+export type { Executor, StepRequest, StepOutcome, StepOptions, CheckOptions, Logger, StepGroup } from "./executor.js";
 export { untilAborted } from "./abort.js";
 export { createRedactor, secretEncodings } from "./redact.js";
 export type { Redactor } from "./redact.js";

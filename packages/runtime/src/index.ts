@@ -13,4 +13,4 @@ export type { RunLockOptions } from "./locked-steps.js";
 export { LOCK_MODES, lockPathFor, readLock, parseLock, writeLock, formatLock, diffLocks } from "./lock.js";
 export type { LockMode, LockFile, LockEntry, LockedAction, LockedElement, LockEntryChange } from "./lock.js";
 export { ModelBudget } from "./model-budget.js";
-export type { RunStatus, StepRecord, RunRecord, RunEvent, RunUsage } from "./types.js";
+export type { RunStatus, StepRecord, RunRecord, RunEvent, RunUsage, GroupRecord, LogRecord } from "./types.js";

@@ -15,7 +15,9 @@ import {
   secretParamNames,
   secretValues,
   untilAborted,
+  currentStepGroup,
   type Executor,
+  type StepGroup,
   type StepOutcome,
   type StepRequest,
   type Workflow,
@@ -25,7 +27,7 @@ import { resolve as resolvePath } from "node:path";
 import { sleep } from "./_retry.js";
 import { stepFiles } from "./step-files.js";
 import type { ServiceClient } from "./client.js";
-import { RUN_RECORD_VERSION, type RunEvent, type RunRecord, type RunUsage, type StepRecord } from "./types.js";
+import { RUN_RECORD_VERSION, type GroupRecord, type LogRecord, type RunEvent, type RunRecord, type RunUsage, type StepRecord } from "./types.js";
 import { openLock, runLockedAct, type FinishedStatus, type LockState, type RunLockOptions } from "./locked-steps.js";
 import { diffLocks, type LockEntryChange } from "./lock.js";
 import { ModelBudget } from "./model-budget.js";
@@ -39,8 +41,8 @@ export interface RunWorkflowOptions {
   /** Aborts the run: the step in flight is abandoned, the session closed, the record `cancelled`. */
   signal?: AbortSignal;
   /**
-   * Receives the run's events in order (`run-started`, `step-started`, `step-finished`, `log`,
-   * `run-finished`). An exception it throws is ignored, so a reporter bug cannot leave a session open.
+   * Receives the run's events in order (`run-started`, `group-started`, `step-started`,
+   * `step-finished`, `log`, `group-finished`, `run-finished`). An exception it throws is ignored, so a reporter bug cannot leave a session open.
    */
   onEvent?: (event: RunEvent) => void;
   /** Service-side timeout of a step that sets none (`act(…, { timeoutMs })` wins), in ms. @default 30_000 */
@@ -177,6 +179,13 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   emit({ type: "run-started", workflow: workflow.name, sessionId, debuggerUrl: session.debuggerUrl, params: recordedParams });
 
   const steps: StepRecord[] = [];
+  const logs: LogRecord[] = [];
+  const log = (message: string, data?: Record<string, unknown>) => {
+    const groupId = currentStepGroup()?.id;
+    const line: LogRecord = { at: new Date().toISOString(), message: redact(message), ...(data !== undefined ? { data: redact(data) } : {}), afterSteps: steps.length, ...(groupId !== undefined ? { groupId } : {}) };
+    logs.push(line);
+    emit({ type: "log", message: line.message, ...(line.data !== undefined ? { data: line.data } : {}), ...(groupId !== undefined ? { groupId } : {}) });
+  };
   const executor = new ServiceExecutor({
     client,
     sessionId,
@@ -189,6 +198,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     longPollMs: Math.min(options.longPollMs ?? MAX_LONG_POLL_MS, MAX_LONG_POLL_MS),
     statusGraceMs: options.statusGraceMs ?? 30_000,
     budget,
+    log,
     ...(lock ? { lock } : {}),
     ...(options.uploads === "local" ? {} : { uploadDir: resolvePath(options.uploadDir ?? process.cwd()) }),
     ...(options.beforeStep ? { beforeStep: options.beforeStep } : {}),
@@ -203,7 +213,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
         params,
         executor,
         signal,
-        log: (message, data) => emit({ type: "log", message: redact(message), ...(data !== undefined ? { data: redact(data) } : {}) }),
+        log,
         ...(options.checkTimeoutMs !== undefined ? { checkTimeoutMs: options.checkTimeoutMs } : {}),
       }),
       signal,
@@ -216,6 +226,7 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
   // On abort the handler is not awaited, but the step in flight is: its request was aborted with
   // the signal, so it settles at once, and its record and step-finished event come before the end.
   await executor.inFlight?.done;
+  const groups = executor.groupRecords();
 
   let closeError: WireError | undefined;
   try {
@@ -245,6 +256,8 @@ export async function runWorkflow<P, O>(workflow: Workflow<P, O>, options: RunWo
     ...(budget.max !== undefined ? { maxModelCalls: budget.max } : {}),
     ...(lockChanges.length > 0 ? { lockChanges } : {}),
     ...(closeError ? { closeError } : {}),
+    ...(groups.length > 0 ? { groups } : {}),
+    ...(logs.length > 0 ? { logs } : {}),
   };
   emit({ type: "run-finished", record });
   return record;
@@ -268,6 +281,8 @@ interface ExecutorInit {
   /** Where uploaded files are read from to be sent with their step; absent: the service reads its own disk. */
   uploadDir?: string;
   beforeStep?: RunWorkflowOptions["beforeStep"];
+  /** Records and emits a log line (the runtime's own notes go here too). */
+  log: (message: string, data?: Record<string, unknown>) => void;
 }
 
 interface OpenStep {
@@ -290,8 +305,52 @@ class ServiceExecutor implements Executor {
   /** The page's URL after the last step (where the next one starts), for the lock's page check. */
   private pageUrl: string | null | undefined;
   private readonly open = new Map<number, OpenStep>();
+  /** The run's step groups by id, with when each opened (`performance.now()`). */
+  private readonly groups = new Map<number, { record: GroupRecord; t0: number }>();
 
   constructor(private readonly init: ExecutorInit) {}
+
+  onGroupStart(group: StepGroup): void {
+    const record: GroupRecord = {
+      id: group.id,
+      title: this.init.redact(group.title),
+      ...(group.parentId !== undefined ? { parentId: group.parentId } : {}),
+      ...(group.callSite ? { callSite: group.callSite } : {}),
+      status: "running",
+      startedAt: new Date().toISOString(),
+      finishedAt: "",
+      durationMs: 0,
+    };
+    this.groups.set(group.id, { record, t0: performance.now() });
+    this.init.emit({ type: "group-started", group: { ...record } });
+  }
+
+  onGroupEnd(group: StepGroup, outcome: { error?: unknown; softFailed?: boolean }): void {
+    const open = this.groups.get(group.id);
+    if (!open || open.record.status !== "running") return;
+    open.record.status = outcome.error !== undefined || outcome.softFailed ? "failed" : "succeeded";
+    if (outcome.error !== undefined) open.record.error = toWireError(outcome.error, this.init.redact);
+    open.record.finishedAt = new Date().toISOString();
+    open.record.durationMs = Math.round(performance.now() - open.t0);
+    this.init.emit({ type: "group-finished", group: { ...open.record } });
+  }
+
+  /** The groups in the order they opened (a group the run left open stays `running`). */
+  groupRecords(): GroupRecord[] {
+    return [...this.groups.values()].map((g) => g.record);
+  }
+
+  /** The titles of `groupId` and its ancestors, outermost first, as the step request's `groups`. */
+  private groupPath(groupId: number | undefined): Array<{ id: string; title: string }> {
+    const path: Array<{ id: string; title: string }> = [];
+    for (let id = groupId; id !== undefined && path.length < 32; ) {
+      const group = this.groups.get(id)?.record;
+      if (!group) break;
+      path.unshift({ id: String(group.id), title: group.title.slice(0, 1000) });
+      id = group.parentId;
+    }
+    return path;
+  }
 
   runStep(step: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
     const running = this.run(step, signal);
@@ -319,6 +378,7 @@ class ServiceExecutor implements Executor {
         type: step.type,
         instruction,
         ...(step.callSite ? { callSite: step.callSite } : {}),
+        ...(step.groupId !== undefined ? { groupId: step.groupId } : {}),
         status: "failed",
         attempts: 0,
         startedAt: new Date().toISOString(),
@@ -339,7 +399,15 @@ class ServiceExecutor implements Executor {
     delete open.record.pageUrl;
     delete open.record.check;
     delete open.details;
-    this.init.emit({ type: "step-started", index: step.index, stepType: step.type, instruction, ...(step.callSite ? { callSite: step.callSite } : {}), attempt: step.attempt });
+    this.init.emit({
+      type: "step-started",
+      index: step.index,
+      stepType: step.type,
+      instruction,
+      ...(step.callSite ? { callSite: step.callSite } : {}),
+      attempt: step.attempt,
+      ...(step.groupId !== undefined ? { groupId: step.groupId } : {}),
+    });
 
     const timeoutMs = step.timeoutMs ?? this.init.stepTimeoutMs;
     let stepId: string | undefined;
@@ -355,6 +423,8 @@ class ServiceExecutor implements Executor {
         timeoutMs,
         ...(this.init.secrets.length > 0 ? { redact: this.init.secrets.slice(0, 100) } : {}),
       };
+      const groups = this.groupPath(step.groupId);
+      if (groups.length > 0) request.groups = groups;
       const { budget } = this.init;
       const overBefore = budget.overspent;
       const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true): Promise<FinishedStatus> => {
@@ -380,7 +450,7 @@ class ServiceExecutor implements Executor {
       };
       let status: FinishedStatus;
       if (this.init.lock && step.type === "ACT") {
-        const locked = await runLockedAct(step, this.init.lock, attempt, { pageUrl: this.pageUrl, log: (message) => this.init.emit({ type: "log", message: redact(message) }) });
+        const locked = await runLockedAct(step, this.init.lock, attempt, { pageUrl: this.pageUrl, log: (message) => this.init.log(message) });
         status = locked.status;
         if (locked.healed) open.record.healed = true;
         if (locked.unlockedModel) open.record.lockEntryMissing = true;

@@ -63,6 +63,45 @@ export interface StepRecord {
    * workflow go on and failed the run at its end.
    */
   check?: { holds: boolean; reason: string; evidence: string; soft?: true };
+  /** The innermost group (`step()`) the step ran in: a {@link GroupRecord}'s `id`; absent outside any. */
+  groupId?: number;
+}
+
+/**
+ * One group of steps: a call of `step(title, fn)` (Playwright Test's `test.step`). Its steps name
+ * it by `groupId`; a nested group names its parent by `parentId`. Secrets are redacted.
+ */
+export interface GroupRecord {
+  /** From 1, in the order groups opened. */
+  id: number;
+  title: string;
+  /** The enclosing group's id; absent at the top level. */
+  parentId?: number;
+  /** Where the workflow file called `step()`: `path:line:column`. */
+  callSite?: string;
+  /**
+   * `failed`: its function threw (`error`), or a `check.soft` in it failed (the workflow went on);
+   * `running` only while it is open (in a `group-started` event, or a run cut short).
+   */
+  status: "running" | "succeeded" | "failed";
+  /** ISO 8601 timestamps. `finishedAt` is empty while running. */
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** What its function threw. */
+  error?: WireError;
+}
+
+/** One `log()` line of a run, in the order logged. Secrets are redacted. */
+export interface LogRecord {
+  /** ISO 8601 timestamp. */
+  at: string;
+  message: string;
+  data?: Record<string, unknown>;
+  /** How many steps had started when it was logged: it belongs after step `afterSteps` (0: before the first). */
+  afterSteps: number;
+  /** The innermost group (`step()`) it was logged in. */
+  groupId?: number;
 }
 
 /** Model usage of a whole run: sums over its steps. */
@@ -117,12 +156,18 @@ export interface RunRecord {
   lockChanges?: LockEntryChange[];
   /** Set when closing the session failed (the service's idle timeout then reclaims it); the run's status is unchanged. */
   closeError?: WireError;
+  /** The run's step groups (`step()`), in the order they opened; absent when it had none. */
+  groups?: GroupRecord[];
+  /** The run's `log()` lines (and the runtime's own notes), in order; absent when there were none. */
+  logs?: LogRecord[];
 }
 
 /** Events `runWorkflow()` emits through `onEvent`, in this order per run. */
 export type RunEvent =
   | { type: "run-started"; workflow: string; sessionId: string; debuggerUrl: string; params: Record<string, unknown> }
-  | { type: "step-started"; index: number; stepType: "ACT" | "ASK" | "CHECK"; instruction: string; callSite?: string; attempt: number }
+  | { type: "step-started"; index: number; stepType: "ACT" | "ASK" | "CHECK"; instruction: string; callSite?: string; attempt: number; groupId?: number }
   | { type: "step-finished"; step: StepRecord }
-  | { type: "log"; message: string; data?: Record<string, unknown> }
+  | { type: "log"; message: string; data?: Record<string, unknown>; groupId?: number }
+  | { type: "group-started"; group: GroupRecord }
+  | { type: "group-finished"; group: GroupRecord }
   | { type: "run-finished"; record: RunRecord };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { act, ask, check, ParamsValidationError, secret, workflow } from "@wf/core";
+import { act, ask, check, ParamsValidationError, secret, step, workflow } from "@wf/core";
 import { createServiceClient, runWorkflow, type RunEvent, type ServiceClient } from "../src/index.js";
 import { startFaultServer, type FaultServer, type FaultServerOptions } from "./helpers/fault-server.js";
 
@@ -86,6 +86,50 @@ describe("runWorkflow", () => {
     expect(events.at(-1)).toEqual({ type: "run-finished", record });
     expect(server.openSessions()).toBe(0);
     expectNoStepTwice(server, 4);
+  });
+
+  it("records step() groups, each step's group and the log lines, and sends each step's groups to the service", async () => {
+    const { server, client } = await setUp();
+    const grouped = workflow({ name: "grouped", params: z.object({ pw: secret(z.string()) }) }, async ({ params, log }) => {
+      await act("go to http://shop.test/");
+      const title = await step("open prices", async () => {
+        await act('click "Prices"');
+        return step(`read as ${params.pw}`, async () => {
+          log("reading the title");
+          return ask("the page title");
+        });
+      });
+      log(`got ${title}`);
+      await step("fails", () => {
+        throw new Error("boom");
+      }).catch(() => undefined);
+    });
+    const events: RunEvent[] = [];
+    const record = await runWorkflow(grouped, { params: { pw: "hunter2" }, client, onEvent: (e) => events.push(e) });
+    expect(record.status).toBe("succeeded");
+    expect(record.groups?.map((g) => [g.id, g.title, g.parentId, g.status])).toEqual([
+      [1, "open prices", undefined, "succeeded"],
+      [2, "read as [secret]", 1, "succeeded"],
+      [3, "fails", undefined, "failed"],
+    ]);
+    expect(record.groups![2]!.error).toEqual({ code: "WF_WORKFLOW_ERROR", message: "Error: boom" });
+    expect(record.groups![0]!.callSite).toContain(THIS_FILE);
+    expect(record.steps.map((s) => s.groupId)).toEqual([undefined, 1, 2]);
+    expect(record.logs?.map((l) => [l.message, l.afterSteps, l.groupId])).toEqual([
+      ["reading the title", 2, 2],
+      ["got Price list", 3, undefined],
+    ]);
+    expect(server.steps.map((s) => s.groups)).toEqual([undefined, [{ id: "1", title: "open prices" }], [{ id: "1", title: "open prices" }, { id: "2", title: "read as [secret]" }]]);
+    expect(events.map((e) => e.type)).toEqual([
+      "run-started",
+      "step-started", "step-finished",
+      "group-started", "step-started", "step-finished",
+      "group-started", "log", "step-started", "step-finished", "group-finished",
+      "group-finished",
+      "log",
+      "group-started", "group-finished",
+      "run-finished",
+    ]);
   });
 
   it("ends succeeded through dropped connections, 503 with Retry-After, 429, slow and lost answers: no step twice, no session open", async () => {

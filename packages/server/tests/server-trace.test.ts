@@ -74,6 +74,30 @@ describe("session traces", () => {
     expect(Buffer.from(await byKey.arrayBuffer()).equals(zip)).toBe(true);
   });
 
+  it("a step's groups (step() of @wf/core) become nested trace groups around its actions; a later step outside them closes them", async () => {
+    const { workflowId: id } = CreateSessionResponse.parse(await post(ROUTES.stepCreate, { trace: true }));
+    const checkout = { id: "1", title: "checkout" };
+    const signIn = { id: "2", title: "sign in" };
+    expect((await step(id, { type: "ACT", step: `go to ${pages.url}/index.html`, groups: [checkout, signIn] })).status).toBe("SUCCEEDED");
+    expect((await step(id, { type: "ACT", step: `go to ${pages.url}/form.html`, groups: [checkout] })).status).toBe("SUCCEEDED");
+    expect((await step(id, { type: "ACT", step: `go to ${pages.url}/visits.html` })).status).toBe("SUCCEEDED");
+    await post(routePath(ROUTES.stepClose, { id }));
+    const zip = unzipSync(new Uint8Array(await (await fetch(traceUrl(id), { headers })).arrayBuffer()));
+    const events = new TextDecoder()
+      .decode(zip["trace.trace"])
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; callId?: string; method?: string; title?: string; params?: { name?: string; url?: string }; parentId?: string });
+    const befores = events.filter((e) => e.type === "before");
+    const group = (name: string) => befores.find((e) => e.method === "tracingGroup" && e.title === name);
+    const navigation = (page: string) => befores.find((e) => e.method === "goto" && e.params?.url?.endsWith(page));
+    expect(group("checkout")).toBeDefined();
+    expect(group("sign in")?.parentId).toBe(group("checkout")!.callId);
+    expect(navigation("index.html")?.parentId).toBe(group("sign in")!.callId);
+    expect(navigation("form.html")?.parentId).toBe(group("checkout")!.callId);
+    expect(navigation("visits.html")?.parentId).toBeUndefined();
+  });
+
   it("a traced session closed with discardTrace: true keeps no trace (the client drops a passing run's); a bad body is a 422", async () => {
     const { workflowId: id } = CreateSessionResponse.parse(await post(ROUTES.stepCreate, { trace: true }));
     expect((await step(id, { type: "ACT", step: `go to ${pages.url}/index.html` })).status).toBe("SUCCEEDED");

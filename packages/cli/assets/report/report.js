@@ -46,7 +46,7 @@
       step.pageUrl ? h("div", null, h("span", { class: "dim", text: "Page: " }), h("code", { class: "page-url", text: step.pageUrl })) : null);
   }
 
-  function stepRows(step, artifacts) {
+  function stepRows(step, artifacts, depth) {
     var shot = artifacts && artifacts.screenshots ? artifacts.screenshots[step.index] : undefined;
     // "~" when the service estimated a count (the provider reported none, or junk); calls are HTTP requests.
     var usage = step.usage ? (step.usage.estimated ? "~" : "") + step.usage.totalTokens + " (" + step.usage.promptTokens + " + " + step.usage.completionTokens + ")" +
@@ -55,7 +55,7 @@
     var row = h("tr", { "data-step": step.index, "data-step-status": step.status },
       h("td", { class: "num", text: step.index }),
       h("td", { text: step.type }),
-      h("td", null, h("div", { text: step.instruction }), step.resolved && step.resolved !== step.instruction ? h("div", { class: "dim", text: "→ " + step.resolved }) : null),
+      h("td", { class: depth ? "in-group" : null, style: depth ? "padding-left: " + (6 + 18 * depth) + "px" : null }, h("div", { text: step.instruction }), step.resolved && step.resolved !== step.instruction ? h("div", { class: "dim", text: "→ " + step.resolved }) : null),
       h("td", null, status(step.status), step.attempts > 1 ? h("div", { class: "dim", text: step.attempts + " attempts" }) : null),
       h("td", { class: "num", text: ms(step.durationMs) }),
       h("td", { text: how }),
@@ -74,6 +74,74 @@
     return [row, h("tr", { class: "step-detail" }, h("td"), h("td", { colspan: 8 }, extra))];
   }
 
+  /**
+   * The attempt's table rows in order: each step() group opens with a title row (its status,
+   * duration and call site) and its steps are indented under it; log() lines sit where they were
+   * logged.
+   */
+  function attemptRows(r, artifacts) {
+    var groups = {};
+    (r.groups || []).forEach(function (g) { groups[g.id] = g; });
+    function chainOf(id) { var chain = []; for (; id !== undefined && groups[id]; id = groups[id].parentId) chain.unshift(id); return chain; }
+    var open = [];
+    var rows = [];
+    function enter(groupId) {
+      var chain = chainOf(groupId);
+      var kept = 0;
+      while (kept < open.length && open[kept] === chain[kept]) kept++;
+      open = open.slice(0, kept);
+      chain.slice(kept).forEach(function (id) {
+        var g = groups[id];
+        var depth = chainOf(g.parentId).length;
+        rows.push(h("tr", { class: "group-row", "data-group": g.id, "data-group-status": g.status },
+          h("td"),
+          h("td", { text: "step" }),
+          h("td", { style: "padding-left: " + (6 + 18 * depth) + "px" }, h("strong", { class: "group-title", text: "▸ " + g.title }),
+            g.error ? h("div", { class: "error" }, h("strong", { text: g.error.code }), " ", h("span", { class: "message", text: g.error.message })) : null),
+          h("td", null, status(g.status)),
+          h("td", { class: "num", text: ms(g.durationMs) }),
+          h("td"), h("td"),
+          h("td", null, g.callSite ? h("code", { text: g.callSite }) : null),
+          h("td")));
+        open.push(id);
+      });
+      return chain.length;
+    }
+    var logs = (r.logs || []).slice();
+    function flushLogs(afterSteps) {
+      while (logs.length && logs[0].afterSteps <= afterSteps) {
+        var line = logs.shift();
+        var depth = enter(line.groupId);
+        rows.push(h("tr", { class: "log-row" }, h("td"), h("td", { class: "dim", text: "log" }),
+          h("td", { colspan: 7, style: "padding-left: " + (6 + 18 * depth) + "px" }, h("span", { class: "log-message", text: line.message }),
+            line.data ? h("code", { class: "dim", text: " " + JSON.stringify(line.data) }) : null)));
+      }
+    }
+    r.steps.forEach(function (s, i) {
+      flushLogs(i);
+      var depth = enter(s.groupId);
+      rows.push(stepRows(s, artifacts, depth));
+    });
+    flushLogs(Infinity);
+    return rows;
+  }
+
+
+  /** The trace's link: the trace viewer on it when `wf show-report` serves the page, else the zip itself. */
+  function traceLinks(trace) {
+    var link = h("a", { href: trace, class: "trace", text: "Playwright trace" });
+    var hint = h("span", null, h("span", { class: "dim", text: " open with " }), h("code", { text: "npx wf show-trace " + (data.reportDir ? data.reportDir + "/" : "") + trace }));
+    var zip = h("a", { href: trace, class: "trace-zip dim", text: "download trace.zip", hidden: "" });
+    traceLinkSetters.push(function () {
+      link.setAttribute("href", "trace/index.html?trace=" + encodeURIComponent(new URL(trace, location.href).href));
+      link.textContent = "Open the Playwright trace";
+      hint.hidden = true;
+      zip.hidden = false;
+    });
+    return h("p", null, link, hint, " ", zip);
+  }
+  var traceLinkSetters = [];
+
   function attemptView(attempt, i, count) {
     var r = attempt.record;
     var a = attempt.artifacts;
@@ -81,13 +149,12 @@
     var runError = r.error && !(r.error.stepIndex !== undefined && r.steps.some(function (s) { return s.index === r.error.stepIndex && s.error; }));
     return h("section", { class: "attempt" },
       h("h3", { class: r.status, text: title }),
-      a && a.trace ? h("p", null, h("a", { href: a.trace, class: "trace", text: "Playwright trace" }), " ",
-        h("span", { class: "dim", text: "open with " }), h("code", { text: "npx playwright show-trace " + (data.reportDir ? data.reportDir + "/" : "") + a.trace })) : null,
+      a && a.trace ? traceLinks(a.trace) : null,
       runError ? h("div", { class: "error" }, h("strong", { text: r.error.code }), " ", h("span", { class: "message", text: r.error.message }), r.error.callSite ? h("div", null, h("code", { text: r.error.callSite })) : null) : null,
       r.params && Object.keys(r.params).length ? h("details", null, h("summary", { text: "Params" }), json(r.params)) : null,
       r.steps.length ? h("table", null,
         h("thead", null, h("tr", null, ["#", "Type", "Instruction", "Status", "Time", "By", "Tokens", "Call site", "Screenshot"].map(function (t) { return h("th", { text: t }); }))),
-        h("tbody", null, r.steps.map(function (s) { return stepRows(s, a); }))) : h("p", { class: "dim", text: "No steps ran." }),
+        h("tbody", null, attemptRows(r, a))) : h("p", { class: "dim", text: "No steps ran." }),
       r.output !== undefined ? h("details", null, h("summary", { text: "Output" }), json(r.output)) : null,
       modelLine(r),
       r.lockChanges && r.lockChanges.length ? lockChangesView(r.lockChanges, a) : null);
@@ -143,6 +210,7 @@
       h("summary", null, status(w.outcome), " ", w.project ? h("span", { class: "project", text: "[" + w.project + "] › " }) : null, h("span", { text: w.file + " › " }), h("strong", { text: w.name }),
         (w.tags || []).map(function (t) { return h("span", { class: "badge tag", text: t }); }),
         retries ? h("span", { class: "badge dim", text: retries + (retries === 1 ? " retry" : " retries") }) : null,
+        w.shard ? h("span", { class: "badge dim shard", text: "shard " + w.shard.current + "/" + w.shard.total }) : null,
         h("span", { class: "dim", text: "  " + ms(w.durationMs) })),
       w.attempts.length ? w.attempts.map(function (a, i) { return attemptView(a, i, w.attempts.length); }) : h("p", { class: "attempt dim", text: "Did not run." }));
   }
@@ -169,7 +237,14 @@
   document.title = "wf report · " + data.status;
   app.replaceChildren(
     h("h1", null, "wf report ", status(data.status)),
-    h("div", { class: "meta", text: new Date(data.startedAt).toLocaleString() + " · " + ms(data.durationMs) + " · " + data.workflows.length + " workflow" + (data.workflows.length === 1 ? "" : "s") }),
+    h("div", { class: "meta", text: new Date(data.startedAt).toLocaleString() + " · " + ms(data.durationMs) + " · " + data.workflows.length + " workflow" + (data.workflows.length === 1 ? "" : "s") + (data.shard ? " · shard " + data.shard.current + "/" + data.shard.total : "") }),
     h("div", { class: "filters" }, buttons),
     list);
+  // Served over HTTP (wf show-report), trace links open Playwright's trace viewer when it is there.
+  if (/^https?:$/.test(location.protocol) && traceLinkSetters.length) {
+    fetch("trace/index.html", { method: "HEAD" }).then(function (res) {
+      if (!res.ok) return;
+      traceLinkSetters.forEach(function (set) { set(); });
+    }, function () {});
+  }
 })();

@@ -52,7 +52,7 @@ export const runCommand = defineCommand({
       .option("x", { type: "boolean", describe: "Stop after the first failure (--max-failures 1)" })
       .option("trace", {
         choices: ["on", "off", "retain-on-failure", "on-first-retry"] as const,
-        describe: "Record a Playwright trace of each workflow's session into the report (<report-dir>/<workflow>/trace.zip; open with npx playwright show-trace): on, off, retain-on-failure (kept when the attempt failed), on-first-retry [default: retain-on-failure, or WF_TRACE, or trace in wf.config.ts]",
+        describe: "Record a Playwright trace of each workflow's session into the report (<report-dir>/<workflow>/trace.zip; open with wf show-trace): on, off, retain-on-failure (kept when the attempt failed), on-first-retry [default: retain-on-failure, or WF_TRACE, or trace in wf.config.ts]",
       })
       .option("screenshot", {
         choices: SCREENSHOT_MODES,
@@ -219,7 +219,7 @@ async function runOnceOrMany(
       const { runWithReport } = await import("../report/report.js");
       const { runWorkflowFile } = await import("../run.js");
       const machineOutput = specs[0]!.name !== "pretty";
-      const result = await runWithReport({ config, cwd: context.cwd, entry, stdout: context.stdout, stderr: context.stderr, machineOutput }, (hooks) =>
+      const result = await runWithReport({ config, cwd: context.cwd, entry, stdout: context.stdout, stderr: context.stderr, machineOutput, ...(suite.shard ? { shard: suite.shard } : {}) }, (hooks) =>
         runWorkflowFile({
           ...hooks,
           file: entry.file,

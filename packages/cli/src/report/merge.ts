@@ -70,7 +70,8 @@ export async function mergeReports(options: MergeReportsOptions): Promise<Merged
           },
         });
       }
-      workflows.push({ ...workflow, attempts });
+      const shardOfRun = workflow.shard ?? shard.shard;
+      workflows.push({ ...workflow, ...(shardOfRun ? { shard: shardOfRun } : {}), attempts });
     }
   }
   workflows.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.repeatEachIndex ?? 0) - (b.repeatEachIndex ?? 0)));

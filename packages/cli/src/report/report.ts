@@ -55,6 +55,11 @@ export interface RunReport {
 const MARKER = ".wf-report";
 /** Files a folder may hold and still be emptied without a marker (what earlier versions wrote there). */
 const OWN_FILES = new Set(["junit.xml", MARKER]);
+/**
+ * What `@wf/cli/vitest` saves in the report folder (failed tests' screenshots and traces): kept
+ * when a `wf run` empties the folder, as it is not that run's.
+ */
+export const VITEST_FOLDER = "vitest";
 
 /**
  * Prepares the report folder of a run: creates it, or empties one that wf wrote before (it holds
@@ -77,7 +82,7 @@ export async function createRunReport(options: {
     if (error.code === "ENOENT") return [] as string[];
     throw new CliUsageError("WF_CLI_USAGE", `Could not read the report folder ${dir}: ${error.message}.`, { path: dir });
   });
-  if (names.length > 0 && !names.includes(MARKER) && !names.every((n) => OWN_FILES.has(n))) {
+  if (names.length > 0 && !names.includes(MARKER) && !names.every((n) => OWN_FILES.has(n) || n === VITEST_FOLDER)) {
     throw new CliUsageError(
       "WF_CLI_USAGE",
       `The report folder ${dir} holds files wf did not write, so it is not emptied for this run's report. Choose another folder (--report-dir, WF_REPORT_DIR or reportDir in wf.config.ts), or empty it.`,
@@ -86,7 +91,7 @@ export async function createRunReport(options: {
   }
   try {
     // The JUnit reporter's default file lives here too and is written at the end: keep nothing else.
-    for (const name of names) await rm(join(dir, name), { recursive: true, force: true });
+    for (const name of names) if (name !== VITEST_FOLDER) await rm(join(dir, name), { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, MARKER), "This folder is the report of the last `wf run`; every run empties it.\n");
   } catch (error) {
@@ -183,6 +188,8 @@ export interface ReportData {
   startedAt: string;
   durationMs: number;
   stats: SuiteResult["stats"];
+  /** The shard this report's run was (`--shard i/n`); absent in a merged report and a run of all workflows. */
+  shard?: { current: number; total: number };
   workflows: Array<{
     file: string;
     name: string;
@@ -192,6 +199,8 @@ export interface ReportData {
     project?: string;
     /** The workflow's tags (`@smoke`). */
     tags?: string[];
+    /** The shard that ran it (`--shard i/n`); kept by `wf merge-reports`. */
+    shard?: { current: number; total: number };
     outcome: string;
     durationMs: number;
     attempts: Array<{ record: RunRecord; artifacts?: AttemptArtifacts }>;
@@ -205,12 +214,14 @@ function reportData(result: SuiteResult, artifactsOf: (entry: WorkflowEntry, att
     startedAt: result.startedAt,
     durationMs: result.durationMs,
     stats: result.stats,
+    ...(result.shard ? { shard: result.shard } : {}),
     workflows: result.results.map((r) => ({
       file: r.entry.relFile,
       name: r.entry.name,
       repeatEachIndex: r.entry.repeatEachIndex,
       ...(r.entry.project ? { project: r.entry.project.name } : {}),
       ...(r.entry.tags?.length ? { tags: [...r.entry.tags] } : {}),
+      ...(result.shard ? { shard: result.shard } : {}),
       outcome: r.outcome,
       durationMs: r.durationMs,
       attempts: r.attempts.map((record, attempt) => {
@@ -233,6 +244,7 @@ function shortCallSites(record: RunRecord, cwd: string): RunRecord {
     ...record,
     ...(record.error ? { error: { ...record.error, ...(record.error.callSite ? { callSite: short(record.error.callSite)! } : {}) } } : {}),
     steps: record.steps.map((s) => (s.callSite ? { ...s, callSite: short(s.callSite)! } : s)),
+    ...(record.groups ? { groups: record.groups.map((g) => (g.callSite ? { ...g, callSite: short(g.callSite)! } : g)) } : {}),
   };
 }
 
@@ -258,6 +270,8 @@ export async function runWithReport<T extends { record: RunRecord }>(
     stderr: OutputStream;
     /** The reporter prints JSON on stdout: print nothing more. */
     machineOutput: boolean;
+    /** The shard this run is (`--shard i/n`), for the report. */
+    shard?: { current: number; total: number };
   },
   run: (hooks: ReportHooks) => Promise<T>,
 ): Promise<T> {
@@ -278,6 +292,7 @@ export async function runWithReport<T extends { record: RunRecord }>(
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
     stats: { passed: 0, flaky: 0, failed: 0, interrupted: 0, skipped: 0, [outcome]: 1 },
+    ...(options.shard ? { shard: options.shard } : {}),
   };
   timingMark("report collected");
   const indexPath = await report.write(result);
@@ -288,11 +303,12 @@ export async function runWithReport<T extends { record: RunRecord }>(
 
 /**
  * What a run prints at its end about its report: where the page is and how to open it, and the
- * `npx playwright show-trace` command of each failed workflow's trace.
+ * `wf show-trace` command of each failed workflow's trace (Playwright's trace viewer, served as
+ * `npx playwright-core show-trace` would open it).
  */
 export function reportSummary(report: RunReport, indexPath: string, result: SuiteResult, cwd: string): string {
   const lines = [`  HTML report: ${shownPath(indexPath, cwd)} (open it with: wf show-report${shownPath(report.dir, cwd) === "wf-report" ? "" : ` ${shownPath(report.dir, cwd)}`})`];
-  for (const trace of report.failedTraces(result)) lines.push(`  Trace: npx playwright show-trace ${shownPath(trace, cwd)}`);
+  for (const trace of report.failedTraces(result)) lines.push(`  Trace: wf show-trace ${shownPath(trace, cwd)}`);
   return lines.join("\n") + "\n";
 }
 
@@ -308,7 +324,8 @@ export function shownPath(path: string, cwd: string): string {
  * `-` turned into `-`; a name two runs share gets `-2`, `-3`… in order.
  */
 export function folderNames(entries: ReadonlyArray<WorkflowEntry>): Map<string, string> {
-  const taken = new Set<string>();
+  // Vitest's evidence lives in `vitest/`: a workflow named so gets `vitest-2`.
+  const taken = new Set<string>([VITEST_FOLDER]);
   const out = new Map<string, string>();
   for (const entry of entries) {
     const name = [entry.name, entry.project?.name, entry.repeatEachIndex > 0 ? `repeat${entry.repeatEachIndex}` : undefined].filter(Boolean).join("-");

@@ -338,6 +338,16 @@ export const StepCheck = z
   );
 export type StepCheck = z.infer<typeof StepCheck>;
 
+/**
+ * One group of steps (`step()` of `@wf/core`, Playwright Test's `test.step`) a step runs in. A
+ * service that records a trace opens it as a trace group (Playwright's `tracing.group`).
+ */
+export const StepGroupRef = z.object({
+  id: z.string().min(1).max(64).describe("The group's id, unique in the session (a title may repeat)."),
+  title: z.string().min(1).max(1000).describe("The group's title."),
+});
+export type StepGroupRef = z.infer<typeof StepGroupRef>;
+
 
 /** Body of `POST /workflow/step/run/{id}` (spec §4.3 and the public samples). */
 export const RunStepRequest = z
@@ -383,6 +393,13 @@ export const RunStepRequest = z
         "ACT only: files the instruction uploads, sent by a client that does not share the service's disk (`wf run --base-url`). Up to MAX_STEP_UPLOAD_BYTES (10 MiB) together, decoded; more is a 413 WF_UPLOAD_TOO_LARGE. Kept in a folder of the session until it ends; never recorded.",
       ),
     check: StepCheck.optional(),
+    groups: z
+      .array(StepGroupRef)
+      .max(32)
+      .optional()
+      .describe(
+        "The groups the step runs in (`step()` of @wf/core), outermost first. Optional and informative: a service that records the session's trace closes the trace groups the step is no longer in and opens the new ones (Playwright's `tracing.group`) before running it; one that records none ignores it.",
+      ),
   })
   .describe("Run one step in a session.");
 export type RunStepRequest = z.infer<typeof RunStepRequest>;

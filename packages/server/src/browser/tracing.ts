@@ -3,7 +3,7 @@
  * with `context.tracing` (screenshots and DOM snapshots, as Playwright Test's `trace` option does);
  * the trace is saved to `<dataDir>/traces/<sessionId>.zip` when the session ends, before its
  * context closes, and served by `GET /workflow/view/{id}/trace` as long as the session's records
- * are kept (the route: `http/trace.ts`). `npx playwright show-trace trace.zip` opens it. A
+ * are kept (the route: `http/trace.ts`). `npx playwright-core show-trace trace.zip` (or `wf show-trace`) opens it. A
  * session's secrets are scrubbed out of the zip before it is written (`trace-scrub.ts`).
  */
 import { randomBytes } from "node:crypto";
@@ -41,6 +41,45 @@ export function traceTitle(kind: string): string {
 /** The title of the trace `context` records, or undefined when it records none. */
 export function tracingTitle(context: BrowserContext): string | undefined {
   return traced.get(context);
+}
+
+/** The ids of the step groups open in each context's trace, outermost first. */
+const openGroups = new WeakMap<BrowserContext, string[]>();
+
+/** Longest wait for the driver to open or close one trace group, in ms. */
+const GROUP_CALL_TIMEOUT_MS = 5_000;
+
+/**
+ * Makes the groups open in the trace of `context` the step's `groups` (outermost first; `step()`
+ * of `@wf/core`, sent with each step): closes those the step is no longer in and opens the new
+ * ones (Playwright's `tracing.group`/`groupEnd`), so the step's actions show under them in the
+ * trace viewer. Nothing when `context` records no trace. Never throws: a group that cannot be
+ * opened leaves the trace flat, the step runs anyway.
+ */
+export async function enterTraceGroups(context: BrowserContext, groups: ReadonlyArray<{ id: string; title: string }>): Promise<void> {
+  if (!traced.has(context)) return;
+  const open = openGroups.get(context) ?? [];
+  openGroups.set(context, open);
+  let kept = 0;
+  while (kept < open.length && kept < groups.length && open[kept] === groups[kept]!.id) kept++;
+  try {
+    while (open.length > kept) {
+      open.pop();
+      await bounded(context.tracing.groupEnd());
+    }
+    for (const group of groups.slice(kept)) {
+      await bounded(context.tracing.group(group.title));
+      open.push(group.id);
+    }
+  } catch {
+    // The driver did not answer in time, or tracing stopped: the step runs in a flat trace.
+  }
+}
+
+function bounded<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("trace group call timed out")), GROUP_CALL_TIMEOUT_MS)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Where the trace of a session is kept. */

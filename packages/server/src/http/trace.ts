@@ -28,7 +28,7 @@ export function registerTraceRoute(app: FastifyInstance, context: ServerContext)
       attachValidation: true,
       schema: {
         summary: "Playwright trace of a session (zip)",
-        description: "For a session created with `trace: true`, once it ended. Open it with `npx playwright show-trace trace.zip`.",
+        description: "For a session created with `trace: true`, once it ended. Open it with `npx playwright-core show-trace trace.zip` (or `wf show-trace`).",
         tags: ["sessions"],
         security: SECURITY.sessionToken,
         params: z.object({ id: z.string().describe("The session id.") }),

@@ -22,7 +22,7 @@ import { SessionDownloads } from "./downloads.js";
 import { answerErrors, setBaseURL } from "../interpreter/index.js";
 import { replayActions, replayOptions } from "../interpreter/index.js";
 import type { TraceScrubber } from "../browser/trace-scrub.js";
-import { discardTrace, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
+import { discardTrace, enterTraceGroups, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
 import { BrowserUnavailableError } from "./errors.js";
 import { settlesWithin, TIMED_OUT, within } from "../browser/deadline.js";
 
@@ -76,6 +76,8 @@ export interface BrowserStepInput {
   files?: StepFile[];
   /** ASK: the step is a check of the statement `step` (see `interpreter/check/`). */
   check?: { timeoutMs?: number };
+  /** The step groups (`step()`) the step runs in, outermost first: opened in the trace (`browser/tracing.ts`). */
+  groups?: ReadonlyArray<{ id: string; title: string }>;
 }
 
 /**
@@ -250,6 +252,7 @@ export class SessionBrowser {
       const reopened = await within(this.tabs.reopen(), PAGE_OPEN_TIMEOUT_MS);
       if (reopened === TIMED_OUT) throw new StepExecutionError("WF_BROWSER_UNAVAILABLE", `The browser did not open a new tab within ${PAGE_OPEN_TIMEOUT_MS} ms. Create a new session.`);
     }
+    await enterTraceGroups(this.context, input.groups ?? []);
     const page = this.page;
     try {
       return await this.carryOut(interpreter, options, input, base);

@@ -66,6 +66,8 @@ export interface StepInput {
   files?: StepFile[];
   /** ASK: the step is a check (an assertion) of the statement `step`; see `interpreter/check/`. */
   check?: { timeoutMs?: number };
+  /** The step groups (`step()` of `@wf/core`) the step runs in, outermost first; opened in the session's trace. */
+  groups?: Array<{ id: string; title: string }>;
 }
 
 /** Options of {@link SessionManager.submitStep} and {@link SessionManager.runStep}. */

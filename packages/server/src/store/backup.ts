@@ -10,13 +10,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { WfError } from "@wf/core";
 import { StoreDamagedError } from "../errors.js";
 import { INITDB_PARAMS, PGLITE_DIR, pgliteAssets, pgliteStartParams } from "./drivers.js";
 import { inspectPgliteFolder, PgliteLog, verifyPgliteTables } from "./pglite-folder.js";
 import type { SqlQueryable } from "./sql-store.js";
+import { assertStoreNotInUse } from "./in-use.js";
 
 /** What {@link backupStore} wrote. */
 export interface BackupResult {
@@ -30,12 +31,14 @@ export interface BackupResult {
  * Writes a backup of the embedded store of `dataDir` to `file` (written aside, then renamed into
  * place: an existing file is replaced only by a whole backup). The store is opened and checked
  * as a server start checks it, so a damaged store is never backed up as if it were good.
- * @throws {@link StoreDamagedError} when the store is damaged; `WF_STORE_NOT_FOUND` when `dataDir` holds no store.
+ * @throws {@link StoreDamagedError} when the store is damaged; `WF_STORE_NOT_FOUND` when `dataDir` holds no store;
+ *   `WF_STORE_IN_USE` while a server has it open.
  */
 export async function backupStore(options: { dataDir: string; file: string }): Promise<BackupResult> {
   const dataDir = resolve(options.dataDir);
   const file = resolve(options.file);
   const dbDir = join(dataDir, PGLITE_DIR);
+  await assertStoreNotInUse(dataDir, "back up");
   if ((await inspectPgliteFolder(dataDir, dbDir)) === "new") {
     throw new WfError("WF_STORE_NOT_FOUND", `There is no wf store in ${dataDir} (no ${PGLITE_DIR} folder): nothing to back up. Pass the data folder of the server (--data-dir, WF_DATA_DIR; default .wf).`);
   }
@@ -74,15 +77,16 @@ export interface RestoreResult {
  * Makes `<dataDir>/db` from a backup made by {@link backupStore}. The backup is loaded into a
  * scratch folder and checked before it takes the place of anything. A data folder whose `db` holds
  * files is refused unless `force`, which moves that folder aside to `db.replaced-<time>` (never
- * deletes it). An empty `db` folder, or none, is simply filled.
+ * deletes it). An empty `db` folder, or none, is simply filled; a missing data folder is made.
  * @throws `WF_STORE_EXISTS` when `db` holds files and `force` is not set; `WF_BACKUP_INVALID` when
- *   the file is not a backup PGlite can load.
+ *   the file is not a backup PGlite can load; `WF_STORE_IN_USE` while a server has the store open.
  */
 export async function restoreStore(options: { dataDir: string; file: string; force?: boolean }): Promise<RestoreResult> {
   const dataDir = resolve(options.dataDir);
   const file = resolve(options.file);
   const dbDir = join(dataDir, PGLITE_DIR);
   if (!existsSync(file)) throw new WfError("WF_BACKUP_INVALID", `The backup file ${file} does not exist.`);
+  await assertStoreNotInUse(dataDir, "restore");
   const occupied = existsSync(dbDir) && (await readdir(dbDir)).length > 0;
   if (occupied && !options.force) {
     throw new WfError(
@@ -90,6 +94,8 @@ export async function restoreStore(options: { dataDir: string; file: string; for
       `${dbDir} already holds a database; restoring over it is refused. Pass --force to move it aside (to ${PGLITE_DIR}.replaced-<time>, not deleted) and restore, after stopping every server on ${dataDir}.`,
     );
   }
+  // A data folder that does not exist yet is made: a restore onto a new machine.
+  await mkdir(dataDir, { recursive: true });
   const a = await pgliteAssets();
   const scratch = `${dbDir}.tmp-${randomBytes(4).toString("hex")}`;
   const log = new PgliteLog();

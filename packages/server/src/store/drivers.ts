@@ -20,6 +20,7 @@ import type { Pool } from "pg";
 import { SCHEMA_SQL, SqlStore, type BeforeCommit, type SqlDatabase, type SqlQueryable } from "./sql-store.js";
 import { MEMORY_DATABASE_URL, MemoryStore } from "./memory-store.js";
 import type { CorruptRecord, Store } from "./store.js";
+import { markStoreInUse } from "./in-use.js";
 import { inspectPgliteFolder, PgliteLog, preserveStartFiles, verifyPgliteTables } from "./pglite-folder.js";
 import { StoreDamagedError } from "../errors.js";
 import { timingMark } from "../observability/timing.js";
@@ -263,6 +264,8 @@ async function openPglite(dataDir: string, dir: string, sync: boolean, tier: Pgl
     }
     timingMark("store: tables verified");
   }
+  // Told to `wf store backup`/`restore`, which refuse while it is open (`in-use.ts`).
+  const unmark = await markStoreInUse(dataDir);
   let writes = 0;
   return {
     query: (text, params) => pg.query(text, params),
@@ -278,7 +281,13 @@ async function openPglite(dataDir: string, dir: string, sync: boolean, tier: Pgl
     compact: async () => {
       await pg.exec("VACUUM wf_steps, wf_sessions, wf_logs, wf_payloads; CHECKPOINT");
     },
-    close: () => pg.close(),
+    close: async () => {
+      try {
+        await pg.close();
+      } finally {
+        await unmark();
+      }
+    },
   };
 }
 

@@ -26,7 +26,7 @@ const CONTROL_FILE_BYTES = 8192;
 /** `XLP_LONG_HEADER`: the first page of a WAL segment has the long header, which holds the segment size (bytes 32–35). */
 const WAL_LONG_HEADER_FLAG = 0x0002;
 /** A data folder's entries that do not make it a store: an older server's record file, and our own scratch copies. */
-const NOT_A_STORE = [/^journal\.ndjson$/, /^db\.tmp-/];
+const NOT_A_STORE = [/^journal\.ndjson$/, /^db\.tmp-/, /^db\.in-use$/];
 
 /** What {@link inspectPgliteFolder} found. */
 export type PgliteFolderState = "new" | "existing";

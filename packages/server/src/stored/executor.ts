@@ -4,14 +4,25 @@
  * step is (same interpreter, same records, same screenshots). With the workflow's action lock, its
  * ACTs go through the lock exactly as under `wf run` (see `@wf/runtime/lock`).
  */
-import { RunAbortedError, StepFailedError, redactText, untilAborted, type Executor, type StepOutcome, type StepRequest } from "@wf/core";
+import { RunAbortedError, StepFailedError, redactText, untilAborted, type Executor, type StepGroup, type StepOutcome, type StepRequest } from "@wf/core";
 import type { ReplayAction, StepStatus } from "@wf/core/protocol";
 import { runLockedAct, type LockState, type ModelBudget } from "@wf/runtime/lock";
 
 /** Runs one step in a session and resolves with its finished status (the session manager's `runStep`). */
 export type RunSessionStep = (
   sessionId: string,
-  step: { type: "ACT" | "ASK"; step: string; schema?: Record<string, unknown>; timeoutMs?: number; redact?: string[]; replay?: ReplayAction[]; refind?: boolean; allowModel?: boolean; check?: { timeoutMs?: number } },
+  step: {
+    type: "ACT" | "ASK";
+    step: string;
+    schema?: Record<string, unknown>;
+    timeoutMs?: number;
+    redact?: string[];
+    replay?: ReplayAction[];
+    refind?: boolean;
+    allowModel?: boolean;
+    check?: { timeoutMs?: number };
+    groups?: Array<{ id: string; title: string }>;
+  },
   options: { signal?: AbortSignal },
 ) => Promise<StepStatus>;
 
@@ -36,7 +47,19 @@ export function createStoredRunExecutor(
   options: { lock?: LockState; log?: (message: string) => void; budget?: ModelBudget } = {},
 ): Executor {
   let pageUrl: string | null | undefined;
+  // The run's step() groups, so each step's are sent with it (the session's trace groups them).
+  const groups = new Map<number, StepGroup>();
+  const groupPath = (id: number | undefined) => {
+    const path: Array<{ id: string; title: string }> = [];
+    for (let at = id; at !== undefined && path.length < 32; at = groups.get(at)?.parentId) {
+      const group = groups.get(at);
+      if (!group) break;
+      path.unshift({ id: String(group.id), title: redactText(group.title, secrets).slice(0, 1000) });
+    }
+    return path;
+  };
   return {
+    onGroupStart: (group: StepGroup) => void groups.set(group.id, group),
     async runStep(request: StepRequest, signal: AbortSignal): Promise<StepOutcome> {
       if (signal.aborted) throw new RunAbortedError(signal.reason);
       const { budget } = options;
@@ -53,6 +76,7 @@ export function createStoredRunExecutor(
           ...(secrets.length > 0 ? { redact: [...secrets] } : {}),
           ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}),
           ...(!allowModel || budgetForbids ? { allowModel: false } : {}),
+          ...(request.groupId !== undefined ? { groups: groupPath(request.groupId) } : {}),
         }, { signal });
         const status = await untilAborted(pending, signal);
         budget?.add(status.usage);
