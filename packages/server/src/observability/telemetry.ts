@@ -17,7 +17,7 @@ export interface TelemetryLog {
 }
 
 /** Error codes of a model provider that failed (not of a model that answered badly). */
-const PROVIDER_FAILURES = new Set(["WF_MODEL_AUTH_FAILED", "WF_MODEL_NOT_FOUND", "WF_MODEL_RATE_LIMITED", "WF_MODEL_UNAVAILABLE", "WF_MODEL_BAD_REQUEST"]);
+const PROVIDER_FAILURES = new Set(["WF_MODEL_AUTH_FAILED", "WF_MODEL_NOT_FOUND", "WF_MODEL_RATE_LIMITED", "WF_MODEL_UNAVAILABLE", "WF_MODEL_BAD_REQUEST", "WF_MODEL_TIMEOUT"]);
 /** Steps in a row the provider failed before a warning; one more warning every this many after. */
 const PROVIDER_FAILURES_TO_WARN = 3;
 
