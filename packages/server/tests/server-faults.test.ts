@@ -64,9 +64,9 @@ afterAll(async () => {
 });
 
 /** Runs `promise`, failing the test when it takes over {@link HANG_CAP_MS}. */
-async function answers<T>(what: string, promise: Promise<T>): Promise<T> {
+async function answers<T>(what: string, promise: Promise<T>, capMs = HANG_CAP_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${HANG_CAP_MS} ms`)), HANG_CAP_MS)));
+  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${capMs} ms`)), capMs)));
   try {
     return await Promise.race([promise, hung]);
   } finally {
@@ -75,7 +75,8 @@ async function answers<T>(what: string, promise: Promise<T>): Promise<T> {
 }
 
 async function step(id: string, instruction: string, timeoutMs = 15_000) {
-  return answers(`the step ${JSON.stringify(instruction)}`, api.runOk(id, { type: "ACT", step: instruction, timeoutMs }).then((s) => api.finished(s.stepId)));
+  // A step answers by its own deadline (and a few seconds to end it): a longer wait is a wedge.
+  return answers(`the step ${JSON.stringify(instruction)}`, api.runOk(id, { type: "ACT", step: instruction, timeoutMs }).then((s) => api.finished(s.stepId)), Math.max(HANG_CAP_MS, timeoutMs + 5_000));
 }
 
 async function close(id: string) {

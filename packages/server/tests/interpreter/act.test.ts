@@ -310,3 +310,16 @@ describe("errors that help", () => {
     expect(error.message).toContain("type (");
   });
 });
+
+describe("a find that may not wait", () => {
+  // A lock's recorded instruction and a check's element are looked up with no wait (findTimeoutMs
+  // 0): the one look still tries every way to find the element, here its title, the last but one.
+  const noWait = createDeterministicInterpreter({ uploadRoot: FIXTURES, findTimeoutMs: 0 });
+
+  it("still looks every way once: a field named only by its title is filled", async () => {
+    await noWait.act(step(page, 'fill "Nickname" with "Ada"'));
+    await expect(page.locator("#nickname").inputValue()).resolves.toBe("Ada");
+    await noWait.act(step(page, 'fill "Search products" with "anvil"'));
+    await expect(page.locator("#search").inputValue()).resolves.toBe("anvil");
+  });
+});

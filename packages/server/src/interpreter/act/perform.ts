@@ -25,7 +25,7 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
   const notes: string[] = [];
   const given = Boolean(options.locate);
   const locate = async (target: TargetSpec, purpose: TargetPurpose) => {
-    const el = await (options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal));
+    const el = await (options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal, undefined, clock.left()));
     if (el.note) notes.push(el.note);
     return el;
   };

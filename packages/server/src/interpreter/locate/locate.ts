@@ -21,6 +21,8 @@ import { TIMED_OUT, within } from "../_clock.js";
 const CANDIDATE_BUDGET_MS = 3_000;
 /** Longest the look for closed shadow roots of a not-found may take, in ms. */
 const CLOSED_LOOK_MS = 1_000;
+/** What a not-found's message may take after the looks (its candidate search and closed-root look), in ms. */
+export const NOT_FOUND_MARGIN_MS = CANDIDATE_BUDGET_MS + CLOSED_LOOK_MS + 500;
 
 interface Attempt {
   locator: Locator;
@@ -54,7 +56,7 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose, d
   return "locator" in result ? result.found : result;
 }
 
-/** A look that found nothing: maybe hidden matches, and whether it stopped at the find deadline before trying every way. */
+/** A look that found nothing: maybe hidden matches, and whether it was cut short (`deadline`) before trying every way. */
 type Missed = { hidden?: Attempt; stoppedEarly?: boolean };
 
 async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: TargetPurpose, deadline: number): Promise<{ locator: Locator; found: FoundElement; root: SearchRoot } | Missed> {
@@ -97,7 +99,7 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
         const loc = strategyLocator(root.root, strategy, target.text, tier, tierRoles, hinted);
         if (!loc) continue;
         // One look on a huge page can take longer than the whole find: it is not waited for past the deadline.
-        const described = await within(describeAll(loc, target), Math.max(1, deadline - Date.now()));
+        const described = deadline === Infinity ? await describeAll(loc, target) : await within(describeAll(loc, target), Math.max(1, deadline - Date.now()));
         if (described === TIMED_OUT) return { ...(hiddenFallback ? { hidden: hiddenFallback } : {}), stoppedEarly: true };
         let infos = described;
         if (strategy === "text") textShown = hinted ? undefined : infos.length > 0;
@@ -128,6 +130,12 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
  * and stable: once its load is done, the network idle and the DOM unchanged for `quietMs`, a
  * target still not there is not found.
  *
+ * A look tries every way to find the target, however short `waitMs` is (0 looks once): only on a
+ * page so large that one look takes seconds is a look cut short, when `stepLeftMs` (the step's time
+ * left) is given and less than {@link NOT_FOUND_MARGIN_MS} of it would remain, so the step still
+ * ends with a not-found that says so rather than at its deadline.
+ *
+ * @param stepLeftMs - the step's time left, in ms. @default unbounded (a look is never cut short)
  * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` with the closest candidates, or
  *   `WF_ELEMENT_AMBIGUOUS` with the equally good matches.
  */
@@ -138,15 +146,19 @@ export async function locateTarget(
   waitMs: number,
   signal?: AbortSignal,
   quietMs: number = QUIET_MS,
+  stepLeftMs?: number,
 ): Promise<FoundElement> {
-  const deadline = Date.now() + Math.max(0, waitMs);
+  const started = Date.now();
+  const deadline = started + Math.max(0, waitMs);
+  // Looks are cut short only where the step's own time runs out, never by the find's wait.
+  const lookUntil = stepLeftMs === undefined ? Infinity : Math.max(deadline, started + stepLeftMs - NOT_FOUND_MARGIN_MS);
   const pauses = [100, 250];
   let last: Missed = {};
   const network = watchRequests(page);
   for (;;) {
     let result: FoundElement | Missed;
     try {
-      result = await tryOnce(page, target, purpose, deadline);
+      result = await tryOnce(page, target, purpose, lookUntil);
     } catch (error) {
       // The page navigated while we looked (a click before this step started a load): look again.
       if (!isNavigationRace(error)) throw error;
@@ -225,7 +237,7 @@ export async function locateTarget(
       ? ` Closest: ${listed}.`
       : ` Nothing on the page comes close; it shows ${listed}, among others.`;
   const large =
-    (last.stoppedEarly ? ` The page is very large: the look for the element stopped at its time limit (${Math.max(0, waitMs)} ms) before trying every way to find it.` : "") +
+    (last.stoppedEarly ? ` The page is very large: the look for the element stopped before trying every way to find it, to leave the step time to say so.` : "") +
     (search.complete ? "" : ` The page is too large to list what it shows within ${Date.now() - searchStarted} ms${candidates.length ? ": those named are some of its elements" : ""}.`) +
     (last.stoppedEarly || !search.complete ? " Name the element more exactly, or give the step more time." : "");
   const closedLook = await within(page.evaluate(closedComponents).catch(() => [] as string[]), CLOSED_LOOK_MS);

@@ -118,7 +118,7 @@ export async function recordInstruction(page: Page, action: ParsedAction, target
 async function namesAlone(page: Page, instruction: string, purpose: TargetPurpose, handle: ElementHandle, identity: ElementIdentity, clock: StepClock): Promise<boolean> {
   const parsed = parseSafely(instruction);
   if (!parsed || !("target" in parsed) || !parsed.target || purposeOf(parsed) !== purpose) return false;
-  const found = await locateTarget(page, parsed.target, purpose, 0, clock.signal).catch(() => undefined);
+  const found = await locateTarget(page, parsed.target, purpose, 0, clock.signal, undefined, clock.left()).catch(() => undefined);
   if (!found || found.matches !== undefined) return false;
   if (found.role !== identity.role || !sameName(found.name, identity.name)) return false;
   return sameNode(found, handle, clock);

@@ -58,7 +58,7 @@ export async function replayActions(context: ActContext, actions: readonly Repla
       let looked = false;
       const locate = async (...[target, purpose, waitMs]: Parameters<NonNullable<PerformOptions["locate"]>>): Promise<FoundElement> => {
         // Only an action's own target is the recorded element (a custom dropdown's option is found as the grammar finds it).
-        if (looked) return locateTarget(context.page, target, purpose, waitMs, clock.signal);
+        if (looked) return locateTarget(context.page, target, purpose, waitMs, clock.signal, undefined, clock.left());
         looked = true;
         const instruction = actions[index]!.instruction;
         const seen: Seen = {};
@@ -190,7 +190,7 @@ async function byInstruction(
 ): Promise<FoundElement | undefined> {
   let found: FoundElement;
   try {
-    found = await locateTarget(page, target, purpose, waitMs, clock.signal);
+    found = await locateTarget(page, target, purpose, waitMs, clock.signal, undefined, clock.left());
   } catch (error) {
     if (!(error instanceof InterpreterError) || !["WF_ELEMENT_NOT_FOUND", "WF_ELEMENT_AMBIGUOUS"].includes(error.code)) throw error;
     const ambiguous = error.code === "WF_ELEMENT_AMBIGUOUS";

@@ -63,7 +63,7 @@ export async function modelAct(context: ActContext, { converse, pageBudget, sche
         await performAction(context.page, parsed, clock, {
           ...perform,
           locate: async (spec, purpose, waitMs) => {
-            if (given) return locateTarget(context.page, spec, purpose, waitMs, clock.signal);
+            if (given) return locateTarget(context.page, spec, purpose, waitMs, clock.signal, undefined, clock.left());
             given = true;
             return target!.found;
           },
