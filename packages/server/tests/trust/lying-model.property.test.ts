@@ -57,12 +57,14 @@ const NAMED = new Set([
   "WF_MODEL_NO_MATCH",
   "WF_MODEL_ANSWER_INVALID",
   "WF_ANSWER_UNCERTAIN",
+  "WF_ANSWER_NOT_FOUND",
   "WF_CHECK_FAILED",
   "WF_OPTION_NOT_FOUND",
   "WF_INVALID_KEY",
   "WF_NAVIGATION_FAILED",
   "WF_NAVIGATION_BLOCKED",
   "WF_TAB_NOT_FOUND",
+  "WF_TAB_CLOSE_REFUSED",
   "WF_UPLOAD_FILE_NOT_FOUND",
   "WF_UPLOAD_NOT_ALLOWED",
 ]);
@@ -188,8 +190,24 @@ function expectNamedFailure(status: StepStatus, label: string): void {
 }
 
 describe("a model that answers ACTs with random actions", () => {
-  const plan = fc.record({ ref: fc.oneof({ weight: 6, arbitrary: fc.nat() }, { weight: 1, arbitrary: fc.constantFrom("e999", "", "button") }), verb: fc.constantFrom(...ACT_VERBS), value: drawn });
-  type Plan = { ref: number | string; verb: string; value: Drawn };
+  // A reference: any element of the view, one whose role the verb acts on (so that some lies are
+  // carried out and their effect checked), or one the view does not have.
+  const ref = fc.oneof(
+    { weight: 4, arbitrary: fc.nat() },
+    { weight: 3, arbitrary: fc.record({ fitting: fc.nat() }) },
+    { weight: 1, arbitrary: fc.constantFrom("e999", "", "button") },
+  );
+  const plan = fc.record({ ref, verb: fc.constantFrom(...ACT_VERBS), value: drawn });
+  type Plan = { ref: number | { fitting: number } | string; verb: string; value: Drawn };
+  const ROLES: Record<string, string[]> = { fill: ["textbox"], clear: ["textbox"], check: ["checkbox"], uncheck: ["checkbox"], select: ["combobox"] };
+
+  function pick(p: Plan, elements: ViewElement[]): ViewElement | undefined {
+    if (typeof p.ref === "string" || !elements.length) return undefined;
+    if (typeof p.ref === "number") return elements[p.ref % elements.length];
+    const roles = ROLES[p.verb];
+    const fitting = roles ? elements.filter((e) => roles.includes(e.role)) : elements;
+    return fitting[p.ref.fitting % fitting.length];
+  }
 
   it("fails with a named code, or acted on the element it names, as its verb says, and on no other", async () => {
     await fc.assert(
@@ -200,7 +218,7 @@ describe("a model that answers ACTs with random actions", () => {
         model.script = (request, n) => {
           const p = plans[Math.min(n, plans.length - 1)]!;
           const elements = elementsOf(request);
-          const element = typeof p.ref === "number" && elements.length ? elements[p.ref % elements.length] : undefined;
+          const element = pick(p, elements);
           const action = { verb: p.verb, ref: element ? element.ref : typeof p.ref === "string" ? p.ref : null, value: resolve(p.value, request) };
           sent.push({ ...action, element });
           return { content: { reason: "Because.", actions: [action] } };
