@@ -3,14 +3,17 @@
  * it is there before the first session, a session takes it and the next one is opened, and a
  * session on it starts clean (nothing of an earlier session's storage). Off, no context is open
  * before a session. `"first"` (`wf run`'s one-session server): one before the first session, no
- * replacement after it. Real Chromium, pages from disk.
+ * replacement after it. A session asked for while that context is still being opened (slowly, on
+ * a loaded machine) waits for it rather than open a second one. Real Chromium, pages from disk.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext } from "playwright-core";
 import { startServer, type RunningServer } from "../src/index.js";
+import { prelaunchBrowser } from "../src/browser/prelaunch.js";
 import { apiClient } from "./helpers/api.js";
 import { startStaticServer, type StaticServer } from "./helpers/static-server.js";
 
@@ -68,6 +71,35 @@ describe("the context opened ahead of the next session", () => {
       expect((await api.session(id)).status).toBe("RUNNING");
       expect(server.context.browser.contextCount).toBe(1);
     } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("still being opened when the server starts and when the session is asked for, is waited for and taken: no second context is opened", async () => {
+    const options = { port: 0, apiKeys: [KEY], dataDir: join(root, "slow-ahead"), databaseUrl: "memory:", warmSessions: "first" as const };
+    // wf run's host, whose context opened ahead is slow to get ready (as its trace's start is under load).
+    const host = prelaunchBrowser(options)!;
+    let ready!: () => void;
+    const gate = new Promise<void>((resolve) => (ready = resolve));
+    let ahead: BrowserContext | undefined;
+    host.openAhead(async (context) => {
+      ahead = context;
+      await gate;
+    });
+    const server = await startServer(options, process.env, { browser: host });
+    try {
+      const api = apiClient(server.url, KEY);
+      const creating = api.create();
+      // Longer than a create or the server's warm-up ever waited for it before opening another.
+      await new Promise((r) => setTimeout(r, 4_000));
+      ready();
+      const id = (await creating).workflowId;
+      expect(await api.finished((await api.runOk(id, { type: "ACT", step: `go to "${pages.url}/visits.html"` })).stepId)).toMatchObject({ status: "SUCCEEDED" });
+      // The session's page is the one opened ahead, and it is the only context.
+      expect(ahead?.pages().map((page) => page.url())).toEqual([`${pages.url}/visits.html`]);
+      expect(server.context.browser.contextCount).toBe(1);
+    } finally {
+      ready();
       await server.close();
     }
   }, 180_000);

@@ -14,12 +14,12 @@ import { workflow } from "@wf/core";
 import { ROUTES, RunWorkflowResponse, SessionStatus, WorkflowList, routePath } from "@wf/core/protocol";
 import { startServer, type RunningServer } from "../src/index.js";
 import { loadStoredWorkflows } from "../src/stored/load.js";
-import { startPageServer, WORKFLOWS_DIR, type LocalServer } from "./fixtures/stored/servers.js";
+import { startPageServer, WORKFLOWS_DIR, type PageServer } from "./fixtures/stored/servers.js";
 
 const KEY = "test-key-stored";
 const RESULTS_DIR = fileURLToPath(new URL("../test-results/", import.meta.url));
 
-let pages: LocalServer;
+let pages: PageServer;
 let dataDir: string;
 let server: RunningServer;
 
@@ -255,23 +255,31 @@ describe("status, long-poll and cancel", () => {
 
 describe("the preview page", () => {
   it("shows the run's steps as they happen, then the output", async () => {
+    // The last step (its page held by the site) ends only once the preview page watches the run:
+    // a step gets its screenshot when it ends while a debugger page watches, and on a loaded
+    // machine the page can take longer to open than the whole run takes.
+    const release = pages.hold("page-3.html");
     const started = await trigger({ workflowId: "walk-pages", variables: { base: pages.url, rounds: "3", pauseMs: "700" } });
     const context = await server.context.browser.newContext();
     try {
       const page = await context.newPage();
       await page.goto(started.previewUrl);
-      // Steps appear one by one while the run goes on.
+      // Steps appear one by one while the run goes on; the first shown, the page's event stream is open.
       await page.locator("li.step").first().waitFor();
+      release();
       await page.locator('li.step[data-status="SUCCEEDED"]').nth(2).waitFor({ timeout: 30_000 });
       await page.locator("#session-status", { hasText: "SUCCEEDED" }).waitFor({ timeout: 30_000 });
       await expect(page.locator("li.step").count()).resolves.toBe(3);
       await expect(page.locator("li.step").nth(1).textContent()).resolves.toContain(`go to ${pages.url}page-2.html`);
       await page.getByText('Output: {"visited":["page-1","page-2","page-3"]}').waitFor();
       await expect(page.locator("#workflow").textContent()).resolves.toBe("Stored workflow: walk-pages");
+      // The picture after the last step, taken while the page watched.
       await page.locator("#shot img").waitFor();
+      await expect(page.locator("#shot-caption").textContent()).resolves.toBe("after step 3");
       await mkdir(RESULTS_DIR, { recursive: true });
       await page.screenshot({ path: join(RESULTS_DIR, "stored-preview.png"), fullPage: true });
     } finally {
+      release();
       await context.close();
     }
   });

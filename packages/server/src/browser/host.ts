@@ -33,6 +33,26 @@ export function playwrightChromiumPath(): string | undefined {
 /** Wait the client is told to leave before retrying when the browser is unavailable, in ms. */
 export const BROWSER_RETRY_AFTER_MS = 5_000;
 
+/**
+ * Longest a new context's page may take to open, in ms, and (for the context opened ahead,
+ * {@link BrowserHost.openAhead}) its `prepare` after it. Chromium can leave `newPage` waiting for
+ * good: seen when another context's renderer crashed while the page was being made.
+ */
+export const PAGE_OPEN_TIMEOUT_MS = 15_000;
+
+/** `promise`'s value, or rejects with `Error(message)` once `ms` have passed first. */
+async function withDeadline<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** What {@link BrowserHost} needs of the server's options (`ResolvedServerOptions` has them all). */
 export interface BrowserHostOptions {
   /** The Chromium to launch; undefined: the first of `chromiumCandidates` that exists. */
@@ -71,6 +91,8 @@ export class BrowserHost {
   /** The plain context and page of {@link openAhead}; undefined before, and once taken. */
   private ahead: Promise<OpenedAhead | undefined> | undefined;
   private aheadAsked = false;
+  /** Whether the context of {@link openAhead} got ready; false until it is asked for. */
+  private aheadReady: Promise<boolean> = Promise.resolve(false);
 
   constructor(private readonly options: BrowserHostOptions) {}
 
@@ -150,7 +172,8 @@ export class BrowserHost {
    * browser is up, for the first session that needs no more than that ({@link takeOpenedAhead}).
    * `wf run` asks for it through `prelaunchBrowser`, so Chromium opens the page (its renderer
    * process, the slowest part of a session create) while the rest of the server loads. Once per
-   * host; a failure is silent (the session then opens its own).
+   * host; a failure is silent (the session then opens its own). The page and `prepare` have
+   * {@link PAGE_OPEN_TIMEOUT_MS} each; past it the context is closed and none is opened ahead.
    *
    * @param prepare - runs on the context once its page is open, before it can be taken (`wf run`:
    *   the session's trace started, `prelaunch.ts`); when it rejects, the context is closed and
@@ -159,36 +182,42 @@ export class BrowserHost {
   openAhead(prepare?: (context: BrowserContext) => Promise<void>): void {
     if (this.closed || this.aheadAsked) return;
     this.aheadAsked = true;
-    this.ahead = this.newContext()
-      .then(async (context) => {
-        try {
-          const page = await context.newPage();
-          await prepare?.(context);
-          return { context, page };
-        } catch (error) {
-          await context.close().catch(() => undefined);
-          throw error;
-        }
-      })
-      .catch(() => undefined);
+    let opening: BrowserContext | undefined;
+    const ahead = this.newContext().then(async (context) => {
+      opening = context;
+      const page = await withDeadline(context.newPage(), PAGE_OPEN_TIMEOUT_MS, `The page opened ahead took over ${PAGE_OPEN_TIMEOUT_MS} ms.`);
+      if (prepare) await withDeadline(prepare(context), PAGE_OPEN_TIMEOUT_MS, `Preparing the context opened ahead took over ${PAGE_OPEN_TIMEOUT_MS} ms.`);
+      return { context, page };
+    });
+    this.ahead = ahead.catch(() => {
+      // Not awaited: a context whose page hung may not close either.
+      void opening?.close().catch(() => undefined);
+      return undefined;
+    });
+    this.aheadReady = this.ahead.then((opened) => opened !== undefined);
   }
 
   /**
-   * The context and page of {@link openAhead}, once, waiting up to `waitMs` for them. Undefined when
-   * none was asked for, it failed, it is not ready in time (then closed once it opens), or it is no
-   * longer usable (then closed). The caller owns what it gets.
+   * Resolves once the context of {@link openAhead} is settled: true when it got ready (its page
+   * open, `prepare` done, e.g. `wf run`'s trace started), false when it failed or none was asked
+   * for. It does not take the context, and a session taking it does not change the answer.
    */
-  async takeOpenedAhead(waitMs: number): Promise<OpenedAhead | undefined> {
+  openedAheadReady(): Promise<boolean> {
+    return this.aheadReady;
+  }
+
+  /**
+   * The context and page of {@link openAhead}, once, waiting for them while they are still being
+   * opened (at most the launch and {@link PAGE_OPEN_TIMEOUT_MS} twice: opening a second context
+   * meanwhile would only compete with this one for the same browser and CPU). Undefined when none
+   * was asked for, it failed or took too long (then closed), or it is no longer usable (then
+   * closed). The caller owns what it gets.
+   */
+  async takeOpenedAhead(): Promise<OpenedAhead | undefined> {
     const ahead = this.ahead;
     this.ahead = undefined;
     if (!ahead) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const late = Symbol("late");
-    const opened = await Promise.race([ahead, new Promise<typeof late>((resolve) => (timer = setTimeout(() => resolve(late), waitMs)))]).finally(() => clearTimeout(timer));
-    if (opened === late) {
-      void ahead.then((o) => o?.context.close().catch(() => undefined));
-      return undefined;
-    }
+    const opened = await ahead;
     if (opened && (opened.page.isClosed() || !opened.context.browser()?.isConnected())) {
       await opened.context.close().catch(() => undefined);
       return undefined;

@@ -9,7 +9,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
 import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type SessionContextOptions, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
-import { BROWSER_RETRY_AFTER_MS, type BrowserHost } from "../browser/host.js";
+import { BROWSER_RETRY_AFTER_MS, PAGE_OPEN_TIMEOUT_MS, type BrowserHost } from "../browser/host.js";
 import { StepExecutionError } from "../errors.js";
 import { blockPrivateNetworkRequests } from "../browser/network-guard.js";
 import { MASK_COLOR } from "./secrets.js";
@@ -48,17 +48,7 @@ export const PROBE_TIMEOUT_MS = 2_000;
 /** How long a failed navigation waits for the renderer's crash event that may follow it, in ms. */
 const CRASH_EVENT_WAIT_MS = 300;
 
-/**
- * Longest a new context's page may take to open, in ms. Chromium can leave `newPage` waiting for
- * good: seen when another context's renderer crashed while the page was being made.
- */
-const PAGE_OPEN_TIMEOUT_MS = 15_000;
 
-/**
- * Longest a session create waits for the context opened ahead, in ms, before it opens its own.
- * Opening one takes ~0.5 s on 2 cores, ~0.9 s in bursts of 30 (docs/benchmarks.md).
- */
-const WARM_WAIT_MS = 3_000;
 
 /** What a step's interpreter call needs from the request. */
 export interface BrowserStepInput {
@@ -144,7 +134,8 @@ export class SessionBrowser {
     const own = contextOptionsOf(use);
     // The plain context and page the host opened while the server loaded (`wf run`), when this
     // session needs nothing more: no proxy, no context options, no private-network guard (it blocks service workers).
-    const ahead = proxy || guarded || own ? undefined : await browser.takeOpenedAhead(WARM_WAIT_MS);
+    // Waited for while it is still opening (its trace starting): a second context would compete with it.
+    const ahead = proxy || guarded || own ? undefined : await browser.takeOpenedAhead();
     if (ahead) return new SessionBrowser(ahead.context, ahead.page, options.maxDownloadBytes).withBaseURL(use?.baseURL);
     const context = await browser.newContext({
       ...own,
@@ -495,20 +486,18 @@ export class WarmSessionBrowser {
   }
 
   /**
-   * The context and page opened ahead (waiting up to 3 s when it is still opening), then starts
-   * opening the next (with `warmSessions: "first"`, none: no more are opened). @returns undefined when there is none, it is not ready within 3 s (it is
-   * closed once it opens), or it is no longer usable (it is then closed).
+   * The context and page opened ahead, then starts opening the next (with `warmSessions: "first"`,
+   * none: no more are opened). One still opening is waited for rather than a second one opened
+   * beside it, which on a loaded machine would only slow both (its page has 15 s to open,
+   * {@link SessionBrowser.open}). @returns undefined when there is none, it failed, or it is no
+   * longer usable (it is then closed).
    */
   async take(): Promise<SessionBrowser | undefined> {
     const next = this.next;
     this.next = undefined;
-    const opened = next ? await within(next, WARM_WAIT_MS) : undefined;
+    const opened = await next;
     if (this.options.warmSessions === "first") this.closed = true;
     else this.fill();
-    if (opened === TIMED_OUT) {
-      void next!.then((late) => late?.close());
-      return undefined;
-    }
     if (opened && !opened.usable) {
       await opened.close();
       return undefined;
