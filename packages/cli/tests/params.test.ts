@@ -42,7 +42,8 @@ describe("params from the environment (--param-env, paramsFromEnv)", () => {
     expect(String((caught as Error).message)).not.toContain("ada");
   });
 
-  it("wf run takes them from --param-env and wf.config.ts, --param wins, and says which variable is missing (exit 2)", { timeout: 60_000 }, async () => {
+  // Five spawned runs, each starting its own server and Chromium: minutes on a loaded 2-core machine.
+  it("wf run takes them from --param-env and wf.config.ts, --param wins, and says which variable is missing (exit 2)", { timeout: 180_000 }, async () => {
     const scratch = await scratchDir();
     try {
       await writeFile(join(scratch.dir, "wf.config.ts"), 'export default { paramsFromEnv: { query: "FLOW_QUERY" } };\n');

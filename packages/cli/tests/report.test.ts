@@ -47,7 +47,8 @@ describe("the report of wf run (spawned)", { timeout: 300_000 }, () => {
     expect(run.stdout).toMatch(/1 passed, 1 failed \(/);
     expect(run.stdout).toContain("HTML report: wf-report/index.html (open it with: wf show-report)");
     expect(run.stdout).toContain("Trace: wf show-trace wf-report/checkout-broken/trace.zip");
-    expect((await readdir(report())).sort()).toEqual([".wf-report", "checkout-broken", "index.html", "report-data.js", "report.js", "report.json", "shop-title"]);
+    // .last-run.json: the failed set a later `wf run --last-failed` reads.
+    expect((await readdir(report())).sort()).toEqual([".last-run.json", ".wf-report", "checkout-broken", "index.html", "report-data.js", "report.js", "report.json", "shop-title"]);
     // The failed step's screenshot (only-on-failure, the default); a trace only for the failed workflow (retain-on-failure).
     expect((await readdir(join(report(), "checkout-broken"))).sort()).toEqual(["step-2.png", "trace.zip"]);
     expect(await readdir(join(report(), "shop-title")).catch(() => [])).toEqual([]);

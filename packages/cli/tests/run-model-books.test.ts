@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startModelDouble, type ModelDouble, type Reply } from "../../server/tests/helpers/model-double.js";
+import { askReply, startModelDouble, type ModelDouble, type RecordedRequest, type Reply } from "../../server/tests/helpers/model-double.js";
 import { FIXTURES, runWf, scratchDir, startPages } from "./_helpers.js";
 
 describe("wf run: the model budget counts requests and never falls back to the page reader (spawned)", { timeout: 300_000 }, () => {
@@ -26,13 +26,15 @@ describe("wf run: the model budget counts requests and never falls back to the p
     await model?.close();
   });
 
-  const total: Reply = { content: { total: 17.5 }, usage: { prompt_tokens: 300, completion_tokens: 30 } };
+  // The total as the page writes it (€17.50), with its quote: a grounded answer (issue 31).
+  const grounded = (request: RecordedRequest) => askReply(request, { total: 17.5 }, [{ path: "/total", quote: "17.50" }]);
+  const total = (request: RecordedRequest): Reply => ({ content: grounded(request), usage: { prompt_tokens: 300, completion_tokens: 30 } });
   const env = (extra: Record<string, string> = {}) => ({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: "sk-test-books", WF_MODEL: "test-model", CI: "", ...extra });
   const run = (args: string[], extra: Record<string, string> = {}, reporter = "json") =>
     runWf(["run", join(FIXTURES, "two-asks.ts"), "--param", `url=${pages.url}/order.html`, "--reporter", reporter, "--lock", "off", ...args], { cwd: scratch.dir, env: env(extra), timeoutMs: 150_000 });
 
   it("--max-model-calls 1, the provider answers 500 once: the SDK's retry is the second call, and the run fails WF_MODEL_BUDGET_EXCEEDED", async () => {
-    model.script = (_request, n) => (n === 0 ? { status: 500, message: "upstream hiccup", headers: { "retry-after-ms": "10" } } : total);
+    model.script = (request, n) => (n === 0 ? { status: 500, message: "upstream hiccup", headers: { "retry-after-ms": "10" } } : total(request));
     const result = await run(["--max-model-calls", "1"]);
     expect(result.code).toBe(1);
     const record = JSON.parse(result.stdout);
@@ -43,7 +45,7 @@ describe("wf run: the model budget counts requests and never falls back to the p
   });
 
   it("--max-model-calls 1 and two ASKs: the second fails WF_MODEL_BUDGET_EXCEEDED with no call; the page reader never answers it", async () => {
-    model.script = () => total;
+    model.script = (request) => total(request);
     const result = await run(["--max-model-calls", "1"]);
     expect(result.code).toBe(1);
     const record = JSON.parse(result.stdout);
@@ -55,7 +57,7 @@ describe("wf run: the model budget counts requests and never falls back to the p
   });
 
   it("usage the provider sends as strings is estimated and flagged: the run succeeds, and the reporters mark the tokens ~", async () => {
-    model.script = () => ({ content: { total: 17.5 }, usage: { prompt_tokens: "12", completion_tokens: "3" } });
+    model.script = (request) => ({ content: grounded(request), usage: { prompt_tokens: "12", completion_tokens: "3" } });
     const result = await run([]);
     expect(result.stderr).not.toMatch(/WF_SERVICE_PROTOCOL/);
     expect(result.code).toBe(0);

@@ -312,6 +312,8 @@ function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "i
 class Liveness {
   private current: Promise<boolean> | undefined;
   private running = false;
+  /** Whether {@link current} has not answered yet. */
+  private inFlight = false;
 
   constructor(private readonly probe: () => Promise<boolean>) {}
 
@@ -325,15 +327,21 @@ class Liveness {
     this.running = false;
   }
 
-  /** Whether the page answers: the probe in flight, or a new one when none is. */
+  /**
+   * Whether the page answers: the probe in flight, or a new one when none is. A probe that already
+   * answered is not taken for the verdict: the page may have stopped answering since (a click that
+   * starts a script spinning just before the deadline), so it is asked again.
+   */
   async verdict(): Promise<boolean> {
     this.running = false;
-    return this.current ?? this.probe();
+    return this.current && this.inFlight ? this.current : this.probe();
   }
 
   private next(): void {
     const probe = (this.current = this.probe());
+    this.inFlight = true;
     void probe.then((answered) => {
+      if (this.current === probe) this.inFlight = false;
       if (answered && this.running && this.current === probe) setTimeout(() => this.running && this.next(), PROBE_PAUSE_MS).unref();
     });
   }

@@ -21,8 +21,12 @@ import { TIMED_OUT, within } from "../_clock.js";
 const CANDIDATE_BUDGET_MS = 3_000;
 /** Longest the look for closed shadow roots of a not-found may take, in ms. */
 const CLOSED_LOOK_MS = 1_000;
-/** What a not-found's message may take after the looks (its candidate search and closed-root look), in ms. */
-export const NOT_FOUND_MARGIN_MS = CANDIDATE_BUDGET_MS + CLOSED_LOOK_MS + 500;
+/**
+ * The step's time a look leaves for saying what it did not find, in ms: the candidate search then
+ * takes what is left of it (at most {@link CANDIDATE_BUDGET_MS}). Small, so a look on an ordinary
+ * page of a loaded machine is never cut short; only a page whose looks take the whole step is.
+ */
+export const NOT_FOUND_MARGIN_MS = 1_500;
 
 interface Attempt {
   locator: Locator;
@@ -224,7 +228,9 @@ export async function locateTarget(
     }
   }
   const searchStarted = Date.now();
-  const search = await closestCandidates(page, target.text, 5, roots.length ? roots : [{ root: page, frames: [] }], CANDIDATE_BUDGET_MS);
+  // Within the step's time: what is left of it but the closed-root look's, at most the budget.
+  const candidateBudgetMs = stepLeftMs === undefined ? CANDIDATE_BUDGET_MS : Math.min(CANDIDATE_BUDGET_MS, Math.max(500, started + stepLeftMs - Date.now() - CLOSED_LOOK_MS));
+  const search = await closestCandidates(page, target.text, 5, roots.length ? roots : [{ root: page, frames: [] }], candidateBudgetMs);
   const candidates = search.candidates;
   const anyClose = candidates.some((c) => similarity(target.text, c.name) >= MIN_SIMILARITY);
   const listed = candidates.map((c) => `${JSON.stringify(c.name)} (${c.role}${c.frame ? `, in ${c.frame}` : ""})`).join(", ");
