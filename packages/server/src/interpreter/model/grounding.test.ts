@@ -204,7 +204,8 @@ describe("groundAnswer, drawn at random", () => {
   it("never supports a text whose words the page does not have in a row, with or without a quote", () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom(..."abcdefgnorstuvwxyz ANOR12345.$-#"), minLength: 1, maxLength: 20 }), fc.option(fc.constantFrom(...cells)), (value, quote) => {
-        fc.pre(!onPage(value));
+        // About words: a text of punctuation alone ("#", the page's "Order #1042" has it) has none.
+        fc.pre(/[\p{L}\p{N}]/u.test(value) && !onPage(value));
         const g = ground(z.object({ v: z.string() }), { v: value }, quote ? [{ path: "/v", quote }] : []);
         expect(g.problems.map((p) => p.path)).toEqual(["/v"]);
       }),
