@@ -20,6 +20,7 @@ import { apiClient, type ApiClient } from "./helpers/api.js";
 
 const KEY = "test-key-downloads";
 const CSV = "quarter,revenue\nQ1,1204000\nQ2,1311000\nQ3,1290500\n";
+const PDF = "%PDF-1.4\n% statement\n%%EOF\n";
 /** The cap of this server: the archive (3 MiB) is past it. */
 const MAX_DOWNLOAD_BYTES = 1024 * 1024;
 const FIXTURES = fileURLToPath(new URL("./fixtures/events/", import.meta.url));
@@ -35,6 +36,12 @@ beforeAll(async () => {
     if (req.url === "/export/q3-report.csv") {
       res.writeHead(200, { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="q3-report.csv"' });
       res.end(CSV);
+    } else if (req.url === "/export/slow/q3-statement.pdf") {
+      // A file the server takes a while to prepare: its headers come 800 ms after the request.
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "application/pdf", "content-disposition": 'attachment; filename="q3-statement.pdf"' });
+        res.end(PDF);
+      }, 800);
     } else if (req.url === "/export/archive.bin") {
       // 3 MiB, sent as a real server streams a large file.
       res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="all-quarters.bin"' });
@@ -99,6 +106,18 @@ describe("downloads", () => {
     const after = await fetch(server.url + path, { headers: { "api-key": KEY } });
     expect(after.status).toBe(200);
     expect(await after.text()).toBe(CSV);
+  });
+
+  it("a download whose server answers after the click returned is still the step's", async () => {
+    const session = await api.create();
+    await step(session.workflowId, `go to "${siteUrl}/reports.html"`);
+    const done = await step(session.workflowId, `click "Export PDF"`);
+    expect(done.status).toBe("SUCCEEDED");
+    expect(done.downloads).toEqual([expect.objectContaining({ name: "q3-statement.pdf", sizeBytes: Buffer.byteLength(PDF), mimeType: "application/pdf" })]);
+    // The next step has none of it.
+    const next = await step(session.workflowId, `click "Export CSV"`);
+    expect(next.downloads?.map((d) => d.name)).toEqual(["q3-report.csv"]);
+    expect((await api.call("POST", routePath(ROUTES.stepClose, { id: session.workflowId }), {})).status).toBe(200);
   });
 
   it("a download past maxDownloadBytes fails WF_DOWNLOAD_TOO_LARGE and nothing of it is kept", async () => {

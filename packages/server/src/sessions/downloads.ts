@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { extname, join } from "node:path";
-import type { BrowserContext, Download, Page, Response } from "playwright-core";
+import type { BrowserContext, Download, Page, Request, Response } from "playwright-core";
 import type { StepDownload } from "@wf/core/protocol";
 import { settlesWithin, TIMED_OUT, within } from "../browser/deadline.js";
 import { StepExecutionError } from "../errors.js";
@@ -20,6 +20,12 @@ const MEASURE_EVERY_MS = 100;
 const FILE_TIMEOUT_MS = 5_000;
 /** Navigation responses remembered for their media type (a download's response comes just before its event). */
 const REMEMBERED_RESPONSES = 32;
+/**
+ * Longest a step waits, after its action, for a download the browser has announced but not yet
+ * begun, in ms: a navigation answered as an attachment, or aborted after its response, becomes a
+ * download a moment later (Chromium's `downloadWillBegin` can reach us after the click returned).
+ */
+const ANNOUNCED_GRACE_MS = 3_000;
 
 /** Media types of common file endings, for a download whose response said none. */
 const TYPES: Record<string, string> = {
@@ -54,6 +60,14 @@ export class SessionDownloads {
   /** Downloads started since the last {@link SessionDownloads.take}, each settling with its outcome. */
   private started: Array<{ name: string; done: Promise<Outcome>; cancel: () => void }> = [];
   private readonly mediaTypes = new Map<string, string>();
+  /** URLs whose navigation turned out to be a download that has not begun yet, with when that was seen (epoch ms). */
+  private readonly announced = new Map<string, number>();
+  /** Navigation requests sent and not yet answered, with when they were sent (epoch ms): each may turn out to be a download. */
+  private readonly unanswered = new Map<Request, number>();
+  /** Navigation requests that got their response (the ones whose abort means a download). */
+  private readonly answered = new WeakSet<Request>();
+  /** Wakes a {@link SessionDownloads.take} waiting for an announced download. */
+  private wake: (() => void) | undefined;
   private folder: string | undefined;
   private closed = false;
 
@@ -67,6 +81,15 @@ export class SessionDownloads {
     watch(first);
     context.on("page", watch);
     context.on("response", (response) => this.remember(response));
+    context.on("request", (request) => {
+      if (request.isNavigationRequest() && !this.closed) this.unanswered.set(request, Date.now());
+    });
+    context.on("requestfailed", (request) => {
+      this.settle(request);
+      // A navigation aborted after its response came is what a download looks like from here.
+      if (request.isNavigationRequest() && this.answered.has(request) && /ERR_ABORTED/.test(request.failure()?.errorText ?? "")) this.announce(request.url());
+    });
+    context.on("requestfinished", (request) => this.settle(request));
   }
 
   /** Where this session's downloads are kept (`<dataDir>/downloads/<sessionId>`); set once the session has its id. */
@@ -80,6 +103,7 @@ export class SessionDownloads {
    * @returns the downloads kept, and the first failure (`WF_DOWNLOAD_TOO_LARGE`, …) when there was one.
    */
   async take(waitMs: number): Promise<{ downloads: StepDownload[]; failure?: StepExecutionError }> {
+    await this.awaitAnnounced(Math.min(waitMs, ANNOUNCED_GRACE_MS));
     const started = this.started;
     this.started = [];
     if (started.length === 0) return { downloads: [] };
@@ -100,11 +124,47 @@ export class SessionDownloads {
   /** Cancels what still downloads; nothing more is kept. Never throws. */
   close(): void {
     this.closed = true;
+    this.announced.clear();
+    this.unanswered.clear();
     for (const s of this.started) s.cancel();
+  }
+
+  /**
+   * Waits, up to `waitMs`, until no navigation is still unanswered and no announced download is
+   * still to begin (a navigation unanswered, or an announcement not begun, for
+   * {@link ANNOUNCED_GRACE_MS} is forgotten: a page that never answers does not hold every step).
+   */
+  private async awaitAnnounced(waitMs: number): Promise<void> {
+    const until = Date.now() + Math.max(0, waitMs);
+    for (;;) {
+      for (const [url, seenAt] of this.announced) if (seenAt + ANNOUNCED_GRACE_MS <= Date.now()) this.announced.delete(url);
+      for (const [request, sentAt] of this.unanswered) if (sentAt + ANNOUNCED_GRACE_MS <= Date.now()) this.unanswered.delete(request);
+      const left = until - Date.now();
+      if ((this.announced.size === 0 && this.unanswered.size === 0) || left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, MEASURE_EVERY_MS));
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private settle(request: Request): void {
+    if (this.unanswered.delete(request)) this.wake?.();
+  }
+
+  private announce(url: string): void {
+    if (!this.closed) this.announced.set(url, Date.now());
   }
 
   private remember(response: Response): void {
     if (!response.request().isNavigationRequest()) return;
+    this.answered.add(response.request());
+    this.settle(response.request());
+    if (/^\s*attachment/i.test(response.headers()["content-disposition"] ?? "")) this.announce(response.url());
     const type = response.headers()["content-type"];
     if (!type) return;
     this.mediaTypes.delete(response.url());
@@ -113,6 +173,8 @@ export class SessionDownloads {
   }
 
   private begin(download: Download): void {
+    this.announced.delete(download.url());
+    this.wake?.();
     const name = safeName(download.suggestedFilename());
     let cancelled = false;
     const cancel = () => {
