@@ -120,6 +120,24 @@ describe("downloads", () => {
     expect((await api.call("POST", routePath(ROUTES.stepClose, { id: session.workflowId }), {})).status).toBe(200);
   });
 
+  it("a secret that is also in the record's own text (\"1\", \"ed\") hides in the page's words only: timestamps, ids and kinds stay whole", async () => {
+    const session = await api.create();
+    await step(session.workflowId, `go to "${siteUrl}/reports.html"`);
+    const { stepId } = await api.runOk(session.workflowId, { type: "ACT", step: `click "Export CSV"`, timeoutMs: 20_000, redact: ["1", "ed", "q3"] });
+    const done = await api.finished(stepId);
+    expect(done.status).toBe("SUCCEEDED");
+    expect(Number.isFinite(done.durationMs)).toBe(true);
+    expect(done.finishedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    const [download] = done.downloads ?? [];
+    expect(download?.name).toBe("[secret]-report.csv");
+    expect(download?.url).not.toContain("q3");
+    // The id still names the file.
+    const kept = await fetch(server.url + routePath(ROUTES.sessionDownload, { id: session.workflowId, downloadId: download!.downloadId }), { headers: { "api-key": KEY } });
+    expect(kept.status).toBe(200);
+    expect(await kept.text()).toBe(CSV);
+    expect((await api.call("POST", routePath(ROUTES.stepClose, { id: session.workflowId }), {})).status).toBe(200);
+  });
+
   it("a download past maxDownloadBytes fails WF_DOWNLOAD_TOO_LARGE and nothing of it is kept", async () => {
     const session = await api.create();
     await step(session.workflowId, `go to "${siteUrl}/reports.html"`);

@@ -155,8 +155,9 @@ export class StepRunner {
       if (dialogs.dialogs.length) step.dialogs = dialogs.dialogs;
       if (unresponsive) outcome.error = await this.closeUnresponsivePage(session, live, outcome.error!);
       // Every secret of the session so far: a URL or a page may still carry an earlier step's.
-      outcome = live.secrets.redactor.value(redactValue(outcome, secretsOf(input)));
-      Object.assign(step, live.secrets.redactor.value(redactValue(reportFields(report, step), secretsOf(input))));
+      const redact = <T>(value: T): T => live.secrets.redactor.value(redactValue(value, secretsOf(input)));
+      outcome = redactOutcome(outcome, redact);
+      Object.assign(step, redactReportFields(reportFields(report, step), redact));
       if (registry.stopping && outcome.error) return;
       if (!unresponsive) await live.secrets.markFields(live.browser.page);
       const rawUrl = unresponsive ? (outcome.error?.details as { url?: string } | undefined)?.url : live.browser.currentUrl();
@@ -301,6 +302,32 @@ function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "i
     ...(report.usage ? { usage: { ...report.usage } } : {}),
     ...(report.pageReduced ? { pageReduced: true } : {}),
     ...(report.replayed ? { replayed: true } : {}),
+  };
+}
+
+/**
+ * An outcome with every secret hidden in what came from the page or the model (the result, the
+ * error's message and details), and the record's own fields kept as they are: a secret such as
+ * "1" or "in" must not break the step's timestamp or its error code.
+ */
+function redactOutcome(outcome: Outcome, redact: <T>(value: T) => T): Outcome {
+  return {
+    ...outcome,
+    ...("result" in outcome ? { result: redact(outcome.result) } : {}),
+    ...(outcome.error ? { error: { ...outcome.error, message: redact(outcome.error.message), ...(outcome.error.details !== undefined ? { details: redact(outcome.error.details) } : {}) } } : {}),
+  };
+}
+
+/**
+ * The report's fields with every secret hidden in what came from the page (a resolved locator, a
+ * download's name and URL, a dialog's message); ids, kinds and counts are the record's own.
+ */
+function redactReportFields(fields: ReturnType<typeof reportFields>, redact: <T>(value: T) => T): ReturnType<typeof reportFields> {
+  return {
+    ...fields,
+    ...(fields.resolved !== undefined ? { resolved: redact(fields.resolved) } : {}),
+    ...(fields.downloads ? { downloads: fields.downloads.map((d) => ({ ...d, name: redact(d.name), url: redact(d.url) })) } : {}),
+    ...(fields.dialogs ? { dialogs: fields.dialogs.map((d) => ({ ...d, message: redact(d.message) })) } : {}),
   };
 }
 
