@@ -5,6 +5,8 @@
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServiceClient } from "@wf/runtime";
 import { runWorkflowFile, serve, type ServeHandle } from "../src/index.js";
@@ -100,6 +102,46 @@ describe("runWorkflowFile against a service", { timeout: 120_000 }, () => {
       expect(result.record.params.password, password).toBe("[secret]");
       expect(result.record.steps[1]!.instruction, password).not.toContain(`"${password}"`);
       expect((await readdir(join(dir, "hello"))).sort(), password).toEqual(["step-1.png", "step-2.png", "step-3.png"]);
+    }
+  });
+
+  it("a step's downloads: act() returns them, the record lists them, the report saves each file and lists it under its step", async () => {
+    const dir = join(scratch.dir, "report-downloads");
+    const entry = { file: join(FIXTURES, "downloads.ts"), relFile: "downloads.ts", name: "downloads", title: "downloads", repeatEachIndex: 0, workflow: undefined as never };
+    const report = await createRunReport({ dir, trace: "off", entries: [entry], cwd: scratch.dir, warn: (m) => expect.fail(m) });
+    const result = await runWorkflowFile({
+      ...base(),
+      file: join(FIXTURES, "downloads.ts"),
+      params: { url: `${pages.url}/reports.html` },
+      stdout: collector(),
+      stderr: collector(),
+      afterRun: (record, client) => report.collect(entry, 0, record, client),
+    });
+    expect(result.exitCode).toBe(0);
+    const first = await readFile(join(FIXTURES, "pages", "q3-report.csv"));
+    const second = await readFile(join(FIXTURES, "pages", "exports", "q3-report.csv"));
+    expect(result.record.output).toEqual({ files: [{ name: "q3-report.csv", sizeBytes: first.length }, { name: "q3-report.csv", sizeBytes: second.length }] });
+    expect(result.record.steps.map((s) => s.downloads?.map((d) => d.name) ?? [])).toEqual([[], ["q3-report.csv"], ["q3-report.csv"]]);
+    // Two files of one name: the second is saved as a browser saves it.
+    expect(await readFile(join(dir, "downloads", "downloads", "q3-report.csv"))).toEqual(first);
+    expect(await readFile(join(dir, "downloads", "downloads", "q3-report (2).csv"))).toEqual(second);
+    await report.write({ status: "passed", results: [{ entry, outcome: "passed", attempts: [result.record], durationMs: 1 }], startedAt: new Date().toISOString(), durationMs: 1, stats: { passed: 1, flaky: 0, failed: 0, interrupted: 0, skipped: 0 } } as never);
+    const data = JSON.parse(await readFile(join(dir, "report.json"), "utf8")) as { workflows: Array<{ attempts: Array<{ artifacts?: { downloads?: unknown[] } }> }> };
+    expect(data.workflows[0]!.attempts[0]!.artifacts?.downloads).toEqual([
+      { step: 2, name: "q3-report.csv", sizeBytes: first.length, mimeType: "application/octet-stream", path: "downloads/downloads/q3-report.csv" },
+      { step: 3, name: "q3-report.csv", sizeBytes: second.length, mimeType: "application/octet-stream", path: "downloads/downloads/q3-report (2).csv" },
+    ]);
+    // The page lists each file under its step, linked to the saved copy.
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+    try {
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(join(dir, "index.html")).href);
+      const listed = page.getByTestId("downloads");
+      await expect.poll(() => listed.count()).toBe(2);
+      expect(await listed.first().textContent()).toBe(`Downloaded: q3-report.csv (${first.length} bytes, application/octet-stream)`);
+      expect(await listed.nth(1).locator("a").getAttribute("href")).toBe("downloads/downloads/q3-report (2).csv");
+    } finally {
+      await browser.close();
     }
   });
 

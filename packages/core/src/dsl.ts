@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { findSourceMap, type SourceMap } from "node:module";
 import { AnswerValidationError, RunAbortedError, SoftChecksFailedError, StepFailedError, WorkflowContextError, isWfError } from "./errors.js";
-import type { CheckOptions, Executor, Logger, StepGroup, StepOptions, StepRequest } from "./executor.js";
+import type { CheckOptions, Executor, Logger, StepGroup, StepOptions, StepOutcome, StepRequest } from "./executor.js";
 import { decodeAnswer, toResponseFormat } from "./schema/translate.js";
 import { DEFAULT_CHECK_TIMEOUT_MS } from "./protocol/index.js";
 import type { AnySchema, InferSchema } from "./schema/types.js";
@@ -110,18 +110,48 @@ export async function step<T>(title: string, body: () => T | Promise<T>): Promis
   }
 }
 
+/** A file an action downloaded, as the service kept it (Playwright's `download` event). */
+export interface ActDownload {
+  /** The file's suggested name, e.g. `q3-report.csv`. */
+  name: string;
+  /** Its size in bytes. */
+  sizeBytes: number;
+  /** Its media type, e.g. `text/csv` (from the response, else the name's extension). */
+  mimeType: string;
+  /** The URL it came from. */
+  url: string;
+  /** Its id at the service (`GET /workflow/view/{id}/downloads/{downloadId}`). */
+  downloadId: string;
+}
+
+/** What {@link act} returns: the service's result of the action, and the files it downloaded. */
+export interface ActOutcome {
+  /** The verb carried out, e.g. `click` (absent when the service's result says none). */
+  action?: string;
+  /** One line on what was done. */
+  message?: string;
+  /** The page URL after the action. */
+  url?: string;
+  /** The files the action downloaded, in the order they began; empty when none. `wf run` also saves them in its report. */
+  downloads: ActDownload[];
+  /** The rest of the service's result. */
+  [key: string]: unknown;
+}
+
 /**
  * Runs one natural-language action in the current workflow run.
  *
  * @param instruction - what to do, e.g. `click "Sign in"`; 1 to 4,000 characters.
  * @param options.timeoutMs - how long the step may take, in ms. @default the executor's (30_000)
  * @param options.retries - extra attempts when the step fails. @default 0
- * @returns the service's result of the action (what was done, the page URL).
+ * @returns the service's result of the action (what was done, the page URL) and the files it
+ *   downloaded ({@link ActOutcome}).
  * @throws {@link StepFailedError} if the service reports the step as failed.
  * @throws {@link WorkflowContextError} if called outside a workflow run.
  * @example await act('type "pg" into "Search"')
+ * @example const { downloads } = await act('click "Export CSV"'); // downloads[0].name, .sizeBytes
  */
-export async function act(instruction: string, options: StepOptions = {}): Promise<unknown> {
+export async function act(instruction: string, options: StepOptions = {}): Promise<ActOutcome> {
   const context = requireRun("act");
   checkInstruction("act", instruction);
   const callSite = captureCallSite(act);
@@ -133,7 +163,8 @@ export async function act(instruction: string, options: StepOptions = {}): Promi
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(callSite ? { callSite } : {}),
   }));
-  return outcome.value;
+  const result = outcome.value !== null && typeof outcome.value === "object" && !Array.isArray(outcome.value) ? (outcome.value as Record<string, unknown>) : {};
+  return { ...result, downloads: (outcome.downloads ?? []).map((d) => ({ name: d.name, sizeBytes: d.sizeBytes, mimeType: d.mimeType, url: d.url, downloadId: d.downloadId })) };
 }
 
 /**
@@ -271,7 +302,7 @@ async function runWithRetries(
   options: StepOptions,
   build: (attempt: number, index: number) => StepRequest,
   decode?: (raw: unknown) => unknown,
-): Promise<{ value: unknown }> {
+): Promise<{ value: unknown; downloads?: StepOutcome["downloads"] }> {
   const retries = Math.max(0, Math.floor(options.retries ?? 0));
   context.stepCount += 1;
   const index = context.stepCount;
@@ -281,7 +312,7 @@ async function runWithRetries(
     const step = group ? { ...build(attempt, index), groupId: group.id } : build(attempt, index);
     try {
       const outcome = await context.executor.runStep(step, context.signal);
-      if (!decode) return { value: outcome.result };
+      if (!decode) return { value: outcome.result, ...(outcome.downloads ? { downloads: outcome.downloads } : {}) };
       try {
         const value = decode(outcome.result);
         context.executor.onStepDecoded?.(step, { value });

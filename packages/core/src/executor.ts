@@ -4,7 +4,7 @@
  * runtime's HTTP client, or the server's in-process interpreter) and returns the raw result.
  * `@wf/core` itself does no I/O.
  */
-import type { ResponseFormat } from "./protocol/index.js";
+import type { ResponseFormat, StepDownload } from "./protocol/index.js";
 
 /** Per-step options of `act` and `ask`. */
 export interface StepOptions {
@@ -69,6 +69,8 @@ export interface StepOutcome {
   result: unknown;
   /** The service's step id, if any. */
   stepId?: string;
+  /** The files the step downloaded, as the service kept them (absent or empty: none). */
+  downloads?: StepDownload[];
 }
 
 /**

@@ -3,7 +3,7 @@
  * every package shares. The wire protocol is a separate export: `@wf/core/protocol`.
  */
 export { act, ask, check, step, runWithExecutor, currentRun, currentStepGroup } from "./dsl.js";
-export type { RunContext, CheckFunction } from "./dsl.js";
+export type { RunContext, CheckFunction, ActOutcome, ActDownload } from "./dsl.js";
 export { workflow, isWorkflow, parseParams, executeWorkflow, WORKFLOW_NAME_PATTERN } from "./workflow.js";
 export type { Workflow, WorkflowOptions, WorkflowContext, ExecuteWorkflowOptions } from "./workflow.js";
 export type { Executor, StepRequest, StepOutcome, StepOptions, CheckOptions, Logger, StepGroup } from "./executor.js";

@@ -127,6 +127,12 @@ export interface ServiceClient {
    */
   getScreenshot(sessionId: string, stepId: string, options?: CallOptions): Promise<Uint8Array | undefined>;
   /**
+   * `GET /workflow/view/{id}/downloads/{downloadId}`: a file a step of the session downloaded
+   * (`StepStatus.downloads`), kept with the session's records. @returns undefined when the service
+   * has no such file (404).
+   */
+  getDownload(sessionId: string, downloadId: string, options?: CallOptions): Promise<Uint8Array | undefined>;
+  /**
    * `GET /workflow/view/{id}/trace`: the Playwright trace (zip) of a session created with
    * `trace: true`, once it was closed.
    * @returns the zip's bytes, or undefined when there is none (404: not traced, or not saved).
@@ -441,6 +447,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
     getScreenshot(sessionId, stepId, opts = {}) {
       return download(routePath(`${ROUTES.sessionView}/screenshots/{stepId}`, { id: sessionId, stepId }), opts);
+    },
+    getDownload(sessionId, downloadId, opts = {}) {
+      return download(routePath(ROUTES.sessionDownload, { id: sessionId, downloadId }), opts);
     },
     getTrace(sessionId, opts = {}) {
       return download(routePath(ROUTES.sessionTrace, { id: sessionId }), opts);

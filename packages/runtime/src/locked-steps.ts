@@ -52,7 +52,7 @@ export interface LockState {
 }
 
 /** The fields of a finished step's status the lock reads. */
-export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed">;
+export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed" | "downloads">;
 
 /**
  * Sends a step once: with a lock entry's actions to `replay` (and `refind` in `heal`), or without

@@ -444,6 +444,8 @@ class ServiceExecutor implements Executor {
         if (budgetForbids && status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") status = { ...status, error: budget.exceeded(status.error) };
         noteInterpretation(open.record, status, redact);
         if (status.pageUrl) open.record.pageUrl = redact(status.pageUrl);
+        if (status.downloads?.length) open.record.downloads = status.downloads.map((d) => ({ ...d, name: redact(d.name), url: redact(d.url) }));
+        else delete open.record.downloads;
         if (status.replayed) open.record.replayed = true;
         else delete open.record.replayed;
         return status;
@@ -479,7 +481,7 @@ class ServiceExecutor implements Executor {
       open.record.result = redact(status.result);
       if (step.type !== "ASK") this.finish(step, "succeeded");
       // An ASK is finished by onStepDecoded, once the DSL has decoded the answer.
-      return { result: status.result, stepId };
+      return { result: status.result, stepId, ...(status.downloads?.length ? { downloads: status.downloads } : {}) };
     } catch (error) {
       const thrown = signal.aborted && !(isWfError(error) && error.code === "WF_ABORTED") ? new RunAbortedError(signal.reason) : error;
       this.fail(step, thrown);

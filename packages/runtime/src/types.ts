@@ -2,7 +2,7 @@
  * Public types of `@wf/runtime`: the run record `runWorkflow()` returns and the events it emits
  * for reporters.
  */
-import type { StepInterpreterKind, StepUsage, WireError } from "@wf/core/protocol";
+import type { StepDownload, StepInterpreterKind, StepUsage, WireError } from "@wf/core/protocol";
 import type { LockEntryChange } from "./lock.js";
 
 /** Outcome of a run. */
@@ -44,6 +44,12 @@ export interface StepRecord {
   resolved?: string;
   /** Tokens and time of the step's model calls, summed over its attempts; absent when it made none. */
   usage?: StepUsage;
+  /**
+   * The files the step downloaded (its last attempt), as the service kept them: name, size in bytes,
+   * media type, the URL they came from, and the `downloadId` that fetches them
+   * (`ServiceClient.getDownload`). Absent when it downloaded none.
+   */
+  downloads?: StepDownload[];
   /** ACT: true when the service replayed the step's lock entry (no model call). */
   replayed?: boolean;
   /**

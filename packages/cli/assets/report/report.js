@@ -68,6 +68,9 @@
       h("strong", { text: (step.check.holds ? "✓ holds" : "✗ does not hold") + (step.check.soft ? " (soft)" : "") }), " ",
       h("span", { class: "reason", text: step.check.reason }),
       step.check.evidence ? h("div", null, h("span", { class: "dim", text: "Seen: " }), h("q", { class: "evidence", text: step.check.evidence })) : null));
+    var files = artifacts && artifacts.downloads ? artifacts.downloads.filter(function (d) { return d.step === step.index; }) : [];
+    if (files.length) extra.push(h("div", { class: "downloads", "data-testid": "downloads" }, h("span", { class: "dim", text: "Downloaded: " }),
+      files.map(function (d, i) { return h("span", null, i ? ", " : "", h("a", { href: d.path, download: d.name, text: d.name }), h("span", { class: "dim", text: " (" + d.sizeBytes + " bytes, " + d.mimeType + ")" })); })));
     if (step.status === "failed" && step.error) extra.push(stepError(step));
     if (step.status === "failed" && shot) extra.push(h("a", { href: shot, target: "_blank" }, h("img", { class: "shot failed-shot", src: shot, alt: "the page when step " + step.index + " failed" })));
     if (!extra.length) return [row];

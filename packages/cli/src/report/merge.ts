@@ -2,7 +2,7 @@
  * `wf merge-reports <dirs…>`: the reports of a run split over machines (`wf run --shard i/n`, one
  * report folder per shard) merged into one HTML report and one JUnit file, as Playwright's
  * `merge-reports` does. Reads each folder's `report.json` (the page's data, docs/run-report.md),
- * copies each shard's screenshots and traces under `shard-<k>/`, and writes the merged page,
+ * copies each shard's screenshots, traces and downloads under `shard-<k>/`, and writes the merged page,
  * `report.json` and `junit.xml` into the output folder.
  */
 import { cp, readFile, writeFile } from "node:fs/promises";
@@ -67,6 +67,7 @@ export async function mergeReports(options: MergeReportsOptions): Promise<Merged
             folder: `${prefix}/${artifacts.folder}`,
             screenshots: Object.fromEntries(Object.entries(artifacts.screenshots).map(([index, path]) => [index, `${prefix}/${path}`])),
             ...(artifacts.trace ? { trace: `${prefix}/${artifacts.trace}` } : {}),
+            ...(artifacts.downloads ? { downloads: artifacts.downloads.map((d) => ({ ...d, path: `${prefix}/${d.path}` })) } : {}),
           },
         });
       }

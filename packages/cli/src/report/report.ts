@@ -9,6 +9,7 @@
  * wf-report/
  *   index.html  report.js  report-data.js  .wf-report
  *   <workflow>/step-1.png  step-2.png  trace.zip     the first attempt
+ *   <workflow>/downloads/q3-report.csv                the files its steps downloaded
  *   <workflow>-retry1/step-1.png  trace.zip          the first retry
  * ```
  */
@@ -31,6 +32,12 @@ export interface AttemptArtifacts {
   screenshots: Record<number, string>;
   /** The attempt's Playwright trace, when the trace mode kept one. */
   trace?: string;
+  /**
+   * The files its steps downloaded, saved under `downloads/` by their suggested names (a name two
+   * downloads share gets ` (2)`, ` (3)`… before its extension): the step's `index`, the file's
+   * name, size in bytes and media type, and its path in the report.
+   */
+  downloads?: Array<{ step: number; name: string; sizeBytes: number; mimeType: string; path: string }>;
 }
 
 /** The report of one run (see the module comment). */
@@ -118,6 +125,17 @@ export async function createRunReport(options: {
       await mkdir(join(dir, folder), { recursive: true });
       await writeFile(join(dir, folder, `step-${step.index}.png`), png);
       own.screenshots[step.index] = `${folder}/step-${step.index}.png`;
+    }
+    const taken = new Set<string>();
+    for (const step of record.steps) {
+      for (const file of step.downloads ?? []) {
+        const bytes = await client.getDownload(record.sessionId, file.downloadId).catch(() => undefined);
+        if (!bytes) continue;
+        const name = freeName(file.name, taken);
+        await mkdir(join(dir, folder, "downloads"), { recursive: true });
+        await writeFile(join(dir, folder, "downloads", name), bytes);
+        (own.downloads ??= []).push({ step: step.index, name: file.name, sizeBytes: file.sizeBytes, mimeType: file.mimeType, path: `${folder}/downloads/${name}` });
+      }
     }
     const keep = recorded(attempt) && (trace !== "retain-on-failure" || record.status !== "succeeded");
     if (keep) {
@@ -310,6 +328,22 @@ export function reportSummary(report: RunReport, indexPath: string, result: Suit
   const lines = [`  HTML report: ${shownPath(indexPath, cwd)} (open it with: wf show-report${shownPath(report.dir, cwd) === "wf-report" ? "" : ` ${shownPath(report.dir, cwd)}`})`];
   for (const trace of report.failedTraces(result)) lines.push(`  Trace: wf show-trace ${shownPath(trace, cwd)}`);
   return lines.join("\n") + "\n";
+}
+
+/**
+ * `name` as a file name of a folder that already holds `taken` (compared without case, as macOS
+ * and Windows do): the name itself, else ` (2)`, ` (3)`… before its extension, as browsers save
+ * a second download of one name. Adds the result to `taken`.
+ */
+export function freeName(name: string, taken: Set<string>): string {
+  // eslint-disable-next-line no-control-regex
+  const safe = name.replace(/[\\/:*?"<>|\u0000-\u001f]/g, "_").replace(/^\.+/, "_") || "download";
+  const dot = safe.lastIndexOf(".");
+  const [stem, ext] = dot > 0 ? [safe.slice(0, dot), safe.slice(dot)] : [safe, ""];
+  let out = safe;
+  for (let n = 2; taken.has(out.toLowerCase()); n++) out = `${stem} (${n})${ext}`;
+  taken.add(out.toLowerCase());
+  return out;
 }
 
 /** `path` relative to `cwd` when inside it, else absolute. */

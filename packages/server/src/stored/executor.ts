@@ -105,7 +105,7 @@ export function createStoredRunExecutor(
           ...(request.callSite ? { callSite: request.callSite } : {}),
         });
       }
-      return { result: status.result, stepId: status.stepId };
+      return { result: status.result, stepId: status.stepId, ...(status.downloads?.length ? { downloads: status.downloads } : {}) };
     },
   };
 }
