@@ -142,7 +142,9 @@ function reads(text: string | undefined, value: unknown, as: RecipeTransform): b
 function labelPart(data: PageData, value: unknown, as: RecipeTransform, path: string, lines: string[]): RecipePart | undefined {
   const keys = [...new Set(data.pairs.filter((p) => p.key && reads(p.value, value, as)).map((p) => p.key))];
   const unique = keys.filter((k) => new Set(data.pairs.filter((p) => labelKey(p.key) === labelKey(k)).map((p) => p.value)).size === 1);
-  const quoted = unique.filter((k) => lines.some((line) => line.toLowerCase().includes(labelKey(k))));
+  const named = unique.filter((k) => lines.some((line) => line.toLowerCase().includes(labelKey(k))));
+  // "Region" is inside "Backup region: …": the longer label the line names is the one it names.
+  const quoted = named.filter((k) => !named.some((other) => other !== k && labelKey(other).includes(labelKey(k))));
   const chosen = unique.length === 1 ? unique : quoted;
   if (chosen.length === 1) return { path, label: chosen[0]!, as };
   if (unique.length > 1) throw new NoRecipe(`${path || "the answer"}: ${JSON.stringify(value)} stands beside several labels (${unique.map((k) => JSON.stringify(k)).join(", ")}) and the model's quote does not say which it read`);
