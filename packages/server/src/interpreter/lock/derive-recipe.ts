@@ -14,7 +14,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Page } from "playwright-core";
 import type { ReadRecipe, RecipeCondition, RecipePart, RecipeTransform } from "@wf/core/protocol";
-import type { StepClock } from "../_clock.js";
+import { TIMED_OUT, within, type StepClock } from "../_clock.js";
 import { normalizeText, parseNumber, similarity } from "../_text.js";
 import type { PageData } from "../page/index.js";
 import { normalizePage, readPage } from "../read/index.js";
@@ -35,14 +35,25 @@ class NoRecipe extends Error {}
  * Never throws for the step: a page that cannot be read again is a `noRecipe`.
  */
 export async function recordReadRecipe(page: Page, answer: unknown, schema: Json, grounding: readonly GroundedValue[], clock: StepClock): Promise<DerivedRecipe> {
-  let data: PageData;
+  // The answer is the step's: the recipe's check never makes it late. It gets what the step has left, less a margin, at most RECIPE_READ_MS.
+  const budgetMs = Math.min(RECIPE_READ_MS, clock.left() - RECIPE_MARGIN_MS);
+  if (budgetMs < MIN_RECIPE_READ_MS) return { noRecipe: "the step had no time left to read the page again and check a recipe" };
+  let data: PageData | typeof TIMED_OUT;
   try {
-    data = await clock.guard(() => readPage(page));
+    data = await within(readPage(page), budgetMs);
   } catch (error) {
     return { noRecipe: `the page could not be read again to check a recipe (${(error as Error).message.split("\n")[0]})` };
   }
+  if (data === TIMED_OUT) return { noRecipe: `reading the page again to check a recipe took over ${budgetMs} ms` };
   return deriveRecipe(data, answer, schema, grounding);
 }
+
+/** Longest the page is read again for a recipe's check, in ms. */
+const RECIPE_READ_MS = 5_000;
+/** Time left to the step after that read, in ms. */
+const RECIPE_MARGIN_MS = 500;
+/** Below this (ms), no read is tried. */
+const MIN_RECIPE_READ_MS = 200;
 
 /**
  * Derives a recipe for `answer` from page data and keeps it only when running it on the same data
