@@ -125,6 +125,11 @@ export function changeRows(change: LockEntryChange): Array<[string, string | und
       if (before !== after) rows.push([`action ${i + 1} ${field}`, before, after]);
     }
   }
+  // A read: its schema, recipe (one line of JSON) and why it has none.
+  const recipe = (e: Partial<LockEntry>) => (e.read?.recipe ? JSON.stringify(e.read.recipe) : undefined);
+  if (o.read?.schemaHash !== n.read?.schemaHash) rows.push(["read schema", o.read?.schemaHash, n.read?.schemaHash]);
+  if (recipe(o) !== recipe(n)) rows.push(["read recipe", recipe(o), recipe(n)]);
+  if (o.read?.noRecipe !== n.read?.noRecipe) rows.push(["read without recipe", o.read?.noRecipe, n.read?.noRecipe]);
   return rows;
 }
 

@@ -14,22 +14,26 @@ export interface StaleLockEntry {
 }
 
 /**
- * The entries of `lock` that no ACT of `plan` uses: no `act` call on the entry's file and line any
+ * The entries of `lock` that no ACT (or, for a read entry, no ASK) of `plan` uses: no `act` (`ask`) call on the entry's file and line any
  * more, a call there whose literal instruction is not the entry's (a template call is matched by
  * its line alone: its values are only known at run time), or an entry whose `{{param}}`
  * placeholders name a param the workflow no longer declares (checked when `plan.params` is known;
  * a replay could not fill it in).
  */
 export function staleLockEntries(plan: PlanResult, lock: LockFile, lockPath: string): StaleLockEntry[] {
-  const acts = [{ file: plan.file, steps: plan.steps }, ...plan.modules].flatMap((m) =>
-    m.steps.filter((s) => s.type === "ACT").map((s) => ({ site: `${relative(dirname(lockPath), m.file).split(sep).join("/")}:${s.line}`, step: s })),
-  );
+  const calls = (type: string) =>
+    [{ file: plan.file, steps: plan.steps }, ...plan.modules].flatMap((m) =>
+      m.steps.filter((s) => s.type === type).map((s) => ({ site: `${relative(dirname(lockPath), m.file).split(sep).join("/")}:${s.line}`, step: s })),
+    );
+  const acts = calls("ACT");
+  // A read entry (a recorded ASK) belongs to an ask() call.
+  const asks = calls("ASK");
   const stale: StaleLockEntry[] = [];
   for (const entry of lock.entries) {
     const site = /^(.*:\d+):\d+$/.exec(entry.callSite)?.[1] ?? entry.callSite;
-    const here = acts.filter((a) => a.site === site);
+    const here = (entry.read ? asks : acts).filter((a) => a.site === site);
     if (here.length === 0) {
-      stale.push({ entry, reason: `no act() call at ${site} any more` });
+      stale.push({ entry, reason: `no ${entry.read ? "ask" : "act"}() call at ${site} any more` });
       continue;
     }
     const literal = here.filter((a) => a.step.literal && !a.step.instruction.includes("${…}"));

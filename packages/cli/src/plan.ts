@@ -88,7 +88,7 @@ async function annotateLock(result: PlanResult): Promise<void> {
   const { parseInstructions } = await import("@wf/server");
   for (const { file, step } of acts) {
     const site = `${relative(dirname(lockPath), file).split("\\").join("/")}:${step.line}:`;
-    const entries = lock.entries.filter((e) => e.callSite.startsWith(site));
+    const entries = lock.entries.filter((e) => e.callSite.startsWith(site) && !e.read);
     if (entries.length > 0) {
       step.locked = entries.map((e) => e.actions.map((a) => a.instruction).join("; "));
       continue;

@@ -12,6 +12,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, extname, isAbsolute, join, relative, sep } from "node:path";
 import { REDACTED } from "@wf/core";
+import type { ReadRecipe } from "@wf/core/protocol";
 
 /**
  * How a run uses the lock:
@@ -50,7 +51,21 @@ export interface LockedAction {
   element?: LockedElement;
 }
 
-/** One entry of the lock: a resolved ACT. */
+/**
+ * A recorded read (an ASK the model answered): the read recipe that reproduced the model's answer
+ * on the page it was recorded on, replayed with no model; or why there is none (the step then goes
+ * to the model on every run). Recorded for the step's schema only: another schema is not replayed.
+ */
+export interface LockedRead {
+  /** `sha256:` and the first 16 hex digits of the SHA-256 of the step's response format (its JSON). */
+  schemaHash: string;
+  /** How the answer is read from the page (see `ReadRecipe` of `@wf/core/protocol`). */
+  recipe?: ReadRecipe;
+  /** Why no recipe reproduces the answer, e.g. `the answer needs judgement: /value is a count of page items…`. */
+  noRecipe?: string;
+}
+
+/** One entry of the lock: a resolved ACT (its `actions`), or a read (its `read`; `actions` empty). */
 export interface LockEntry {
   /**
    * The test the step ran in (Vitest's full name, `suite > test`), for a lock beside a test file
@@ -65,8 +80,10 @@ export interface LockEntry {
   instruction: string;
   /** Origin and path of the page the step started on (a check shown when a replay fails, not part of the key). */
   page?: string;
-  /** What the model resolved the step to. */
+  /** What the model resolved the step to (an ACT); empty for a read. */
   actions: LockedAction[];
+  /** An ASK the model answered: its recipe, or why none. */
+  read?: LockedRead;
   /** The model that resolved it. */
   model?: string;
   /** When it was recorded (ISO 8601). */
@@ -116,11 +133,17 @@ export function formatLock(lock: LockFile): string {
     ...(e.ordinal !== undefined && e.ordinal > 1 ? { ordinal: e.ordinal } : {}),
     instruction: e.instruction,
     ...(e.page ? { page: e.page } : {}),
-    actions: e.actions.map((a) => ({ instruction: a.instruction, ...(a.element ? { element: formatElement(a.element) } : {}) })),
+    ...(e.read && !e.actions?.length ? {} : { actions: (e.actions ?? []).map((a) => ({ instruction: a.instruction, ...(a.element ? { element: formatElement(a.element) } : {}) })) }),
+    ...(e.read ? { read: formatRead(e.read) } : {}),
     ...(e.model ? { model: e.model } : {}),
     recordedAt: e.recordedAt,
   }));
   return JSON.stringify({ version: 1, entries }, null, 2) + "\n";
+}
+
+/** A read with its keys in the file's fixed order. */
+function formatRead(read: LockedRead): LockedRead {
+  return { schemaHash: read.schemaHash, ...(read.recipe ? { recipe: read.recipe } : {}), ...(read.noRecipe ? { noRecipe: read.noRecipe } : {}) };
 }
 
 /** An element with its keys in the file's fixed order, empty ones left out. */
@@ -197,7 +220,8 @@ export function parseLock(text: string, where: string): LockFile {
   if (!lock || lock.version !== 1 || !Array.isArray(lock.entries)) {
     throw new Error(`The lock file ${where} is not a wf lock (version 1 with entries). Fix it, or delete it and record again with --lock write.`);
   }
-  return { version: 1, entries: lock.entries };
+  // A read's entry has no `actions` in the file.
+  return { version: 1, entries: lock.entries.map((e) => (Array.isArray(e.actions) ? e : { ...e, actions: [] })) };
 }
 
 /** Finds the entry of a key. */

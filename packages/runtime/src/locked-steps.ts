@@ -4,7 +4,8 @@
  * resolved, and the failure that names a stale entry and the command that refreshes it. Shared by
  * `runWorkflow` (wf run) and the server's stored runs, which differ only in how a step is sent.
  */
-import type { ReplayAction, StepStatus } from "@wf/core/protocol";
+import { createHash } from "node:crypto";
+import type { ReadRecipe, ReplayAction, StepStatus } from "@wf/core/protocol";
 import {
   describeEntry,
   fillParams,
@@ -52,13 +53,13 @@ export interface LockState {
 }
 
 /** The fields of a finished step's status the lock reads. */
-export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed" | "downloads">;
+export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed" | "downloads" | "recipe" | "noRecipe">;
 
 /**
  * Sends a step once: with a lock entry's actions to `replay` (and `refind` in `heal`), or without
  * them; `allowModel: false` (a `frozen` step with no entry) asks the service not to call its model.
  */
-export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean, allowModel?: boolean) => Promise<FinishedStatus>;
+export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean, allowModel?: boolean, recipe?: ReadRecipe) => Promise<FinishedStatus>;
 
 /** What a run tells {@link runLockedAct} about itself. */
 export interface LockedActHooks {
@@ -106,17 +107,7 @@ export async function runLockedAct(
   hooks: LockedActHooks,
 ): Promise<{ status: FinishedStatus; healed: boolean; unlockedModel?: boolean }> {
   const { mode, model } = lock.options;
-  let key = lock.keys.get(step.index);
-  if (!key) {
-    const instruction = foldParams(step.instruction, lock.params);
-    const callSite = step.callSite ? relativeCallSite(step.callSite, lock.options.path) : "(unknown)";
-    const counted = `${callSite}\u0000${instruction}`;
-    const test = lock.options.test;
-    const ordinal = (lock.ordinals.get(counted) ?? 0) + 1;
-    lock.ordinals.set(counted, ordinal);
-    key = { ...(test !== undefined ? { test } : {}), callSite, instruction, ...(ordinal > 1 ? { ordinal } : {}) };
-    lock.keys.set(step.index, key);
-  }
+  const key = keyOf(step, lock);
   const startedOn = pageKey(hooks.pageUrl);
   const entry = mode === "write" ? undefined : findEntry(lock.file, key);
   const replay = entry ? toReplay(entry, lock.params) : undefined;
@@ -175,6 +166,85 @@ export async function runLockedAct(
   return { status, healed, ...(unlockedModel ? { unlockedModel } : {}) };
 }
 
+/** The lock key of a step (counted once per step index: a retried step keeps its key). */
+function keyOf(step: { index: number; instruction: string; callSite?: string | undefined }, lock: LockState): Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction"> {
+  let key = lock.keys.get(step.index);
+  if (!key) {
+    const instruction = foldParams(step.instruction, lock.params);
+    const callSite = step.callSite ? relativeCallSite(step.callSite, lock.options.path) : "(unknown)";
+    const counted = `${callSite}\u0000${instruction}`;
+    const test = lock.options.test;
+    const ordinal = (lock.ordinals.get(counted) ?? 0) + 1;
+    lock.ordinals.set(counted, ordinal);
+    key = { ...(test !== undefined ? { test } : {}), callSite, instruction, ...(ordinal > 1 ? { ordinal } : {}) };
+    lock.keys.set(step.index, key);
+  }
+  return key;
+}
+
+/** The code of a recorded read that no longer applies to the page (the service's, kept by the runtime). */
+export const LOCK_STALE_CODE = "WF_LOCK_STALE";
+
+/** The `schemaHash` of a read entry: `sha256:` and 16 hex digits of the step's response format as JSON (`null` for a text ASK). */
+export function schemaHashOf(responseFormat: unknown): string {
+  return `sha256:${createHash("sha256").update(JSON.stringify(responseFormat ?? null)).digest("hex").slice(0, 16)}`;
+}
+
+/**
+ * Runs an ASK (not a check) with the lock. An entry whose recipe was recorded for this schema is
+ * sent as the step's `recipe`: the service reads the page with it and calls no model. A recipe
+ * that no longer applies (`WF_LOCK_STALE`) goes to the model when one is configured and the mode
+ * is `read` or `heal` (`heal` records the new recipe); otherwise the step fails, naming the entry
+ * and the command that records it again. A step with no recipe (none recorded, one that needed
+ * judgement, another schema) goes to the service as before the lock knew reads. In `write` and
+ * `heal`, what the model answered is recorded: its recipe, or why none.
+ *
+ * @param step - the step's index, question (values filled in), call site and response format.
+ * @returns the step's final status (a stale recipe's error naming the entry) and whether it was healed.
+ */
+export async function runLockedAsk(
+  step: { index: number; instruction: string; callSite?: string | undefined; responseFormat?: unknown },
+  lock: LockState,
+  attempt: LockedAttempt,
+  hooks: LockedActHooks,
+): Promise<{ status: FinishedStatus; healed: boolean }> {
+  const { mode, model } = lock.options;
+  const key = keyOf(step, lock);
+  const startedOn = pageKey(hooks.pageUrl);
+  const schemaHash = schemaHashOf(step.responseFormat);
+  const entry = mode === "write" ? undefined : findEntry(lock.file, key);
+  const recipe = entry?.read?.recipe && entry.read.schemaHash === schemaHash ? entry.read.recipe : undefined;
+  let status = await attempt(undefined, false, true, recipe);
+  let healed = false;
+  if (recipe && status.status === "FAILED" && status.error?.code === LOCK_STALE_CODE) {
+    if (model && (mode === "heal" || mode === "read")) {
+      const stale = status.error;
+      hooks.log(`The recorded read ${describeEntry(key)} in ${lock.options.path} no longer applies (${stale.message}); the model read the page instead.${mode === "read" ? ` Record it again with \`${lock.options.refreshCommand}\`.` : ""}`);
+      status = await attempt();
+      healed = mode === "heal" && status.status === "SUCCEEDED";
+    } else {
+      const why = mode === "heal" ? " No model is configured to read it instead." : "";
+      return {
+        status: { ...status, error: { ...status.error, message: `The lock entry ${describeEntry(key)} in ${lock.options.path} is stale: ${status.error.message}${why} Refresh it with \`${lock.options.refreshCommand}\` (a model must be configured).` } },
+        healed,
+      };
+    }
+  }
+  if (status.status === "SUCCEEDED" && status.interpreter === "model" && !status.replayed && (mode === "write" || mode === "heal")) {
+    await recordRead(lock, key, status, schemaHash, startedOn, hooks);
+  }
+  return { status, healed };
+}
+
+/** Records (or replaces) the read entry of an ASK the model answered: its recipe, or why none. */
+async function recordRead(lock: LockState, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, status: FinishedStatus, schemaHash: string, startedOn: string | undefined, hooks: LockedActHooks): Promise<void> {
+  let read: LockEntry["read"] = { schemaHash, ...(status.recipe ? { recipe: status.recipe } : { noRecipe: status.noRecipe ?? "the service gave no recipe for this answer" }) };
+  // A recipe holds page text: one holding a secret's value is not written (the step goes to the model).
+  const secrets = lock.params.filter((p) => p.secret).map((p) => p.value);
+  if (read.recipe && secrets.some((s) => JSON.stringify(read!.recipe).includes(s))) read = { schemaHash, noRecipe: "its recipe holds the value of a secret param, which the lock never writes" };
+  await writeEntry(lock, { ...key, ...(startedOn ? { page: startedOn } : {}), actions: [], read, ...(status.usage?.model ? { model: status.usage.model } : {}), recordedAt: new Date().toISOString() }, hooks);
+}
+
 /** `WF_LOCK_MISSING`: the step needs the model and the lock has no entry for it (or one this run cannot fill in). */
 function lockMissing(error: NonNullable<FinishedStatus["error"]>, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, lock: LockState, unfillable: boolean): NonNullable<FinishedStatus["error"]> {
   const { mode, model } = lock.options;
@@ -208,13 +278,17 @@ async function recordEntry(
     hooks.log(`Not recorded in the lock: ${describeEntry(key)} (a secret in it could not be told apart from another).`);
     return;
   }
+  await writeEntry(lock, { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(model ? { model } : {}), recordedAt: new Date().toISOString() }, hooks);
+}
+
+/** Puts an entry in the lock file (read again first, so entries another run wrote meanwhile are kept) and writes it; the same recording again changes nothing. */
+async function writeEntry(lock: LockState, entry: LockEntry, hooks: LockedActHooks): Promise<void> {
   try {
     lock.file = await readLock(lock.options.path);
   } catch {
     // Unreadable now (edited by hand mid-run): the run's own copy is written over it.
   }
-  const entry: LockEntry = { ...key, ...(startedOn ? { page: startedOn } : {}), actions, ...(model ? { model } : {}), recordedAt: new Date().toISOString() };
-  const existing = findEntry(lock.file, key);
+  const existing = findEntry(lock.file, entry);
   // The same recording again (a refresh that resolved alike): the entry and the file stay as they are.
   if (existing && sameRecording(existing, entry)) return;
   upsertEntry(lock.file, entry);

@@ -291,6 +291,57 @@ export const ReplayAction = z.object({
 });
 export type ReplayAction = z.infer<typeof ReplayAction>;
 
+/** How a read recipe turns a page text into a value: `text` (whitespace trimmed and folded) or `number` (read as the page writes it: `1,234.50`, `$42`). */
+export const RecipeTransform = z.enum(["text", "number"]);
+export type RecipeTransform = z.infer<typeof RecipeTransform>;
+
+/** A table a read recipe reads: the one whose header row holds every header named (and its caption, when one is recorded). */
+export const RecipeTable = z.object({
+  headers: z.array(z.string().max(400)).min(1).max(50).describe("Header texts the table must have (as the page writes them, whitespace folded), e.g. [\"Name\", \"Price\"]."),
+  caption: z.string().max(400).optional().describe("The table's caption or heading, when it had one where it was recorded."),
+});
+export type RecipeTable = z.infer<typeof RecipeTable>;
+
+/** A condition on one cell of a row, by its column's header: the rows a question selected. */
+export const RecipeCondition = z.object({
+  header: z.string().max(400),
+  equals: z.string().max(4000).optional().describe("The cell's text is this (whitespace folded, case as written)."),
+  in: z.array(z.string().max(4000)).max(200).optional().describe("The cell's text is one of these."),
+});
+export type RecipeCondition = z.infer<typeof RecipeCondition>;
+
+/** A column of a table, read into one field. */
+export const RecipeColumn = z.object({ header: z.string().max(400), as: RecipeTransform });
+export type RecipeColumn = z.infer<typeof RecipeColumn>;
+
+/**
+ * One part of a read recipe: where one value of the answer (at `path`, a JSON Pointer into the
+ * step's answer) comes from on the page. Exactly one of `label`, `table`, `list`.
+ */
+export const RecipePart = z.object({
+  path: z.string().max(400).describe("JSON Pointer of the value in the step's answer, e.g. /total, /value ('' for the whole answer)."),
+  label: z.string().max(400).optional().describe("A labelled value: the text beside this label (a label and its field, dt/dd, a th/td row, `Label: value`)."),
+  table: RecipeTable.optional().describe("Rows of a table, in page order, each an object (`columns`) or one cell (`column`)."),
+  where: z.array(RecipeCondition).max(10).optional().describe("With `table`: only the rows whose cells meet every condition."),
+  columns: z.record(z.string(), RecipeColumn).optional().describe("With `table`: each property of a row's object, from the cell under that header."),
+  column: RecipeColumn.optional().describe("With `table`: one cell of each row (an array of values), or of the one row selected (`single`)."),
+  single: z.boolean().optional().describe("With `table`: exactly one row is selected and its value is the part's value (not an array)."),
+  list: z.object({ context: z.string().max(400).describe("The heading or label the list lies under ('' for none).") }).optional().describe("The items of a list (their text), in page order."),
+  as: RecipeTransform.optional().describe("With `label` or `list`: how the text becomes the value."),
+});
+export type RecipePart = z.infer<typeof RecipePart>;
+
+/**
+ * A read recipe: how to produce an ASK's answer from the page with no model, derived from a model's
+ * grounded answer and kept only when it reproduced that answer exactly on the page it was recorded
+ * on (docs/decisions/0056-read-recipes.md). A replay runs it on the page as it is now: the data may
+ * have changed, the structure it names must not.
+ */
+export const ReadRecipe = z.object({
+  parts: z.array(RecipePart).min(1).max(50),
+});
+export type ReadRecipe = z.infer<typeof ReadRecipe>;
+
 /** Most bytes the files of one step (`files`) may hold together, before base64: 10 MiB. More is a 413 `WF_UPLOAD_TOO_LARGE`. */
 export const MAX_STEP_UPLOAD_BYTES = 10 * 1024 * 1024;
 
@@ -373,6 +424,9 @@ export const RunStepRequest = z
       .describe(
         "ACT only: replay a recorded resolution (an action lock) instead of interpreting `step`; no model is called. Each action's element is found by its instruction through the grammar, then (when that finds several or another) by its recorded locator, first by the locator when `primary` is `locator`; only exactly one element with the recorded role and accessible name is acted on, else the step fails WF_REPLAY_MISMATCH without acting.",
       ),
+    recipe: ReadRecipe.optional().describe(
+      "ASK only (not a check): run a recorded read recipe (an action lock's read entry) instead of answering `step`; no model is called. The answer is read from the page as it is now and checked against `schema`; a recipe whose table, label or list is no longer on the page, or whose answer does not fit the schema, fails the step WF_LOCK_STALE naming what was looked for and what was seen.",
+    ),
     refind: z
       .boolean()
       .optional()
@@ -508,7 +562,11 @@ export const StepStatus = z.object({
     .boolean()
     .optional()
     .describe("True when the page was larger than the model's prompt budget and only the parts relevant to the step were sent."),
-  replayed: z.boolean().optional().describe("ACT only: true when the step ran the recorded actions of its request's `replay` (no model call)."),
+  replayed: z.boolean().optional().describe("True when the step ran the recorded actions of its request's `replay` (ACT), or its recorded read `recipe` (ASK): no model call."),
+  recipe: ReadRecipe.optional().describe(
+    "ASK the model answered: a read recipe that reproduced its answer exactly on the same page (verified before it is given), for an action lock to replay with no model.",
+  ),
+  noRecipe: z.string().optional().describe("ASK the model answered with no `recipe`: why none reproduces its answer (e.g. the answer needs judgement)."),
   downloads: z
     .array(StepDownload)
     .optional()

@@ -80,6 +80,12 @@ export type InterpreterErrorCode =
    */
   | "WF_REPLAY_MISMATCH"
   /**
+   * A recorded read (an ASK's read recipe from the lock) no longer applies to the page: the table,
+   * label or list it reads is gone or changed shape, or what it reads does not fit the step's
+   * schema. `details.lookedFor` and `details.seen` say what. No stale answer is returned.
+   */
+  | "WF_LOCK_STALE"
+  /**
    * The step was sent with `allowModel: false` and needs the model: an ACT the grammar could not
    * carry out alone (`details.cause` holds its own failure), a check in no grammar form, or an ASK
    * on a server with a model (every ASK is the model's there). No model was called.
@@ -139,6 +145,9 @@ export interface InterpreterErrorDetails {
   /** For `WF_REPLAY_MISMATCH`: the element the lock recorded, and the one found (null when none was). */
   recorded?: ElementCandidate;
   found?: ElementCandidate | null;
+  /** For `WF_LOCK_STALE`: what the recorded read looked for on the page, and what the page has instead. */
+  lookedFor?: string;
+  seen?: string;
   /** For `WF_MODEL_FORBIDDEN`: the code and message of the grammar's (or page reader's) own failure. */
   cause?: { code: string; message: string };
   /** For `WF_CHECK_FAILED` (and a check's `WF_ANSWER_UNCERTAIN`): why the statement does not hold, as last evaluated. */

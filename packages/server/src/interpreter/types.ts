@@ -4,7 +4,7 @@
  * instructions (no model, no network) and the model-backed one; a policy combines them.
  */
 import type { Page } from "playwright-core";
-import type { NormalizedStepSchema, StepInterpreterKind, StepUsage } from "@wf/core/protocol";
+import type { NormalizedStepSchema, ReadRecipe, StepInterpreterKind, StepUsage } from "@wf/core/protocol";
 
 /**
  * What an interpreter tells about a step besides its result, filled in as the step runs so it
@@ -20,8 +20,12 @@ export interface StepReport {
   usage?: StepUsage;
   /** True when the page sent to the model was reduced to fit the prompt budget. */
   pageReduced?: boolean;
-  /** ACT: true when the step replayed recorded actions (a lock entry) instead of interpreting its instruction. */
+  /** True when the step replayed recorded actions (ACT) or a recorded read recipe (ASK) instead of interpreting its instruction. */
   replayed?: boolean;
+  /** ASK answered by the model: the read recipe that reproduced its answer on the same page (`lock/derive-recipe.ts`). */
+  recipe?: ReadRecipe;
+  /** ASK answered by the model with no {@link StepReport.recipe}: why none reproduces the answer. */
+  noRecipe?: string;
   /**
    * The model call in flight, while one is (`gpt-4.1-mini at https://api.openai.com/v1`): a step
    * whose deadline comes meanwhile fails `WF_MODEL_TIMEOUT` naming it, not the bare `WF_STEP_TIMEOUT`.

@@ -177,6 +177,9 @@ function checkStepInput(input: StepInput): void {
       { path: "/check", message: "needs type ASK, and no schema or currentDom" },
     ]);
   }
+  if (input.recipe && (input.type !== "ASK" || input.check)) {
+    throw new StepRequestInvalidError("Only an ASK (not a check) runs a read recipe; send the step without recipe.", [{ path: "/recipe", message: "must be absent for an ACT step or a check" }]);
+  }
   if (input.type === "ASK" && input.replay) {
     throw new StepRequestInvalidError("Only an ACT step can be replayed; send an ASK without replay.", [{ path: "/replay", message: "must be absent for an ASK step" }]);
   }

@@ -8,7 +8,7 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
-import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReplayAction, type SessionContextOptions, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
+import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReadRecipe, type ReplayAction, type SessionContextOptions, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
 import { BROWSER_RETRY_AFTER_MS, PAGE_OPEN_TIMEOUT_MS, type BrowserHost } from "../browser/host.js";
 import { StepExecutionError } from "../errors.js";
 import { blockPrivateNetworkRequests } from "../browser/network-guard.js";
@@ -20,7 +20,7 @@ import { SessionUploads } from "./uploads.js";
 import { SessionDialogs } from "./dialogs.js";
 import { SessionDownloads } from "./downloads.js";
 import { answerErrors, setBaseURL } from "../interpreter/index.js";
-import { replayActions, replayOptions } from "../interpreter/index.js";
+import { replayActions, replayOptions, replayRead } from "../interpreter/index.js";
 import type { TraceScrubber } from "../browser/trace-scrub.js";
 import { discardTrace, enterTraceGroups, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
 import { BrowserUnavailableError } from "./errors.js";
@@ -60,6 +60,8 @@ export interface BrowserStepInput {
   replay?: ReplayAction[];
   /** With `replay`: look again for a recorded element its instruction no longer finds. @default false */
   refind?: boolean;
+  /** ASK only: a recorded read recipe to run instead of interpreting `step` (see `interpreter/lock/read-recipe.ts`). */
+  recipe?: ReadRecipe;
   /** Whether the step may call the model; false makes a step that needs it fail `WF_MODEL_FORBIDDEN`. @default true */
   allowModel?: boolean;
   /** ACT: files the step brought (a remote client's upload bytes). */
@@ -314,12 +316,14 @@ export class SessionBrowser {
       const scratch = await this.tabs.openScratch();
       try {
         await scratch.setContent(withBaseHref(input.currentDom, input.currentPageURL), { timeout: base.timeoutMs, waitUntil: "domcontentloaded" });
-        answer = await interpreter.ask({ page: scratch, question: input.step, ...(schema ? { schema } : {}), ...base });
+        const context = { page: scratch, question: input.step, ...(schema ? { schema } : {}), ...base };
+        answer = input.recipe ? await replayRead(context, input.recipe) : await interpreter.ask(context);
       } finally {
         await scratch.close().catch(() => undefined);
       }
     } else {
-      answer = await interpreter.ask({ page: this.page, question: input.step, ...(schema ? { schema } : {}), ...base });
+      const context = { page: this.page, question: input.step, ...(schema ? { schema } : {}), ...base };
+      answer = input.recipe ? await replayRead(context, input.recipe) : await interpreter.ask(context);
     }
     if (schema) validateAnswer(answer, schema.schema);
     return answer;

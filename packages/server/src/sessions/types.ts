@@ -3,7 +3,7 @@
  * construction, and what it keeps about each session open here ({@link LiveSession}).
  */
 import type { BrowserContextOptions } from "playwright-core";
-import type { DialogRule, ReplayAction, ScreenshotMode, SessionContextOptions, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
+import type { DialogRule, ReadRecipe, ReplayAction, ScreenshotMode, SessionContextOptions, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
 import type { BrowserHost } from "../browser/host.js";
 import type { StepInterpreter } from "../interpreter/index.js";
 import type { ResolvedServerOptions } from "../config/options.js";
@@ -60,6 +60,8 @@ export interface StepInput {
   replay?: ReplayAction[];
   /** With `replay`: look again for a recorded element its instruction no longer finds (see `interpreter/lock/replay.ts`). @default false */
   refind?: boolean;
+  /** ASK only (not a check): a recorded read recipe to run instead of interpreting `step` (see `interpreter/lock/read-recipe.ts`). */
+  recipe?: ReadRecipe;
   /** Whether the step may call the model (see `BrowserStepInput`). @default true */
   allowModel?: boolean;
   /** ACT: files the step brought (a remote client's upload bytes); never recorded (see `uploads.ts`). */

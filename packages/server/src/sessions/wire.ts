@@ -28,6 +28,8 @@ export function toStepStatus(step: StepRecord): StepStatus {
     usage: step.usage ?? null,
     ...(step.pageReduced ? { pageReduced: true } : {}),
     ...(step.replayed ? { replayed: true } : {}),
+    ...(step.recipe ? { recipe: step.recipe } : {}),
+    ...(step.noRecipe ? { noRecipe: step.noRecipe } : {}),
     ...(step.downloads?.length ? { downloads: step.downloads } : {}),
     ...(step.dialogs?.length ? { dialogs: step.dialogs } : {}),
   };

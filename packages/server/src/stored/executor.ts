@@ -5,8 +5,8 @@
  * ACTs go through the lock exactly as under `wf run` (see `@wf/runtime/lock`).
  */
 import { RunAbortedError, StepFailedError, redactText, untilAborted, type Executor, type StepGroup, type StepOutcome, type StepRequest } from "@wf/core";
-import type { ReplayAction, StepStatus } from "@wf/core/protocol";
-import { runLockedAct, type LockState, type ModelBudget } from "@wf/runtime/lock";
+import type { ReadRecipe, ReplayAction, StepStatus } from "@wf/core/protocol";
+import { runLockedAct, runLockedAsk, type LockState, type ModelBudget } from "@wf/runtime/lock";
 
 /** Runs one step in a session and resolves with its finished status (the session manager's `runStep`). */
 export type RunSessionStep = (
@@ -19,6 +19,7 @@ export type RunSessionStep = (
     redact?: string[];
     replay?: ReplayAction[];
     refind?: boolean;
+    recipe?: ReadRecipe;
     allowModel?: boolean;
     check?: { timeoutMs?: number };
     groups?: Array<{ id: string; title: string }>;
@@ -64,7 +65,7 @@ export function createStoredRunExecutor(
       if (signal.aborted) throw new RunAbortedError(signal.reason);
       const { budget } = options;
       const overBefore = budget?.overspent ?? false;
-      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true): Promise<StepStatus> => {
+      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true, recipe?: ReadRecipe): Promise<StepStatus> => {
         const budgetForbids = allowModel && budget !== undefined && !budget.allowsModel;
         const pending = runStep(sessionId, {
           // A check runs as an ASK with `check`, as over HTTP.
@@ -75,6 +76,7 @@ export function createStoredRunExecutor(
           ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
           ...(secrets.length > 0 ? { redact: [...secrets] } : {}),
           ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}),
+          ...(recipe ? { recipe } : {}),
           ...(!allowModel || budgetForbids ? { allowModel: false } : {}),
           ...(request.groupId !== undefined ? { groups: groupPath(request.groupId) } : {}),
         }, { signal });
@@ -87,6 +89,11 @@ export function createStoredRunExecutor(
       if (options.lock && request.type === "ACT") {
         const log = options.log ?? (() => undefined);
         const locked = await runLockedAct(request, options.lock, attempt, { pageUrl, log });
+        status = locked.status as StepStatus;
+        if (locked.healed) log(`Step ${request.index} healed its lock entry in ${options.lock.options.path}.`);
+      } else if (options.lock && request.type === "ASK") {
+        const log = options.log ?? (() => undefined);
+        const locked = await runLockedAsk(request, options.lock, attempt, { pageUrl, log });
         status = locked.status as StepStatus;
         if (locked.healed) log(`Step ${request.index} healed its lock entry in ${options.lock.options.path}.`);
       } else {

@@ -8,6 +8,7 @@ import { redactText } from "@wf/core";
 import { InterpreterError } from "../errors.js";
 import { StepClock } from "../_clock.js";
 import { answerErrors } from "../read/index.js";
+import { recordReadRecipe } from "../lock/index.js";
 import type { AskContext } from "../types.js";
 import { readPageView, wantsLinkTargets } from "../page/index.js";
 import type { ChatMessage } from "./provider.js";
@@ -55,7 +56,14 @@ export async function modelAsk(context: AskContext, { converse, pageBudget, sche
       };
     });
     context.report.grounding = grounded.grounding;
-    if (context.schema) return grounded.answer;
+    if (context.schema) {
+      // What a lock records to replay this read with no model: kept only when it reproduces the answer here.
+      const derived = await recordReadRecipe(context.page, grounded.answer, context.schema.schema, grounded.grounding, clock);
+      if ("recipe" in derived) context.report.recipe = derived.recipe;
+      else context.report.noRecipe = derived.noRecipe;
+      return grounded.answer;
+    }
+    context.report.noRecipe = "a text answer (an ASK without a schema) gets no recipe yet";
     const text = (grounded.answer as { value: string | null }).value;
     if (text === null) throw new InterpreterError("WF_ANSWER_NOT_FOUND", `The model found no answer on the page to ${JSON.stringify(question)}.`);
     return text;

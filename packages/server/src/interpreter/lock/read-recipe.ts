@@ -1,0 +1,220 @@
+/**
+ * Running a read recipe (`ReadRecipe` of `@wf/core/protocol`): an ASK's answer produced from the
+ * page with no model, by the reader's own page read (`readPage` of `read/`: labelled values,
+ * tables, lists). Each part of the recipe names where one value of the answer comes from: a label,
+ * a table's columns by header (its rows selected by conditions on cell text), a list's items.
+ *
+ * The data is read as the page shows it now (a changed price, an added row are read as they are);
+ * the structure the recipe names must still be there. When it is not (no table with those headers,
+ * no value with that label, a cell that is no longer a number), the recipe is stale: it throws
+ * {@link RecipeStale}, which says what it looked for and what the page has instead. It never
+ * returns an answer it did not read.
+ */
+import type { Page } from "playwright-core";
+import type { ReadRecipe, RecipeColumn, RecipeCondition, RecipePart, RecipeTable, RecipeTransform } from "@wf/core/protocol";
+import { StepClock } from "../_clock.js";
+import { InterpreterError } from "../errors.js";
+import { normalizeText, parseNumber } from "../_text.js";
+import type { PageData } from "../page/index.js";
+import { answerErrors, normalizePage, readPage } from "../read/index.js";
+import type { AskContext } from "../types.js";
+
+/** The structure a recipe names is not on the page (see the file comment). */
+export class RecipeStale extends Error {
+  constructor(
+    readonly lookedFor: string,
+    readonly seen: string,
+  ) {
+    super(`it looked for ${lookedFor}; the page has ${seen}`);
+    this.name = "RecipeStale";
+  }
+}
+
+type Table = PageData["tables"][number];
+
+/** How many labels or tables a stale recipe's message lists of what the page has. */
+const SHOWN = 6;
+
+/**
+ * Produces the answer a recipe reads from page data (normalised or not).
+ * @returns the answer: an object holding each part's value at its path (or the value of a part at `""`).
+ * @throws {@link RecipeStale} when a part's label, table, columns or list are not on the page, a
+ *   label holds several different values, a selection that must be one row is not, or a cell read
+ *   as a number is not one.
+ */
+export function runRecipe(raw: PageData, recipe: ReadRecipe): unknown {
+  const data = normalizePage(raw);
+  let root: unknown = {};
+  for (const part of recipe.parts) {
+    const value = readPart(data, part);
+    if (part.path === "") root = value;
+    else setAt(root as Record<string, unknown>, part.path, value);
+  }
+  return root;
+}
+
+/**
+ * Replays a recorded read on the ASK's page: the whole page read once, the recipe run on it, the
+ * answer checked against the step's schema. Marks the report `replayed` (no model is called).
+ * @throws {@link InterpreterError} `WF_LOCK_STALE` (details `lookedFor`, `seen`) when the recipe no
+ *   longer applies or its answer does not fit the schema.
+ */
+export async function replayRead(context: AskContext, recipe: ReadRecipe): Promise<unknown> {
+  context.report.interpreter = "grammar";
+  context.report.replayed = true;
+  const clock = new StepClock(context.timeoutMs, context.signal);
+  return clock.guard(async () => {
+    const data = await readPage(context.page);
+    let answer: unknown;
+    try {
+      answer = runRecipe(data, recipe);
+    } catch (error) {
+      if (error instanceof RecipeStale) throw stale(context.question, error.lookedFor, error.seen);
+      throw error;
+    }
+    if (context.schema) {
+      const errors = answerErrors(answer, context.schema.schema);
+      if (errors.length > 0) {
+        const shown = errors.slice(0, 3).map((e) => `${e.path || "(the answer)"} ${e.message}`).join("; ");
+        throw stale(context.question, "an answer that fits the step's schema", `an answer where ${shown}`);
+      }
+    }
+    return answer;
+  });
+}
+
+function stale(question: string, lookedFor: string, seen: string): InterpreterError {
+  return new InterpreterError(
+    "WF_LOCK_STALE",
+    `The recorded read of ${JSON.stringify(question)} no longer applies to this page: it looked for ${lookedFor}; the page has ${seen}. No answer was returned from the recording. Record the step again (wf run <file> --lock write), or let a model read it (--lock heal).`,
+    { lookedFor, seen },
+  );
+}
+
+function readPart(data: PageData, part: RecipePart): unknown {
+  if (part.label !== undefined) return readLabel(data, part.label, part.as ?? "text");
+  if (part.table) return readTable(data, part);
+  if (part.list) return readList(data, part.list.context, part.as ?? "text");
+  throw new RecipeStale(`a part at ${part.path || "(the answer)"} that names a label, a table or a list`, "a recipe part that names none (the lock entry was edited?)");
+}
+
+/** A label as compared: case and a final colon aside. */
+export function labelKey(text: string): string {
+  return normalizeText(text).replace(/\s*:$/, "").toLowerCase();
+}
+
+function readLabel(data: PageData, label: string, as: RecipeTransform): unknown {
+  const key = labelKey(label);
+  const values = [...new Set(data.pairs.filter((p) => labelKey(p.key) === key).map((p) => p.value))];
+  if (values.length === 0) {
+    const labels = [...new Set(data.pairs.map((p) => JSON.stringify(p.key)))];
+    throw new RecipeStale(`the value labelled ${JSON.stringify(label)}`, labels.length ? `the labels ${listed(labels)}` : "no labelled values");
+  }
+  if (values.length > 1) throw new RecipeStale(`one value labelled ${JSON.stringify(label)}`, `${values.length} different ones (${listed(values.map((v) => JSON.stringify(v)))})`);
+  return transform(values[0]!, as, `the value labelled ${JSON.stringify(label)}`);
+}
+
+/** The column index of `header` in a table (case aside); -1 when it has none. */
+export function columnOf(table: Pick<Table, "headers">, header: string): number {
+  const key = labelKey(header);
+  return table.headers.findIndex((h) => labelKey(h) === key);
+}
+
+/** The name a table goes by in messages and in a recipe's `caption`: its caption, else its heading. */
+export function captionOf(table: Pick<Table, "caption" | "context">): string {
+  return table.caption || table.context;
+}
+
+/** The headers a table part needs: its columns', its column's and its conditions'. */
+function neededHeaders(part: RecipePart): string[] {
+  const own = [...Object.values(part.columns ?? {}).map((c) => c.header), ...(part.column ? [part.column.header] : []), ...(part.where ?? []).map((w) => w.header)];
+  return [...new Set([...(part.table?.headers ?? []), ...own])];
+}
+
+/** The tables of the page that have every header of `ref` (and its caption, when it names one). */
+export function tablesFor(data: PageData, ref: RecipeTable, extra: string[] = []): Table[] {
+  const headers = [...new Set([...ref.headers, ...extra])];
+  return data.tables.filter((t) => headers.every((h) => columnOf(t, h) >= 0) && (ref.caption === undefined || labelKey(captionOf(t)) === labelKey(ref.caption)));
+}
+
+function describeTable(ref: RecipeTable, headers: string[]): string {
+  return `a table with the headers ${listed(headers.map((h) => JSON.stringify(h)))}${ref.caption !== undefined ? ` under ${JSON.stringify(ref.caption)}` : ""}`;
+}
+
+/** The rows of `table` that meet every condition (page order). */
+export function selectRows(table: Table, where: readonly RecipeCondition[]): string[][] {
+  return table.rows.filter((row) =>
+    where.every((c) => {
+      const cell = normalizeText(row[columnOf(table, c.header)] ?? "");
+      if (c.equals !== undefined && cell !== normalizeText(c.equals)) return false;
+      if (c.in !== undefined && !c.in.map(normalizeText).includes(cell)) return false;
+      return true;
+    }),
+  );
+}
+
+function readTable(data: PageData, part: RecipePart): unknown {
+  const ref = part.table!;
+  const headers = neededHeaders(part);
+  const found = tablesFor(data, ref, headers);
+  if (found.length !== 1) {
+    const tables = data.tables.map((t) => `${t.headers.length ? `[${t.headers.map((h) => JSON.stringify(h)).join(", ")}]` : "[no headers]"}${captionOf(t) ? ` under ${JSON.stringify(captionOf(t))}` : ""}`);
+    const seen = found.length > 1 ? `${found.length} such tables` : tables.length ? `the tables ${listed(tables)}` : "no tables";
+    throw new RecipeStale(describeTable(ref, headers), seen);
+  }
+  const table = found[0]!;
+  const rows = selectRows(table, part.where ?? []);
+  const cell = (row: string[], column: RecipeColumn, i: number) => transform(row[columnOf(table, column.header)] ?? "", column.as, `the ${JSON.stringify(column.header)} cell of row ${i + 1}`);
+  const one = (row: string[], i: number): unknown => {
+    if (part.column) return cell(row, part.column, i);
+    return Object.fromEntries(Object.entries(part.columns ?? {}).map(([key, column]) => [key, cell(row, column, i)]));
+  };
+  if (part.single) {
+    if (rows.length !== 1) throw new RecipeStale(`one row of ${describeTable(ref, headers)}${conditions(part.where)}`, `${rows.length} such rows`);
+    return one(rows[0]!, 0);
+  }
+  return rows.map(one);
+}
+
+function conditions(where: readonly RecipeCondition[] | undefined): string {
+  if (!where?.length) return "";
+  return ` where ${where.map((c) => `${JSON.stringify(c.header)} ${c.equals !== undefined ? `is ${JSON.stringify(c.equals)}` : `is one of ${listed((c.in ?? []).map((v) => JSON.stringify(v)))}`}`).join(" and ")}`;
+}
+
+/** The lists (repeated items) of the page that lie under `context`. */
+export function listsFor(data: PageData, context: string): PageData["groups"] {
+  return data.groups.filter((g) => labelKey(g.context) === labelKey(context));
+}
+
+function readList(data: PageData, context: string, as: RecipeTransform): unknown {
+  const found = listsFor(data, context);
+  if (found.length !== 1) {
+    const lists = data.groups.map((g) => JSON.stringify(g.context || "(no heading)"));
+    throw new RecipeStale(`one list under ${JSON.stringify(context || "(no heading)")}`, found.length > 1 ? `${found.length} such lists` : lists.length ? `the lists ${listed(lists)}` : "no lists");
+  }
+  return found[0]!.items.map((item, i) => transform(item.text, as, `item ${i + 1} of the list`));
+}
+
+/** A page text as a recipe's value: folded text, or the number the page writes. */
+export function transform(text: string, as: RecipeTransform, where: string): string | number {
+  const folded = normalizeText(text);
+  if (as === "text") return folded;
+  const n = parseNumber(folded);
+  if (n === undefined) throw new RecipeStale(`a number in ${where}`, JSON.stringify(folded));
+  return n;
+}
+
+/** Sets `value` at a JSON Pointer inside `root`, making the objects on the way. */
+function setAt(root: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let at = root;
+  for (const key of keys.slice(0, -1)) {
+    if (typeof at[key] !== "object" || at[key] === null) at[key] = {};
+    at = at[key] as Record<string, unknown>;
+  }
+  at[keys[keys.length - 1]!] = value;
+}
+
+function listed(items: string[]): string {
+  return items.length > SHOWN ? `${items.slice(0, SHOWN).join(", ")} and ${items.length - SHOWN} more` : items.join(", ");
+}
