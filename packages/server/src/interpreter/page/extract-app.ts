@@ -70,7 +70,8 @@ export const EXTRACT_APP_SOURCE = String.raw`
   function siblingPair(el) {
     if (el.children.length < 2 || el.children.length > 3 || /^(TR|TABLE|TBODY|THEAD|UL|OL|DL|SELECT|BUTTON|A|LABEL|H1|H2|H3|H4|H5|H6)$/.test(el.tagName)) return null;
     var kids = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(k.tagName) && text(k); });
-    if (kids.length !== 2 || !leafish(kids[0]) || !leafish(kids[1]) || kids[0].querySelector("input,select,textarea,button,a") || !shown(kids[0])) return null;
+    // A heading and what follows it are a section, not a label and its value.
+    if (kids.length !== 2 || /^H[1-6]$/.test(kids[0].tagName) || kids[0].getAttribute("role") === "heading" || !leafish(kids[0]) || !leafish(kids[1]) || kids[0].querySelector("input,select,textarea,button,a") || !shown(kids[0])) return null;
     var key = text(kids[0]), value = text(kids[1]);
     if (key.length > 40 || key.split(" ").length > 4 || /[:：.!?]$/.test(key) || /^[\d\W]+$/.test(key) || key === value || value.length > 200) return null;
     return { key: clean(kids[0].textContent), value: value };
@@ -120,6 +121,22 @@ export const EXTRACT_APP_SOURCE = String.raw`
       if (node.parentElement && node.parentElement.matches("aside,nav,header,footer,[role=complementary],[role=navigation]," + REGION_SELECTOR)) break;
     }
     return "";
+  }
+  // The tab panels (shown or not), the tabs whose panel the page has not rendered, and the open dialogs.
+  function regionList() {
+    var out = [], seen = {};
+    wfAll(REGION_SELECTOR).forEach(function (r) {
+      var tab = r.getAttribute("role") === "tabpanel", visible = shown(r);
+      if (!tab && !visible) return;
+      var reg = regionOf(r);
+      out.push({ kind: reg.kind, label: reg.label, shown: visible });
+      if (tab) seen[reg.label] = true;
+    });
+    wfAll("[role=tab]").forEach(function (t) {
+      var label = clean(t.textContent);
+      if (label && !seen[label]) { seen[label] = true; out.push({ kind: "tab", label: label, shown: false }); }
+    });
+    return out.slice(0, 40);
   }
   function codeBlocks() {
     return wfAll("pre").filter(shown).slice(0, 50).map(function (pre) {

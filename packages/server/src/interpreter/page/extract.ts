@@ -48,7 +48,7 @@ export interface PageData {
    * most 5,000 characters) and the text of the nearest heading before it; at most 50.
    */
   code?: Array<{ heading: string; text: string }>;
-  /** The labelled scopes a person sees: the shown tab panels (by their tab's name) and open dialogs. */
+  /** The labelled scopes: the tab panels (by their tab's name; hidden ones and tabs with no rendered panel too, `shown: false`) and the open dialogs. */
   regions?: Region[];
   /**
    * Set on a partial read ({@link ExtractOptions.partial}): each group item's `fields` is empty and
@@ -64,6 +64,10 @@ export interface PageData {
 export interface Region {
   kind: "tab" | "dialog";
   label: string;
+  /** In {@link PageData.regions}: false for a tab panel that is hidden (or a tab whose panel is not rendered). */
+  shown?: boolean;
+  /** In a question's restriction: the label was matched word for word (a "Dependencies" tab, not "Dev dependencies"). */
+  exact?: boolean;
 }
 
 /** An alert's severity, when its classes or attributes say it (MUI's `MuiAlert-colorError`, `data-severity`, `alert-danger`…). */
@@ -438,7 +442,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}${EXTRAC
       data.dialogs.push(entry);
     });
     data.code = codeBlocks();
-    data.regions = wfAll(REGION_SELECTOR).filter(shown).slice(0, 20).map(regionOf);
+    data.regions = regionList();
   }
   if (partial) data.partial = true;
   return data;

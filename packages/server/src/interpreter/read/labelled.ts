@@ -69,7 +69,7 @@ export function normalizePage(data: PageData): PageData {
     ...(data.dialogs ? { dialogs: data.dialogs.map((d) => ({ kind: d.kind, label: n(d.label), text: n(d.text), ...(d.severity ? { severity: d.severity } : {}) })) } : {}),
     // A code block keeps its line breaks: it is returned as shown.
     ...(data.code ? { code: data.code.map((c) => ({ heading: n(c.heading), text: c.text })) } : {}),
-    ...(data.regions ? { regions: data.regions.map((r) => ({ kind: r.kind, label: n(r.label) })) } : {}),
+    ...(data.regions ? { regions: data.regions.map((r) => ({ kind: r.kind, label: n(r.label), shown: r.shown !== false })) } : {}),
     ...(data.partial ? { partial: true as const } : {}),
   };
 }
@@ -93,8 +93,8 @@ function withEmptyLists(items: PageData["groups"][number]["items"]): PageData["g
 export function inRegion(region: Region | undefined, wanted: Region): boolean {
   if (!region || region.kind !== wanted.kind) return false;
   const want = contentWords(wanted.label);
-  const have = new Set(words(region.label));
-  return want.every((w) => have.has(w));
+  const have = contentWords(region.label);
+  return want.every((w) => have.includes(w)) && (!wanted.exact || have.every((w) => want.includes(w)));
 }
 
 /** The page data cut to what lies in the region `wanted` names: its labelled values, tables and lists. */

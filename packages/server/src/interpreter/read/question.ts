@@ -140,12 +140,19 @@ export function checkQuestion(data: PageData, question: string): Restrictions {
   const out: Restrictions = {};
   if (inside) {
     needFull(data, "the question names a tab panel or dialog");
-    const named = (data.regions ?? []).filter((r) => r.kind === inside.region.kind && contentWords(inside.region.label).every((w) => words(r.label).includes(w)));
-    if (!named.length) {
-      const open = (data.regions ?? []).map((r) => `${r.kind} ${JSON.stringify(r.label || "(untitled)")}`);
-      throw uncertain(question, "section", inside.region.label || inside.region.kind, `no ${inside.region.kind === "tab" ? "shown tab panel" : "open dialog"} of that name${open.length ? ` (the page shows ${open.join(", ")})` : ""}`);
+    const want = contentWords(inside.region.label);
+    let named = (data.regions ?? []).filter((r) => r.kind === inside.region.kind && want.every((w) => contentWords(r.label).includes(w)));
+    // A tab named word for word is the one meant ("Dependencies", not "Dev dependencies" beside it).
+    const exact = want.length ? named.filter((r) => contentWords(r.label).every((w) => want.includes(w))) : [];
+    if (exact.length) named = exact;
+    if (!named.some((r) => r.shown !== false)) {
+      const open = (data.regions ?? []).filter((r) => r.shown !== false).map((r) => `${r.kind} ${JSON.stringify(r.label || "(untitled)")}`);
+      const why = named.length
+        ? `that tab's panel is not shown (click the tab first)`
+        : `no ${inside.region.kind === "tab" ? "tab" : "open dialog"} of that name`;
+      throw uncertain(question, "section", inside.region.label || inside.region.kind, `${why}${open.length ? `; the page shows ${open.join(", ")}` : ""}`);
     }
-    out.region = inside.region;
+    out.region = { ...inside.region, ...(exact.length ? { exact: true } : {}) };
   }
   // The words that name the state are applied as a state, not read as a filter or a label.
   let rest = inside ? question.replace(inside.phrase, " ") : found ? question.replace(found.phrase, " ") : question;
