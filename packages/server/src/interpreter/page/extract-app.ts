@@ -69,10 +69,12 @@ export const EXTRACT_APP_SOURCE = String.raw`
   // "3 days ago", MUI's ListItemText primary / secondary): the first short, neither holding blocks.
   function siblingPair(el) {
     if (el.children.length < 2 || el.children.length > 3 || /^(TR|TABLE|TBODY|THEAD|UL|OL|DL|SELECT|BUTTON|A|LABEL|H1|H2|H3|H4|H5|H6)$/.test(el.tagName)) return null;
-    var kids = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(k.tagName) && text(k); });
+    // textContent first: it needs no layout, and most elements are no pair.
+    var kids = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(k.tagName) && /\S/.test(k.textContent || ""); });
     // A heading and what follows it are a section, not a label and its value.
     if (kids.length !== 2 || /^H[1-6]$/.test(kids[0].tagName) || kids[0].getAttribute("role") === "heading" || !leafish(kids[0]) || !leafish(kids[1]) || kids[0].querySelector("input,select,textarea,button,a") || !shown(kids[0])) return null;
     var key = text(kids[0]), value = text(kids[1]);
+    if (!key || !value) return null;
     if (key.length > 40 || key.split(" ").length > 4 || /[:：.!?]$/.test(key) || /^[\d\W]+$/.test(key) || key === value || value.length > 200) return null;
     return { key: clean(kids[0].textContent), value: value };
   }

@@ -39,8 +39,9 @@ export interface PageData {
    */
   sections?: Array<{ heading: string; level: number; text: string }>;
   /**
-   * The open dialogs (`<dialog open>`, `role=dialog|alertdialog`) and alerts (`role=alert`) a person
-   * sees (full read with `sections` only): `label` (its `aria-label`, `aria-labelledby` or first heading) and text.
+   * The open dialogs (`<dialog open>`, `role=dialog|alertdialog`), alerts (`role=alert`) and status
+   * messages (`role=status`) a person sees (full read): `label` (its `aria-label`, `aria-labelledby`
+   * or first heading), text, and an alert's `severity` when its classes or attributes say it.
    */
   dialogs?: Array<{ kind: "dialog" | "alert" | "status"; label: string; text: string; severity?: Severity }>;
   /**
@@ -93,8 +94,8 @@ export interface ExtractOptions {
    */
   partial?: boolean;
   /**
-   * Also reads each heading's section and the open dialogs ({@link PageData.sections},
-   * {@link PageData.dialogs}; full read only): what an ASK without a schema answers from. Left out
+   * Also reads each heading's section ({@link PageData.sections}; full read only): what an ASK
+   * without a schema answers from. Left out
    * otherwise, for its cost on long pages (an `innerText` per block).
    * @default false
    */
