@@ -147,6 +147,10 @@ describe("an open dialog as a scope of its own", () => {
     expect(await ask("the email in the dialog")).toBe("ada@example.org");
   });
 
+  it("reads the dialog as a whole when the question names nothing in it", async () => {
+    expect(await ask("the text in the dialog")).toContain("Your password expires in 3 days");
+  });
+
   it("reads the dialog's alert", async () => {
     expect(await ask("the warning message")).toBe("Your password expires in 3 days");
   });

@@ -58,7 +58,7 @@ export const EXTRACT_APP_SOURCE = String.raw`
   function leafishBut(el, n) { return el.querySelectorAll(BLOCK_SELECTOR).length <= n; }
   function iconPairs(each) {
     wfAll("svg,img,[role=img]").forEach(function (icon) {
-      if (!shown(icon) && icon.tagName.toLowerCase() !== "svg") return;
+      if (!shown(icon)) return;
       var key = iconLabel(icon);
       if (!key || key.length > 60) return;
       var value = iconValue(icon);

@@ -12,7 +12,7 @@ import { InterpreterError } from "../errors.js";
 import type { PageData } from "../page/index.js";
 import { words } from "../_text.js";
 import { readList, readRecords, type Filling } from "./lists.js";
-import { bestPairForQuestion, counterEntries, entryNamedByQuestion, firstHeading, lookup, normalizePage, pageScope, regionData, type Scope } from "./labelled.js";
+import { bestPairForQuestion, counterEntries, entryNamedByQuestion, firstHeading, inRegion, lookup, normalizePage, pageScope, regionData, type Scope } from "./labelled.js";
 import { codeAnswer, messageAnswer } from "./messages.js";
 import { checkPlaced, checkQuestion, uncertain, withoutRegion, type Restrictions } from "./question.js";
 import { needFull } from "./page-read.js";
@@ -92,6 +92,12 @@ export function answerTextFromPage(raw: PageData, question: string): string {
     if (pair) {
       checkPlaced(withoutRegion(question), [pair.key, pair.header ?? ""], pair.key);
       return pair.value;
+    }
+    // `the text in the dialog`: the open dialog as a whole, when one fits.
+    const region = restrictions.region;
+    if (region.kind === "dialog" && asksForWhole(question, region.label)) {
+      const open = (whole.dialogs ?? []).filter((d) => d.kind === "dialog" && inRegion({ kind: "dialog", label: d.label }, region));
+      if (open.length === 1) return open[0]!.text;
     }
     throw uncertain(question, "section", restrictions.region.label || restrictions.region.kind, `no label in that ${restrictions.region.kind} names what it asks`);
   }
