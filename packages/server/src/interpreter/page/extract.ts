@@ -8,6 +8,7 @@
  * page; a function built from a string keeps its source as written, which is what Playwright
  * sends to the browser (see `index.ts`).
  */
+import { EXTRACT_APP_SOURCE } from "./extract-app.js";
 import { DESCRIBE_SOURCE } from "./source.js";
 
 /** What the page shows, as plain data for ASK (see {@link extractPage}). */
@@ -16,18 +17,18 @@ export interface PageData {
   url: string;
   headings: Array<{ level: number; text: string }>;
   /** Labelled values: label + field, `dt`/`dd`, `th`/`td` rows, `Key: value` lines, `aria-label`. */
-  pairs: Array<{ key: string; value: string; checked?: boolean; source: string }>;
+  pairs: Array<{ key: string; value: string; checked?: boolean; source: string; region?: Region }>;
   /**
    * Tables with their header texts (colspans expanded) and body rows. `rowSections`, beside `rows`:
    * the text of the section row (one cell spanning the table) each row lies under, `""` before the first.
    */
-  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][]; section?: string[]; rowSections?: string[] }>;
+  tables: Array<{ caption: string; context: string; headers: string[]; rows: string[][]; section?: string[]; rowSections?: string[]; region?: Region }>;
   /** Counters: a number written with what it counts (`2 items left`, `Completed (3)`), outside buttons and links. */
   counters?: Array<{ label: string; value: string }>;
   /** Lists whose every item holds one checkbox (a to-do list): each item's own words and whether its box is checked. */
   checklists?: Array<{ context: string; items: Array<{ text: string; checked: boolean }> }>;
   /** Repeated sibling items (list items, cards), each as keyed fields. */
-  groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: Array<{ keys: string[]; value: string; weight: number }> }>; section?: string[] }>;
+  groups: Array<{ context: string; tag: string; items: Array<{ text: string; fields: ItemField[] }>; section?: string[]; region?: Region }>;
   /* `section`: the headings the table or list lies under, outermost first (an h1, then the h2 under it…). */
   /** Text of `main` / `[role=main]` / `article`, else of `body`; whitespace collapsed, at most 20,000 characters. */
   mainText: string;
@@ -38,15 +39,50 @@ export interface PageData {
    */
   sections?: Array<{ heading: string; level: number; text: string }>;
   /**
-   * The open dialogs (`<dialog open>`, `role=dialog|alertdialog`) and alerts (`role=alert`) a person
-   * sees (full read with `sections` only): `label` (its `aria-label`, `aria-labelledby` or first heading) and text.
+   * The open dialogs (`<dialog open>`, `role=dialog|alertdialog`), alerts (`role=alert`) and status
+   * messages (`role=status`) a person sees (full read): `label` (its `aria-label`, `aria-labelledby`
+   * or first heading), text, and an alert's `severity` when its classes or attributes say it.
    */
-  dialogs?: Array<{ kind: "dialog" | "alert"; label: string; text: string }>;
+  dialogs?: Array<{ kind: "dialog" | "alert" | "status"; label: string; text: string; severity?: Severity }>;
+  /**
+   * Code blocks (`pre`) a person sees (full read): each one's text as shown (line breaks kept, at
+   * most 5,000 characters) and the text of the nearest heading before it; at most 50.
+   */
+  code?: Array<{ heading: string; text: string }>;
+  /** The labelled scopes: the tab panels (by their tab's name; hidden ones and tabs with no rendered panel too, `shown: false`) and the open dialogs. */
+  regions?: Region[];
   /**
    * Set on a partial read ({@link ExtractOptions.partial}): each group item's `fields` is empty and
    * `mainText` is `""`. A reader that needs either must ask for the full read (`read/page-read.ts`).
    */
   partial?: true;
+}
+
+/**
+ * A scope of its own that a value, table or list lies in: a shown tab panel (`role=tabpanel`, named
+ * by its tab) or an open dialog (`<dialog open>`, `role=dialog|alertdialog`; `label` may be empty).
+ */
+export interface Region {
+  kind: "tab" | "dialog";
+  label: string;
+  /** In {@link PageData.regions}: false for a tab panel that is hidden (or a tab whose panel is not rendered). */
+  shown?: boolean;
+  /** In a question's restriction: the label was matched word for word (a "Dependencies" tab, not "Dev dependencies"). */
+  exact?: boolean;
+}
+
+/** An alert's severity, when its classes or attributes say it (MUI's `MuiAlert-colorError`, `data-severity`, `alert-danger`…). */
+export type Severity = "error" | "warning" | "info" | "success";
+
+/**
+ * One field of a repeated item: its keys (what names it), its text, how much the keys are trusted;
+ * `values` for a field of several texts (the chips or tags beside a name), `value` then their join.
+ */
+export interface ItemField {
+  keys: string[];
+  value: string;
+  weight: number;
+  values?: string[];
 }
 
 /** What {@link extractPage} reads. */
@@ -58,8 +94,8 @@ export interface ExtractOptions {
    */
   partial?: boolean;
   /**
-   * Also reads each heading's section and the open dialogs ({@link PageData.sections},
-   * {@link PageData.dialogs}; full read only): what an ASK without a schema answers from. Left out
+   * Also reads each heading's section ({@link PageData.sections}; full read only): what an ASK
+   * without a schema answers from. Left out
    * otherwise, for its cost on long pages (an `innerText` per block).
    * @default false
    */
@@ -67,7 +103,7 @@ export interface ExtractOptions {
 }
 
 /** The source of {@link extractPage}: a function expression. */
-const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
+const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}${EXTRACT_APP_SOURCE}
   var MAX_ITEMS = 500;
   var partial = !!(options && options.partial);
   function clean(s) { return (s || "").replace(/[\u00a0\u202f]/g, " ").replace(/\s+/g, " ").trim(); }
@@ -110,7 +146,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
   var headingList = null;
   function headingPath(el) {
     // The page's headings with their level and text, read once (innerText is costly).
-    if (!headingList) headingList = wfAll("h1,h2,h3,h4,h5,h6,[role=heading]").map(function (h) {
+    if (!headingList) headingList = wfAll("h1,h2,h3,h4,h5,h6,[role=heading]").filter(shown).map(function (h) {
       return { el: h, level: /^H[1-6]$/.test(h.tagName) ? Number(h.tagName[1]) : Number(h.getAttribute("aria-level") || 2), text: text(h) };
     });
     var stack = [];
@@ -121,13 +157,17 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
     }
     return stack.map(function (h) { return h.text; });
   }
+  // The last shown heading before el; inside a tab panel or dialog, the last one inside it, else the scope's name.
+  var allHeadings = null;
   function nearestHeading(el) {
-    var all = wfAll("h1,h2,h3,h4,h5,h6,[role=heading]");
+    if (!allHeadings) allHeadings = wfAll("h1,h2,h3,h4,h5,h6,[role=heading]").filter(shown);
+    var scope = regionElement(el);
     var best = "";
-    for (var i = 0; i < all.length; i++) {
-      if (wfPos(all[i], el) & Node.DOCUMENT_POSITION_FOLLOWING) best = text(all[i]); else break;
+    for (var i = 0; i < allHeadings.length; i++) {
+      if (!(wfPos(allHeadings[i], el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+      if (!scope || scope.contains(allHeadings[i])) best = text(allHeadings[i]);
     }
-    return best;
+    return best || (scope ? regionOf(el).label : "");
   }
   function cellsOf(row) {
     var cells = Array.prototype.filter.call(row.children, function (c) { return /^(TD|TH)$/.test(c.tagName) || /^(cell|gridcell|columnheader|rowheader)$/.test(c.getAttribute("role") || ""); });
@@ -156,7 +196,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
     if (!keys.length && c.getAttribute("name")) keys.push(c.getAttribute("name"));
     var value = controlValue(c);
     keys.forEach(function (k) {
-      var pair = { key: k.replace(/[:：*]\s*$/, "").trim(), value: value, source: "label" };
+      var pair = withRegion({ key: k.replace(/[:：*]\s*$/, "").trim(), value: value, source: "label" }, c);
       if (c.type === "checkbox" || c.type === "radio") pair.checked = c.checked;
       data.pairs.push(pair);
     });
@@ -167,7 +207,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
     if (!shown(dt)) return;
     var values = []; var n = dt.nextElementSibling;
     while (n && n.tagName !== "DT") { if (n.tagName === "DD") values.push(text(n)); n = n.nextElementSibling; }
-    if (values.length) data.pairs.push({ key: text(dt).replace(/[:：]\s*$/, ""), value: values.join(", "), source: "dl" });
+    if (values.length) data.pairs.push(withRegion({ key: text(dt).replace(/[:：]\s*$/, ""), value: values.join(", "), source: "dl" }, dt));
   });
 
   // Definition lists as records too: [{ term, definition }].
@@ -184,7 +224,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
         { keys: ["definition", "description", "value", "meaning", "text", "details"], value: definition, weight: 0.9 }
       ] });
     });
-    if (items.length) data.groups.push({ context: clean(dl.getAttribute("aria-label") || "") || precedingContext(dl) || nearestHeading(dl), tag: "dl", items: items, section: headingPath(dl) });
+    if (items.length) data.groups.push(withRegion({ context: clean(dl.getAttribute("aria-label") || "") || precedingContext(dl) || nearestHeading(dl), tag: "dl", items: items, section: headingPath(dl) }, dl));
   });
 
   // Tables: header tables, and key/value rows.
@@ -211,7 +251,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
       var raw = Array.prototype.filter.call(r.children, function (c) { return /^(TD|TH)$/.test(c.tagName) || c.hasAttribute("role"); }).length;
       // A section row spanning the table: the rows after it, up to the next one, lie under it.
       if (raw === 1 && (headers.length > 1 || cells.length > 1)) { current = cells[0].text; return; }
-      if (cells.length === 2 && (cells[0].th || !headers.length)) data.pairs.push({ key: cells[0].text.replace(/[:：]\s*$/, ""), value: cells[1].text, source: "table" });
+      if (cells.length === 2 && (cells[0].th || !headers.length)) data.pairs.push(withRegion({ key: cells[0].text.replace(/[:：]\s*$/, ""), value: cells[1].text, source: "table" }, r));
       if (matrix.length < MAX_ITEMS) { matrix.push(cells.map(function (c) { return c.text; })); rowSections.push(current); }
     });
     var caption = "";
@@ -220,7 +260,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
     if (!caption && table.getAttribute("aria-labelledby")) { var lb = wfById(table, table.getAttribute("aria-labelledby")); if (lb) caption = text(lb); }
     if (!caption && table.closest("figure")) { var fc = table.closest("figure").querySelector("figcaption"); if (fc) caption = text(fc); }
     if (!caption) caption = precedingContext(table);
-    data.tables.push({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table), rowSections: rowSections });
+    data.tables.push(withRegion({ caption: caption, context: nearestHeading(table), headers: headers, rows: matrix, section: headingPath(table), rowSections: rowSections }, table));
   });
 
   // "Key: value" lines in leaf blocks.
@@ -230,13 +270,20 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
     var raw = el.innerText || "";
     raw.split(/\n+/).forEach(function (line) {
       var m = line.match(/^\s*([^:：\n]{1,60}?)\s*[:：]\s*(\S.*?)\s*$/);
-      if (m && !/^https?$/i.test(m[1])) data.pairs.push({ key: clean(m[1]), value: clean(m[2]), source: "text" });
+      if (m && !/^https?$/i.test(m[1])) data.pairs.push(withRegion({ key: clean(m[1]), value: clean(m[2]), source: "text" }, el));
     });
   });
   // aria-label on non-interactive elements that show a value.
   wfAll("[aria-label]").forEach(function (el) {
     if (/^(INPUT|SELECT|TEXTAREA|BUTTON|A)$/.test(el.tagName) || !shown(el)) return;
-    var t = text(el); if (t && t.length < 200) data.pairs.push({ key: clean(el.getAttribute("aria-label")), value: t, source: "aria" });
+    var t = text(el); if (t && t.length < 200) data.pairs.push(withRegion({ key: clean(el.getAttribute("aria-label")), value: t, source: "aria" }, el));
+  });
+  // A value beside an icon that names it (aria-label, title, the icon's name), and label/value sibling elements.
+  iconPairs(function (key, value, icon) { data.pairs.push(withRegion({ key: key, value: value, source: "icon" }, icon)); });
+  (document.body ? wfAll("div,li,span,p,section") : []).forEach(function (el) {
+    if (el.children.length < 2 || el.children.length > 3) return;
+    var pair = siblingPair(el);
+    if (pair && shown(el)) data.pairs.push(withRegion({ key: pair.key, value: pair.value, source: "siblings" }, el));
   });
 
   // Repeated items: siblings with the same tag and classes.
@@ -272,7 +319,10 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
         if (tag === "input" || tag === "select" || tag === "textarea") fields.push({ keys: keys, value: controlValue(el), weight: 1 });
         var m = t.match(/^([^:：]{1,60}?)\s*[:：]\s*(\S.*)$/);
         if (m) fields.push({ keys: [clean(m[1])], value: clean(m[2]), weight: 1 });
+        shapeFields(t).forEach(function (f) { fields.push(f); });
       }
+      if (el !== item && el.children.length >= 2 && el.children.length <= 3) { var sp = siblingPair(el); if (sp) fields.push({ keys: [sp.key], value: sp.value, weight: 0.9 }); }
+      if (/^(svg|img)$/.test(tag) || el.getAttribute("role") === "img") { var il = iconLabel(el), iv = il ? iconValue(el) : ""; if (iv && iv !== il) fields.push({ keys: [il], value: iv, weight: 0.9 }); }
       if (tag === "dt") { var dd = el.nextElementSibling; if (dd && dd.tagName === "DD") fields.push({ keys: [text(el).replace(/[:：]\s*$/, "")], value: text(dd), weight: 1 }); }
       if (tag === "tr") { var cs = cellsOf(el); if (cs.length === 2) fields.push({ keys: [cs[0].text.replace(/[:：]\s*$/, "")], value: cs[1].text, weight: 1 }); }
       if (tag === "label" && el.control) fields.push({ keys: [labelText(el, el.control)], value: controlValue(el.control), weight: 1 });
@@ -282,6 +332,8 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
         if (el.getAttribute("alt")) fields.push({ keys: ["alt"].concat(keys), value: el.getAttribute("alt"), weight: 0.7 });
       }
     });
+    var chips = chipValues(item);
+    if (chips.length) fields.push({ keys: ["tags", "chips", "labels", "badges"], value: chips.join(", "), values: chips, weight: 0.9 });
     return fields;
   }
   var groupCount = 0;
@@ -305,7 +357,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
       groupCount++;
       var items = members.slice(0, MAX_ITEMS).map(function (m) { return { text: text(m), fields: partial ? [] : itemFields(m) }; });
       var context = clean(parent.getAttribute("aria-label") || "") || precedingContext(parent) || nearestHeading(parent);
-      data.groups.push({ context: context, tag: members[0].tagName.toLowerCase(), items: items, section: headingPath(members[0]) });
+      data.groups.push(withRegion({ context: context, tag: members[0].tagName.toLowerCase(), items: items, section: headingPath(members[0]) }, members[0]));
     });
   });
 
@@ -371,18 +423,27 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}
       var t = text(h.el);
       if (t) data.sections.push({ heading: t, level: h.level, text: clean(parts.join(" ")).slice(0, 5000) });
     });
-    // Dialogs and alerts a person sees.
+  }
+  if (!partial) {
+    // Dialogs, alerts and status messages a person sees (a snackbar is an alert in MUI).
     data.dialogs = [];
-    wfAll("dialog[open],[role=dialog],[role=alertdialog],[role=alert]").forEach(function (d) {
+    wfAll("dialog[open],[role=dialog],[role=alertdialog],[role=alert],[role=status]").forEach(function (d) {
       if (data.dialogs.length >= 10 || !shown(d)) return;
+      var role = d.getAttribute("role");
       var label = clean(d.getAttribute("aria-label") || "");
       var by = d.getAttribute("aria-labelledby");
       if (!label && by) label = clean(by.split(/\s+/).map(function (id) { var e = wfById(d, id); return e ? text(e) : ""; }).join(" "));
       var head = d.querySelector("h1,h2,h3,h4,h5,h6,[role=heading]");
       if (!label && head) label = text(head);
       var t = text(d);
-      if (t) data.dialogs.push({ kind: d.getAttribute("role") === "alert" ? "alert" : "dialog", label: label, text: t.slice(0, 5000) });
+      if (!t) return;
+      var entry = { kind: role === "alert" ? "alert" : role === "status" ? "status" : "dialog", label: label, text: t.slice(0, 5000) };
+      var severity = entry.kind === "dialog" ? "" : severityOf(d);
+      if (severity) entry.severity = severity;
+      data.dialogs.push(entry);
     });
+    data.code = codeBlocks();
+    data.regions = regionList();
   }
   if (partial) data.partial = true;
   return data;

@@ -13,7 +13,7 @@ export type { ElementInfo } from "./elements.js";
 export { extractPageJson } from "./extract.js";
 export { elementFacts } from "./facts.js";
 export type { ElementFacts } from "./facts.js";
-export type { ExtractOptions, PageData } from "./extract.js";
+export type { ExtractOptions, ItemField, PageData, Region, Severity } from "./extract.js";
 export { QUIET_MS, isNavigationRace, isSettled, waitForSettled, watchRequests } from "./settle.js";
 export { VIEW_MARKS, identifyViewElement, identifyViewElements } from "./view-script.js";
 export type { ViewLine } from "./view-script.js";

@@ -12,8 +12,9 @@ import { InterpreterError } from "../errors.js";
 import type { PageData } from "../page/index.js";
 import { words } from "../_text.js";
 import { readList, readRecords, type Filling } from "./lists.js";
-import { bestPairForQuestion, counterEntries, entryNamedByQuestion, firstHeading, lookup, normalizePage, pageScope, type Scope } from "./labelled.js";
-import { checkPlaced, checkQuestion, uncertain, type Restrictions } from "./question.js";
+import { bestPairForQuestion, counterEntries, entryNamedByQuestion, firstHeading, inRegion, lookup, normalizePage, pageScope, regionData, type Scope } from "./labelled.js";
+import { codeAnswer, messageAnswer } from "./messages.js";
+import { checkPlaced, checkQuestion, uncertain, withoutRegion, type Restrictions } from "./question.js";
 import { needFull } from "./page-read.js";
 import { coerce, Missing, schemaType, unwrapNullable, type JsonSchema } from "./schema.js";
 
@@ -25,9 +26,11 @@ import { coerce, Missing, schemaType, unwrapNullable, type JsonSchema } from "./
  *   found; `WF_ANSWER_UNCERTAIN` when the question adds a part the reader cannot apply (see {@link checkQuestion}).
  */
 export function answerFromPage(data: PageData, question: string, schema: JsonSchema): unknown {
-  const page = normalizePage(data);
-  const restrictions = checkQuestion(page, question);
-  const ctx = new Ctx(schema, page, question, restrictions);
+  const whole = normalizePage(data);
+  const restrictions = checkQuestion(whole, question);
+  // A question about a tab panel or dialog reads only what lies in it.
+  const page = regionData(whole, restrictions.region);
+  const ctx = new Ctx(schema, page, question, restrictions, whole);
   const value = ctx.fill(schema, "", pageScope(page, question), undefined, true);
   ctx.checkApplied();
   if (value instanceof Missing) {
@@ -81,8 +84,24 @@ function sectionNamed(data: PageData, question: string, only?: string): { headin
  *   names; `WF_ANSWER_UNCERTAIN` for a part the reader cannot apply (see {@link checkQuestion}).
  */
 export function answerTextFromPage(raw: PageData, question: string): string {
-  const data = normalizePage(raw);
-  const restrictions = checkQuestion(data, question);
+  const whole = normalizePage(raw);
+  const restrictions = checkQuestion(whole, question);
+  if (restrictions.region) {
+    // `the email in the dialog`: a label inside that tab panel or dialog, nothing else.
+    const pair = bestPairForQuestion(regionData(whole, restrictions.region), withoutRegion(question));
+    if (pair) {
+      checkPlaced(withoutRegion(question), [pair.key, pair.header ?? ""], pair.key);
+      return pair.value;
+    }
+    // `the text in the dialog`: the open dialog as a whole, when one fits.
+    const region = restrictions.region;
+    if (region.kind === "dialog" && asksForWhole(question, region.label)) {
+      const open = (whole.dialogs ?? []).filter((d) => d.kind === "dialog" && inRegion({ kind: "dialog", label: d.label }, region));
+      if (open.length === 1) return open[0]!.text;
+    }
+    throw uncertain(question, "section", restrictions.region.label || restrictions.region.kind, `no label in that ${restrictions.region.kind} names what it asks`);
+  }
+  const data = whole;
   if (PAGE_TEXT.test(question) && !restrictions.section && !restrictions.count) {
     needFull(data, "the answer is the page's main text, which a partial read leaves out");
     return data.mainText;
@@ -109,6 +128,10 @@ export function answerTextFromPage(raw: PageData, question: string): string {
     checkPlaced(question, [pair.key, pair.header ?? ""], pair.key);
     return pair.value;
   }
+  const code = codeAnswer(data, question);
+  if (code !== undefined) return code;
+  const message = messageAnswer(data, question);
+  if (message !== undefined) return message;
   if (has("url") || /\b(?:web|page)\s+address\b|\baddress of (?:the|this) page\b/i.test(question)) {
     checkPlaced(question, ["url", "web address", "address"], "the page's URL");
     return data.url;
@@ -155,6 +178,8 @@ class Ctx implements Filling {
     readonly question: string,
     /** What the question restricts the answer to; each must be applied, or the answer is refused. */
     readonly restrictions: Restrictions = {},
+    /** The whole page, when `data` is cut to a region: alerts and code blocks are read from it. */
+    readonly whole: PageData = data,
   ) {}
 
   /** A section the question names (`in the "Billing" section`, `under Class 08`): only sources under it qualify. */
@@ -228,8 +253,13 @@ class Ctx implements Filling {
     if (!name) return missing();
     if (this.section && scope.special) throw uncertain(this.question, "section", this.section, "labelled values are not read per section");
     const numeric = type === "number" || type === "integer";
-    const found = lookup(scope, name, name === this.question, numeric);
-    if (found === undefined) return missing();
+    const byQuestion = name === this.question;
+    const found = lookup(scope, byQuestion ? withoutRegion(name) : name, byQuestion, numeric);
+    if (found === undefined) {
+      // The question as a whole may name an alert or a heading's code block (`the error message`, `the usage code`).
+      const text = byQuestion && !this.restrictions.region && type === "string" ? (codeAnswer(this.whole, name) ?? messageAnswer(this.whole, name)) : undefined;
+      return text === undefined ? missing() : text;
+    }
     const value = coerce(schema, found);
     if (value !== undefined && "counter" in found) this.countRead = true;
     return value === undefined ? missing() : value;

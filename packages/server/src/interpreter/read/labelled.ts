@@ -3,7 +3,7 @@
  * page's labels, counters, table rows and title/URL/heading fallbacks, or one table row or list
  * item), and the match of a field name against the keys of a scope ({@link lookup}).
  */
-import type { PageData } from "../page/index.js";
+import type { PageData, Region } from "../page/index.js";
 import { contentWords, keyScore, normalizeText, words } from "../_text.js";
 import { checkPlaced } from "./question.js";
 import type { Found } from "./schema.js";
@@ -14,7 +14,7 @@ export const MATCH = 0.5;
 /** A field-level lookup: the keyed values of a scope (the page, a table row, a card). */
 export interface Scope {
   /** Candidate (key, value) entries, with a weight in (0, 1] for how much the key is to be trusted. */
-  entries: Array<{ key: string; value: string; weight: number; checked?: boolean; header?: string }>;
+  entries: Array<{ key: string; value: string; weight: number; checked?: boolean; header?: string; values?: string[] }>;
   /** For the page scope: counters (`2 items left` → "items left" = 2), looked at for number fields only. */
   counters?: Array<{ key: string; value: string; weight: number; counter: true }>;
   /** Fallbacks by field name, for the page scope: title, url, heading. */
@@ -47,6 +47,7 @@ export function normalizePage(data: PageData): PageData {
     headings: data.headings.map((h) => ({ level: h.level, text: n(h.text) })),
     pairs: data.pairs.map((p) => ({ ...p, key: n(p.key), value: n(p.value) })),
     tables: data.tables.map((t) => ({
+      ...(t.region ? { region: { kind: t.region.kind, label: n(t.region.label) } } : {}),
       caption: n(t.caption),
       context: n(t.context),
       headers: t.headers.map(n),
@@ -59,13 +60,53 @@ export function normalizePage(data: PageData): PageData {
     groups: data.groups.map((g) => ({
       context: n(g.context),
       tag: g.tag,
-      items: g.items.map((it) => ({ text: n(it.text), fields: it.fields.map((f) => ({ ...f, keys: f.keys.map(n), value: n(f.value) })) })),
+      items: withEmptyLists(g.items.map((it) => ({ text: n(it.text), fields: it.fields.map((f) => ({ ...f, keys: f.keys.map(n), value: n(f.value), ...(f.values ? { values: f.values.map(n) } : {}) })) }))),
       section: (g.section ?? []).map(n),
+      ...(g.region ? { region: { kind: g.region.kind, label: n(g.region.label) } } : {}),
     })),
     mainText: n(data.mainText),
     ...(data.sections ? { sections: data.sections.map((s) => ({ heading: n(s.heading), level: s.level, text: n(s.text) })) } : {}),
-    ...(data.dialogs ? { dialogs: data.dialogs.map((d) => ({ kind: d.kind, label: n(d.label), text: n(d.text) })) } : {}),
+    ...(data.dialogs ? { dialogs: data.dialogs.map((d) => ({ kind: d.kind, label: n(d.label), text: n(d.text), ...(d.severity ? { severity: d.severity } : {}) })) } : {}),
+    // A code block keeps its line breaks: it is returned as shown.
+    ...(data.code ? { code: data.code.map((c) => ({ heading: n(c.heading), text: c.text })) } : {}),
+    ...(data.regions ? { regions: data.regions.map((r) => ({ kind: r.kind, label: n(r.label), shown: r.shown !== false })) } : {}),
     ...(data.partial ? { partial: true as const } : {}),
+  };
+}
+
+/**
+ * A list's items with the fields of several texts (the chips beside a name) that some items have
+ * and others lack, given to the others as empty: an item shown with no chip has no tags.
+ */
+function withEmptyLists(items: PageData["groups"][number]["items"]): PageData["groups"][number]["items"] {
+  const lists = new Map<string, string[]>();
+  for (const it of items) for (const f of it.fields) if (f.values) lists.set(f.keys.join("\u0000"), f.keys);
+  if (!lists.size) return items;
+  return items.map((it) => {
+    const have = new Set(it.fields.filter((f) => f.values).map((f) => f.keys.join("\u0000")));
+    const missing = [...lists].filter(([k]) => !have.has(k)).map(([, keys]) => ({ keys, value: "", values: [], weight: 0.9 }));
+    return missing.length ? { ...it, fields: [...it.fields, ...missing] } : it;
+  });
+}
+
+/** True when a pair, table or list lies in the tab panel or dialog `wanted` names (a dialog of any name when its label is empty). */
+export function inRegion(region: Region | undefined, wanted: Region): boolean {
+  if (!region || region.kind !== wanted.kind) return false;
+  const want = contentWords(wanted.label);
+  const have = contentWords(region.label);
+  return want.every((w) => have.includes(w)) && (!wanted.exact || have.every((w) => want.includes(w)));
+}
+
+/** The page data cut to what lies in the region `wanted` names: its labelled values, tables and lists. */
+export function regionData(data: PageData, wanted: Region | undefined): PageData {
+  if (!wanted) return data;
+  return {
+    ...data,
+    pairs: data.pairs.filter((p) => inRegion(p.region, wanted)),
+    tables: data.tables.filter((t) => inRegion(t.region, wanted)),
+    groups: data.groups.filter((g) => inRegion(g.region, wanted)),
+    counters: [],
+    checklists: [],
   };
 }
 
@@ -116,7 +157,7 @@ export function pageScope(data: PageData, question: string): Scope {
   const entries: Scope["entries"] = d.pairs.map((p) => ({
     key: p.key,
     value: p.value,
-    weight: p.source === "text" || p.source === "aria" ? 0.9 : 1,
+    weight: p.source === "siblings" ? 0.8 : p.source === "text" || p.source === "aria" || p.source === "icon" ? 0.9 : 1,
     ...(p.checked !== undefined ? { checked: p.checked } : {}),
   }));
   return {

@@ -145,7 +145,7 @@ export function readRecords(ctx: Filling, items: JsonSchema, path: string, name:
         const out: unknown[] = [];
         const lostHere: string[] = [];
         for (const item of group.items) {
-          const scope: Scope = { entries: item.fields.flatMap((fl) => fl.keys.map((k) => ({ key: k, value: fl.value, weight: fl.weight }))) };
+          const scope: Scope = { entries: item.fields.flatMap((fl) => fl.keys.map((k) => ({ key: k, value: fl.value, weight: fl.weight, ...(fl.values ? { values: fl.values } : {}) }))) };
           const v = ctx.fill(items, `${path}[${out.length}]`, scope, undefined);
           if (v instanceof Missing) lostHere.push(...v.paths);
           else out.push(v);
@@ -238,6 +238,20 @@ export function readChecked(ctx: Filling, items: JsonSchema, path: string, state
   return out;
 }
 
+/** The texts of the item's field of several texts whose key matches `name` best (a tie is no match). */
+function bestValues(scope: Scope, name: string): string[] | undefined {
+  let best: { score: number; values: string[] } | undefined;
+  let tie = false;
+  for (const e of scope.entries) {
+    if (!e.values) continue;
+    const score = keyScore(name, e.key) * e.weight;
+    if (score < MATCH * 0.7) continue;
+    if (!best || score > best.score) [best, tie] = [{ score, values: e.values }, false];
+    else if (score === best.score && e.values.join("\u0000") !== best.values.join("\u0000")) tie = true;
+  }
+  return tie ? undefined : best?.values;
+}
+
 /** An array of scalars: the page's headings, or a list / table column whose label matches `name`. */
 export function readList(ctx: Filling, items: JsonSchema, path: string, scope: Scope, name: string): unknown[] | Missing {
   const state = fieldState(name) ?? ctx.restrictions.state;
@@ -246,6 +260,9 @@ export function readList(ctx: Filling, items: JsonSchema, path: string, scope: S
   if (w === "heading" || w === "all heading" || w === "heading list" || w === "page heading") {
     return ctx.data.headings.map((h) => coerce(items, { value: h.text, weight: 1 })).filter((v) => v !== undefined);
   }
+  // In a list item: the texts of a field of several (the chips beside a name), when its key names the field.
+  const several = scope.special ? undefined : bestValues(scope, name);
+  if (several) return several.map((v) => coerce(items, { value: v, weight: 1 })).filter((v) => v !== undefined);
   const special = scope.special?.(name);
   if (Array.isArray(special)) return special.map((v) => coerce(items, { value: v, weight: 1 })).filter((v) => v !== undefined);
   const nameWords = new Set(topicWords(name));

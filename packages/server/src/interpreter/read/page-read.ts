@@ -53,6 +53,8 @@ export async function readPage(page: Page, options: ExtractOptions = {}): Promis
     data.checklists = [...(data.checklists ?? []), ...(inner.checklists ?? []).map((c) => ({ ...c, context: c.context || where }))];
     if (inner.sections) data.sections = [...(data.sections ?? []), ...inner.sections];
     if (inner.dialogs) data.dialogs = [...(data.dialogs ?? []), ...inner.dialogs];
+    if (inner.code) data.code = [...(data.code ?? []), ...inner.code];
+    if (inner.regions) data.regions = [...(data.regions ?? []), ...inner.regions];
     if (inner.mainText) data.mainText = `${data.mainText}\n${inner.mainText}`.slice(0, 20_000);
   }
   return data;

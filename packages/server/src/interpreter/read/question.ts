@@ -5,7 +5,7 @@
  * Used by {@link answerFromPage} and {@link answerTextFromPage} in `answer.ts`.
  */
 import { InterpreterError, type InterpreterErrorDetails } from "../errors.js";
-import type { PageData } from "../page/index.js";
+import type { PageData, Region } from "../page/index.js";
 import { contentWords, normalizeWords, words } from "../_text.js";
 import { needFull } from "./page-read.js";
 
@@ -17,6 +17,24 @@ export interface Restrictions {
   count?: string;
   /** A checked state (`which are marked as completed` → checked; `the active items` → not checked). */
   state?: { checked: boolean; part: string };
+  /** A tab panel or an open dialog the question names (`in the Dependencies tab`, `in the dialog`): only what lies in it answers. */
+  region?: Region;
+}
+
+/**
+ * A tab panel or dialog the question names: `in the "Dependencies" tab`, `on the Versions tab`,
+ * `in the sign-in dialog`, `in the modal`. A dialog's name may be left out; a tab's may not.
+ */
+const REGION = /\b(?:in|within|inside|on|from)\s+(?:the\s+|this\s+)?(?:"([^"]+)"\s+|“([^”]+)”\s+|'([^']+)'\s+|([\w' .-]+?)\s+)?(tab(?:\s+panel)?|dialog|modal|pop-?up)\b/i;
+
+/** The region a question names, and the phrase that names it; undefined when none. */
+function regionOf(question: string): { region: Region; phrase: RegExp } | undefined {
+  const m = REGION.exec(question);
+  if (!m) return undefined;
+  const kind = /^tab/i.test(m[5]!) ? "tab" : "dialog";
+  const label = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? "").trim();
+  if (kind === "tab" && !contentWords(label).length) return undefined;
+  return { region: { kind, label }, phrase: REGION };
 }
 
 export type UncertainKind = Exclude<NonNullable<InterpreterErrorDetails["kind"]>, "unsupported">;
@@ -37,7 +55,7 @@ const CONDITIONS: ReadonlyArray<[UncertainKind, RegExp]> = [
   ],
   [
     "filter",
-    /\b(?:which|whose|where|that|who)\b(?:\s+[\w-]+){0,5}?\s+(?:contains?|includes?|mentions?|match(?:es)?|(?:starts?|ends?|begins?)\s+with|ha(?:ve|s)|costs?|equals?|(?:are|is|was|were)\s+(?:in|out|over|under|above|below|more|less|not|older|newer|cheaper|before|after|between))\b|\b(?:containing|including|mentioning|matching|(?:starting|beginning|ending)\s+with|(?:more|less|fewer|greater|cheaper|older|newer|longer|shorter)\s+than|at\s+(?:least|most)|(?:over|under|above|below)\s+[$€£]?\d|only|except|excluding|other\s+than|not|without|unless)\b/i,
+    /\b(?:which|whose|where|that|who)\b(?:\s+[\w-]+){0,5}?\s+(?:contains?|includes?|mentions?|match(?:es)?|(?:starts?|ends?|begins?)\s+with|ha(?:ve|s)|costs?|equals?|(?:are|is|was|were)\s+(?:in|out|over|under|above|below|more|less|not|older|newer|cheaper|before|after|between))\b|\b(?:whose|where)\s+[\w-]+(?:\s+[\w-]+){0,3}?\s+(?:is|are|was|were|equals?)\b|\b(?:containing|including|mentioning|matching|(?:starting|beginning|ending)\s+with|(?:more|less|fewer|greater|cheaper|older|newer|longer|shorter)\s+than|at\s+(?:least|most)|(?:over|under|above|below)\s+[$€£]?\d|only|except|excluding|other\s+than|not|without|unless)\b/i,
   ],
 ];
 
@@ -48,6 +66,12 @@ const SECTION = /\b(?:in|under|within|inside|from)\s+(?:the\s+)?(?:"([^"]+)"|“
  * in this table`, `under "Class 01"` (a heading, or a table's section row). Not `under $50` (a filter).
  */
 const UNDER = /\bunder\s+(?:the\s+)?(?:"([^"]+)"|“([^”]+)”|'([^']+)'|(?![$€£]?\s*\d)([^,;?"“]+?))(?=\s+(?:in|of|on|from)\s+(?:this|the)\s+(?:table|page|list|document|grid)\b|\s*[,;?.!]|\s*$)/i;
+
+/** The question without the phrase that names a tab panel or dialog (`the email in the dialog` → `the email`). */
+export function withoutRegion(question: string): string {
+  const found = regionOf(question);
+  return found ? question.replace(found.phrase, " ").replace(/\s+/g, " ").trim() : question;
+}
 
 /** The section a question names, as written, and the phrase that names it; undefined when none. */
 function sectionOf(question: string): { name: string; phrase: RegExp } | undefined {
@@ -110,11 +134,28 @@ export function checkQuestion(data: PageData, question: string): Restrictions {
   ]
     .filter((l) => l && l.length <= 80)
     .map(norm);
-  const found = sectionOf(question);
+  const inside = regionOf(question);
+  const found = inside ? undefined : sectionOf(question);
   const section = found?.name;
   const out: Restrictions = {};
+  if (inside) {
+    needFull(data, "the question names a tab panel or dialog");
+    const want = contentWords(inside.region.label);
+    let named = (data.regions ?? []).filter((r) => r.kind === inside.region.kind && want.every((w) => contentWords(r.label).includes(w)));
+    // A tab named word for word is the one meant ("Dependencies", not "Dev dependencies" beside it).
+    const exact = want.length ? named.filter((r) => contentWords(r.label).every((w) => want.includes(w))) : [];
+    if (exact.length) named = exact;
+    if (!named.some((r) => r.shown !== false)) {
+      const open = (data.regions ?? []).filter((r) => r.shown !== false).map((r) => `${r.kind} ${JSON.stringify(r.label || "(untitled)")}`);
+      const why = named.length
+        ? `that tab's panel is not shown (click the tab first)`
+        : `no ${inside.region.kind === "tab" ? "tab" : "open dialog"} of that name`;
+      throw uncertain(question, "section", inside.region.label || inside.region.kind, `${why}${open.length ? `; the page shows ${open.join(", ")}` : ""}`);
+    }
+    out.region = { ...inside.region, ...(exact.length ? { exact: true } : {}) };
+  }
   // The words that name the state are applied as a state, not read as a filter or a label.
-  let rest = found ? question.replace(found.phrase, " ") : question;
+  let rest = inside ? question.replace(inside.phrase, " ") : found ? question.replace(found.phrase, " ") : question;
   for (const re of STATE_PHRASES) {
     const m = re.exec(rest);
     if (!m) continue;
