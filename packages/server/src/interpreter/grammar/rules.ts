@@ -159,6 +159,18 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     },
   },
   {
+    verb: "click",
+    // `select "react-dom" from the suggestions`: an option of the list open on the page (an
+    // autocomplete's suggestions), clicked; the list itself names no element to look for.
+    pattern: new RegExp(
+      `^(?:select|choose|pick|click)\\s+(?:on\\s+)?(?:the\\s+)?(?:option\\s+|suggestion\\s+)?${Q}(?:\\s+(?:option|suggestion))?\\s+(?:in|from|among)\\s+(?:the\\s+)?(?:open\\s+)?` +
+        `(?:suggestions|suggestion\\s+list|list\\s+of\\s+(?:suggestions|options)|autocomplete(?:\\s+list)?|options|open\\s+list)$`,
+      "i",
+    ),
+    examples: ['select "react-dom" from the suggestions', 'pick "Lisbon" from the autocomplete'],
+    build: (m, q) => ({ verb: "click", target: { text: q[Number(m[1])]!, roles: ["option"], roleWord: "option", quoted: true } }),
+  },
+  {
     verb: "select",
     pattern: new RegExp(`^(?:select|choose|pick)\\s+(?:the\\s+)?(?:option\\s+)?${Q}(?:\\s+option)?\\s+(?:in|from|on|for)\\s+${TARGET}$`, "i"),
     examples: ['select "France" in "Country"', 'choose "Large" from the "Size" dropdown'],
