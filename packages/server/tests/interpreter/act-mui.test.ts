@@ -64,7 +64,9 @@ describe("names as the accessibility tree has them", () => {
     expect(await notPlaywrightsNames(shown.elements)).toEqual([]);
 
     expect((await act('type "ada@example.com" into the "Email" field')).target).toBe('textbox "Email"');
-    expect((await act('click the "Login" button')).target).toBe('button "Login"');
+    // Scoped by the title it shows, or by its accessible name.
+    expect((await act('type "hunter2" into "Password" in the "Sign in to npm explorer" dialog')).target).toBe('textbox "Password" in the "Sign in to npm explorer" dialog');
+    expect((await act('click the "Login" button in the "Close" dialog')).target).toBe('button "Login" in the "Close" dialog');
     expect(await log()).toBe("login ada@example.com;");
   });
 });

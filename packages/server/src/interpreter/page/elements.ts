@@ -97,7 +97,7 @@ export const inScopes = new Function(
       var a;
       if (kind === "dialog") {
         for (a = wfDialog(el); a; a = wfParent(a) ? wfDialog(wfParent(a)) : null) {
-          if (want === "" || named(wfDialogName(a), want)) return true;
+          if (want === "" || named(wfDialogName(a), want) || named(wfAccName(a), want) || named(wfDialogTitle(a), want)) return true;
         }
         return false;
       }

@@ -313,6 +313,13 @@ export const DESCRIBE_SOURCE = String.raw`
     var h = a.querySelector(WF_HEADINGS) || a.querySelector("[class*=title],[class*=Title],[class*=header],[class*=Header]");
     return h ? wfText(h) : "";
   }
+  // The title a dialog shows: its first heading (or element styled as its title) with text, which
+  // may differ from its name (a labelledby that points at a title holding only the close button).
+  function wfDialogTitle(a) {
+    var hs = a.querySelectorAll(WF_HEADINGS + ",[class*=title],[class*=Title]");
+    for (var i = 0; i < hs.length; i++) { var t = wfText(hs[i]); if (t) return t; }
+    return "";
+  }
   // Disclosure buttons (aria-expanded) name what they show: a schema browser's model, an accordion's panel.
   var wfDisclosureList = null;
   function wfDisclosures() {
