@@ -207,7 +207,7 @@ export const snapshotPageView = new Function(
       return Array.prototype.slice.call(el.childNodes);
     }
     function elementKids(el) { return kids(el).filter(function (c) { return c.nodeType === 1; }); }
-    // An ARIA listbox (not a <select>) is a container whose options are the elements: see options().
+    // An ARIA listbox (not a <select>) is a block whose options are the elements: see listbox().
     function interactive(el) { var r = role(el); return INTERACTIVE[r] === 1 && el.tagName !== "OPTION" && !(r === "listbox" && el.tagName !== "SELECT"); }
     function isListbox(el) { return el.tagName !== "SELECT" && role(el) === "listbox"; }
     function isFrame(el) { return el.tagName === "IFRAME" || el.tagName === "FRAME"; }
