@@ -14,21 +14,26 @@ import { askReply, pageOf, type RecordedRequest } from "../helpers/model-double.
 import { sessionSteps, startModelServer, type ModelServer } from "../helpers/model-server.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/model/", import.meta.url));
+/** The app fixtures the grammar's tests use too (a Material UI app as it renders). */
+const APP_FIXTURES = fileURLToPath(new URL("../fixtures/interpreter/", import.meta.url));
 
 let fixture: ModelServer;
 /** Another origin (another port) for the cross-origin frame. */
 let otherOrigin: StaticServer;
+let apps: StaticServer;
 const session = sessionSteps(() => fixture.server);
 const { act, ask } = session;
 
 beforeAll(async () => {
   fixture = await startModelServer(FIXTURES);
   otherOrigin = await startStaticServer(FIXTURES);
+  apps = await startStaticServer(APP_FIXTURES);
 });
 
 afterAll(async () => {
   await fixture?.close();
   await otherOrigin?.close();
+  await apps?.close();
 });
 
 beforeEach(async () => {
@@ -152,5 +157,35 @@ describe("shadow roots", () => {
     expect(await act("save the profile")).toMatchObject({ status: "SUCCEEDED" });
     fixture.model.script = answerIfShown("Saved Ada of Core", "Saved Ada of Core");
     expect(await ask("the profile's status message", Text)).toMatchObject({ result: { value: "Saved Ada of Core" } });
+  });
+});
+
+describe("an app as its accessibility tree has it (Material UI)", () => {
+  it("names elements as Playwright does, lists an open autocomplete's options one by one, and names the dialog by its labelledby", async () => {
+    expect(await act(`go to "${apps.url}/mui-app.html"`)).toMatchObject({ status: "SUCCEEDED" });
+    expect(await act('type "react" into "Search packages"')).toMatchObject({ status: "SUCCEEDED", interpreter: "grammar" });
+
+    fixture.model.script = answerIfShown('option "react-dom React package for working with the DOM. 18.3.1"', "react-dom");
+    expect(await ask("the package name of the second suggestion", Text)).toMatchObject({ status: "SUCCEEDED", result: { value: "react-dom" } });
+    const asked = pageOf(fixture.model.requests[0]!);
+    expect(asked).toMatch(/^listbox:\n  option "react React is a JavaScript library for building user interfaces\. 18\.3\.1"\n  option "react-dom /m);
+    // The name Playwright matches, with what CSS shows beside it.
+    expect(asked).toContain('button "Login" (shows "LOGIN")');
+    expect(asked).toContain('tab "Readme" (shows "README") (selected)');
+
+    fixture.model.script = actOn("click", "react-router Declarative routing for React 6.26.2", "option");
+    const picked = await act("pick the react-router suggestion");
+    expect(picked).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
+    expect(picked.resolved).toBe('click the "react-router Declarative routing for React 6.26.2" option');
+
+    fixture.model.script = actOn("click", "Login", "button");
+    expect(await act("open the sign-in form")).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
+    fixture.model.script = actOn("fill", "Email", "textbox", "ada@example.com");
+    expect(await act("enter ada@example.com as the email")).toMatchObject({ status: "SUCCEEDED", interpreter: "model" });
+    const signIn = pageOf(fixture.model.requests.at(-1)!);
+    expect(signIn).toMatch(/^dialog "Close":$/m);
+    expect(signIn).not.toContain("Email *");
+    // MUI hides the page behind its modal from assistive technology: the app bar is not in the view.
+    expect(signIn).not.toContain("Search packages");
   });
 });

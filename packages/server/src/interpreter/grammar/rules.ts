@@ -57,6 +57,9 @@ const Q = "«(\\d+)»";
 /** What `wait for the …` names when it means "until the page is loaded and stable", not a text. */
 const SETTLE_NOUNS = "page|site|app|application|results?|search\\s+results?|content|contents|data|list|table|everything|it|loading|spinner|request|requests|network";
 const TARGET = "(.+?)";
+/** What names the list of options open on the page rather than an element: `the suggestions`, `the autocomplete`. */
+const OPEN_LIST = "suggestions|suggestion\\s+list|list\\s+of\\s+(?:suggestions|options)|autocomplete(?:\\s+list)?|options|open\\s+list";
+const OPEN_LIST_TARGET = new RegExp(`^(?:the\\s+)?(?:open\\s+)?(?:${OPEN_LIST})$`, "i");
 
 /**
  * The grammar, in the order rules are tried: more specific rules first (`press "Enter"` before
@@ -162,7 +165,20 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
     verb: "select",
     pattern: new RegExp(`^(?:select|choose|pick)\\s+(?:the\\s+)?(?:option\\s+)?${Q}(?:\\s+option)?\\s+(?:in|from|on|for)\\s+${TARGET}$`, "i"),
     examples: ['select "France" in "Country"', 'choose "Large" from the "Size" dropdown'],
-    build: (m, q) => ({ verb: "select", option: q[Number(m[1])]!, target: parseTarget(m[2]!, q) }),
+    build: (m, q) => (OPEN_LIST_TARGET.test(m[2]!) ? undefined : { verb: "select", option: q[Number(m[1])]!, target: parseTarget(m[2]!, q) }),
+  },
+  {
+    verb: "click",
+    // `select "react-dom" from the suggestions`: an option of the list open on the page (an
+    // autocomplete's suggestions), clicked; the list itself names no element to look for. Its
+    // examples are listed with the click rule's (the first of a verb's rules leads its examples).
+    pattern: new RegExp(
+      `^(?:select|choose|pick|click)\\s+(?:on\\s+)?(?:the\\s+)?(?:option\\s+|suggestion\\s+)?${Q}(?:\\s+(?:option|suggestion))?\\s+(?:in|from|among)\\s+(?:the\\s+)?(?:open\\s+)?` +
+        `(?:${OPEN_LIST})$`,
+      "i",
+    ),
+    examples: [],
+    build: (m, q) => ({ verb: "click", target: { text: q[Number(m[1])]!, roles: ["option"], roleWord: "option", quoted: true } }),
   },
   {
     verb: "select",
@@ -321,7 +337,7 @@ export const ACT_GRAMMAR: readonly GrammarRule[] = [
   {
     verb: "click",
     pattern: new RegExp(`^(?:click|tap|press|push|hit|select|choose|follow|open|go\\s+to|activate|submit)(?:\\s+(?:on|at))?\\s+${TARGET}$`, "i"),
-    examples: ['click "Sign in"', 'click the "Save" button', 'click link "Docs"', 'click the second "Edit" button'],
+    examples: ['click "Sign in"', 'click the "Save" button', 'click link "Docs"', 'click the second "Edit" button', 'select "react-dom" from the suggestions', 'pick "Lisbon" from the autocomplete'],
     build: (m, q) => {
       const target = parseTarget(m[1]!, q);
       // `submit the form` names no element: which button submits it would be a guess. `submit "Send"` names one.

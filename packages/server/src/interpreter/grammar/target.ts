@@ -62,7 +62,7 @@ const ROLE_WORDS: ReadonlyArray<[RegExp, string[]]> = [
   [/links?|hyperlinks?/i, ["link"]],
   [/tabs?/i, ["tab"]],
   [/menu\s*items?|menu\s*entr(?:y|ies)/i, ["menuitem", "menuitemcheckbox", "menuitemradio"]],
-  [/options?/i, ["option"]],
+  [/options?|suggestions?/i, ["option"]],
   [/switch(?:es)?|toggles?/i, ["switch", "checkbox"]],
   [/images?|icons?|pictures?|logos?|img/i, ["img"]],
   [/headings?|headers?|titles?/i, ["heading"]],

@@ -13,7 +13,7 @@ import { closedComponents, closestCandidates, MIN_SIMILARITY } from "./candidate
 import { actionLocator, pick, scopePhrase, targetLabel, type FoundElement } from "./pick.js";
 import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, type AriaRole, type Strategy, type TargetPurpose } from "./strategies.js";
 import { isNavigationRace, isSettled, QUIET_MS, watchRequests } from "../page/index.js";
-import { describeElements, inScopes, nearLabelMatches, type ElementInfo } from "../page/index.js";
+import { describeElements, inScopes, leadMatches, nearLabelMatches, type ElementInfo } from "../page/index.js";
 import { similarity } from "../_text.js";
 import { TIMED_OUT, within } from "../_clock.js";
 
@@ -85,7 +85,7 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
   const clicky = purpose === "click" || purpose === "any" || purpose === "scroll";
   const tiers = TIERS.filter((t) => (clicky ? t !== "substring" : t !== "prefix"));
   for (const tier of tiers) {
-    let strategies = hinted ? (["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute", "near"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    let strategies = hinted ? (["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute", "near", "lead"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
     // A prefix names clickable elements only (`click "json"` for "json — JSON encoder and decoder",
     // `click "Archive done"` for "Archive done (3)"), never a field.
     const tierRoles = tier === "prefix" ? roles.filter((r) => CLICKABLE.has(r)) : roles;
@@ -108,9 +108,13 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
         let infos = described;
         if (strategy === "text") textShown = hinted ? undefined : infos.length > 0;
         if (strategy === "near" && infos.length) {
-          const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact"] as [string, boolean]);
+          const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact", tier === "substring"] as [string, boolean, boolean]);
           // An unnamed control stands for the text beside it.
           infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
+        }
+        if (strategy === "lead" && infos.length) {
+          const lead = await loc.evaluateAll(leadMatches, [target.text, tier !== "exact"] as [string, boolean]);
+          infos = infos.map((info, i) => (lead[i] ? info : { ...info, outOfScope: true }));
         }
         if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
         let chosen = -1;

@@ -39,13 +39,15 @@ export const PURPOSE_ROLES: Record<TargetPurpose, AriaRole[]> = {
 
 /**
  * `near`: a form control whose row, item or term beside it shows the text (below true accessible
- * names). `shown`: a clickable element whose visible text is the text while its accessible name
- * says something else (`<button aria-label="Apply settings"><span>Save</span></button>`).
+ * names; a field's description when it has no name). `shown`: a clickable element whose visible
+ * text is the text while its accessible name says something else (`<button aria-label="Apply
+ * settings"><span>Save</span></button>`). `lead`: an option or item whose first line is the text
+ * (an autocomplete's suggestion "react-dom" over its description and version).
  */
-export type Strategy = "role" | "label" | "placeholder" | "text" | "shown" | "alt" | "title" | "attribute" | "near";
+export type Strategy = "role" | "label" | "placeholder" | "text" | "shown" | "alt" | "title" | "attribute" | "near" | "lead";
 /** The strategies tried, in order, when the instruction names no role, by what the target is for. */
 export const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
-  click: ["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute"],
+  click: ["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute", "lead"],
   any: ["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute"],
   scroll: ["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute"],
   fill: ["role", "label", "placeholder", "title", "attribute", "near"],
@@ -57,6 +59,8 @@ export const PURPOSE_STRATEGIES: Record<TargetPurpose, Strategy[]> = {
 
 /** Roles whose name a click may give by its start (the `prefix` tier): `"Archive done"` for "Archive done (3)". */
 export const CLICKABLE = new Set<AriaRole>(["link", "button", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "treeitem"]);
+/** Roles of the entries of a list, named by the line they lead with (the `lead` strategy). */
+const LEAD_ROLES = new Set<AriaRole>(["option", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem"]);
 /** Roles whose visible text may differ from their accessible name and still name them (the `shown` strategy). */
 const SHOWN_ROLES = new Set<AriaRole>(["button", "link", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "treeitem", "switch"]);
 
@@ -171,9 +175,16 @@ export function strategyLocator(page: Page | FrameLocator, strategy: Strategy, t
     case "title":
       loc = page.getByTitle(value, { exact });
       break;
-    case "near": {
-      // Every form control of the roles; tryOnce keeps those whose nearby text matches.
+    case "lead": {
+      // Every entry of the roles; tryOnce keeps those whose first line matches.
       if (tier !== "exact" && tier !== "whole") return undefined;
+      const entries = roles.filter((r) => LEAD_ROLES.has(r));
+      return entries.length ? entries.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b)) : undefined;
+    }
+    case "near": {
+      // Every form control of the roles; tryOnce keeps those whose nearby text matches (at the
+      // substring tier, those whose description holds the text's words).
+      if (tier === "prefix") return undefined;
       const controls = roles.filter((r) => FORM_CONTROLS.has(r));
       return controls.length ? controls.map((r) => page.getByRole(r)).reduce((a, b) => a.or(b)) : undefined;
     }

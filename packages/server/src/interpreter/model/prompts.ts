@@ -12,10 +12,12 @@ const PAGE_BLOCKS =
 const PAGE_REDUCED = 'A page too long for the prompt is shortened to the parts most relevant to the step; "… (N lines omitted)" marks what was left out.';
 export const ASK_PAGE_FORMAT =
   PAGE_BLOCKS +
-  'Interactive elements are written `role "accessible name"`, then their state: ` = "current value"`, `(checked)`, `options: …`, and `→ target` after links when the question is about links. ' +
+  'Interactive elements are written `role "accessible name"`, then `(shows "…")` when the text they show differs from that name, then their state: ` = "current value"`, `(checked)`, `options: …`, and `→ target` after links when the question is about links; an open list\'s options each on a line under its `listbox:` line. ' +
   PAGE_REDUCED;
 const ACT_PAGE_FORMAT =
-  PAGE_BLOCKS + 'Interactive elements are written `[eN] role "accessible name"` (`[f1e3]` inside the first iframe), then their state: ` = "current value"`, `(checked)`, `options: …`. ' + PAGE_REDUCED;
+  PAGE_BLOCKS +
+  'Interactive elements are written `[eN] role "accessible name"` (`[f1e3]` inside the first iframe), then `(shows "…")` when the text they show differs from that name, then their state: ` = "current value"`, `(checked)`, `options: …`; an open list\'s options each on a line under its `listbox:` line. ' +
+  PAGE_REDUCED;
 
 /** System prompt of an ASK. */
 export const ASK_SYSTEM_PROMPT = [

@@ -97,7 +97,7 @@ export const inScopes = new Function(
       var a;
       if (kind === "dialog") {
         for (a = wfDialog(el); a; a = wfParent(a) ? wfDialog(wfParent(a)) : null) {
-          if (want === "" || named(wfDialogName(a), want)) return true;
+          if (want === "" || named(wfDialogName(a), want) || named(wfAccName(a), want) || named(wfDialogTitle(a), want)) return true;
         }
         return false;
       }
@@ -152,15 +152,26 @@ export const inScopes = new Function(
 )() as (elements: Element[], scopes: ScopeArg[]) => boolean[];
 
 /**
- * For each control, whether the text written beside it (not on it) is `text`: its row's first cell
- * or `<th>`, the `<dt>` before its `<dd>`, or its item's own words (a sibling `<label>` without
- * `for`, a `<span>`) — `loose`: compared folded (case, whitespace, dashes, quotes).
+ * For each control, whether the text written beside it (not on it) is `text`: the description of a
+ * control without a name (`aria-describedby`: a field's helper line), its row's first cell or
+ * `<th>`, the `<dt>` before its `<dd>`, or its item's own words (a sibling `<label>` without `for`,
+ * a `<span>`) — `loose`: compared folded (case, whitespace, dashes, quotes); `words`: only the
+ * description, holding the text's words whole within it ("filter packages" in "Filter packages by name").
  */
 export const nearLabelMatches = new Function(
   String.raw`return function (els, arg) {${DESCRIBE_SOURCE}
     var want = arg[1] ? wfFold(arg[0]) : arg[0].trim();
     function same(t) { return t && (arg[1] ? wfFold(t) === want : t.replace(/\s+/g, " ").trim() === want); }
+    // Words of the text, whole, inside a longer one ("filter packages" in "Filter packages by name").
+    function within(t) { return Boolean(t) && (" " + wfFold(t).replace(/[^a-z0-9\u00c0-\uffff]+/g, " ") + " ").indexOf(" " + want.replace(/[^a-z0-9\u00c0-\uffff]+/g, " ").trim() + " ") >= 0; }
     return els.map(function (c) {
+      // Its description (aria-describedby): the helper line of a field that has no label.
+      var by = c.getAttribute("aria-describedby");
+      if (by && !wfAccName(c)) {
+        var described = by.split(/\s+/).map(function (id) { var d = id ? wfById(c, id) : null; return d ? wfText(d) : ""; }).join(" ");
+        if (arg[2] ? within(described) : same(described)) return true;
+      }
+      if (arg[2]) return false;
       var row = wfClosest(c, "tr,[role=row]");
       if (row) {
         var cells = row.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader]");
@@ -176,6 +187,21 @@ export const nearLabelMatches = new Function(
         if (same(wfItemText(parent))) return true;
       }
       return false;
+    });
+  }`,
+)() as (elements: Element[], arg: [text: string, loose: boolean, words: boolean]) => boolean[];
+
+/**
+ * For each element (an option, a menu item), whether the first line it shows is `text`: the name an
+ * autocomplete's suggestion leads with ("react-dom" of "react-dom / React package for the DOM /
+ * 18.3.1"). `loose`: compared folded (case, whitespace, dashes, quotes).
+ */
+export const leadMatches = new Function(
+  String.raw`return function (els, arg) {${DESCRIBE_SOURCE}
+    var want = arg[1] ? wfFold(arg[0]) : arg[0].trim();
+    return els.map(function (c) {
+      var first = ((c.innerText !== undefined ? c.innerText : c.textContent) || "").split("\n").map(function (l) { return l.replace(/\s+/g, " ").trim(); }).filter(Boolean)[0] || "";
+      return Boolean(first) && (arg[1] ? wfFold(first) === want : first === want);
     });
   }`,
 )() as (elements: Element[], arg: [text: string, loose: boolean]) => boolean[];

@@ -14,7 +14,8 @@ export const VIEW_ROLE_SOURCE = String.raw`
     var r = wfRole(el);
     if (r === "text" || r === "generic") {
       if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
-      if (el.hasAttribute("onclick") || (el.tabIndex >= 0 && el.hasAttribute("tabindex"))) return "button";
+      // Focusable or with a click handler, and showing something: an empty focusable div is a focus trap's sentinel.
+      if ((el.hasAttribute("onclick") || (el.tabIndex >= 0 && el.hasAttribute("tabindex"))) && (el.firstChild || el.hasAttribute("aria-label"))) return "button";
     }
     return r;
   }

@@ -8,7 +8,7 @@
  * built from a string keeps its source as written, which is what Playwright sends to the browser.
  */
 export { DESCRIBE_SOURCE } from "./source.js";
-export { describeElements, inScopes, listSelectOptions, nearLabelMatches, scrollPage } from "./elements.js";
+export { describeElements, inScopes, leadMatches, listSelectOptions, nearLabelMatches, scrollPage } from "./elements.js";
 export type { ElementInfo } from "./elements.js";
 export { extractPageJson } from "./extract.js";
 export { elementFacts } from "./facts.js";

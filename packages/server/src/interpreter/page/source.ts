@@ -106,27 +106,112 @@ export const DESCRIBE_SOURCE = String.raw`
   function wfText(el) {
     return ((el.innerText !== undefined ? el.innerText : el.textContent) || "").replace(/\s+/g, " ").trim();
   }
-  function wfName(el) {
+  // Roles whose accessible name comes from their author only (aria-label, aria-labelledby, a
+  // native label), never from their content (WAI-ARIA 1.2): a listbox is not named by its options.
+  var WF_AUTHOR_NAMED = { alert: 1, alertdialog: 1, application: 1, article: 1, banner: 1, combobox: 1, complementary: 1, contentinfo: 1, dialog: 1,
+    document: 1, feed: 1, figure: 1, form: 1, grid: 1, group: 1, list: 1, listbox: 1, log: 1, main: 1, marquee: 1, math: 1, menu: 1, menubar: 1,
+    meter: 1, navigation: 1, note: 1, progressbar: 1, radiogroup: 1, region: 1, scrollbar: 1, search: 1, searchbox: 1, separator: 1, slider: 1,
+    spinbutton: 1, status: 1, table: 1, tablist: 1, tabpanel: 1, textbox: 1, timer: 1, toolbar: 1, tree: 1, treegrid: 1 };
+  // Hidden from the accessibility tree on its own account: aria-hidden, display: none, visibility: hidden.
+  function wfAriaHidden(el) {
+    if (el.getAttribute("aria-hidden") === "true") return true;
+    if (el.tagName === "SLOT") return false;
+    var st = getComputedStyle(el);
+    return st.display === "none" || st.visibility === "hidden" || st.visibility === "collapse";
+  }
+  // CSS generated content (::before/::after) that is text, as accessible names count it.
+  function wfPseudo(el, which) {
+    var c = getComputedStyle(el, which).content;
+    if (!c || c === "none" || c === "normal" || c.charAt(0) !== '"') return "";
+    try { return JSON.parse(c).replace(/[\uE000-\uF8FF]/g, ""); } catch (e) { return ""; }
+  }
+  // The text an element contributes to a name computed from content (accname "name from content"):
+  // its text nodes as written (no CSS text-transform), its children's own names (aria-label, alt),
+  // what is hidden left out (unless hiddenOk: a hidden element referenced by aria-labelledby), blocks
+  // set apart by spaces. visited guards against loops of references.
+  function wfNameFrom(el, visited, hiddenOk, inLabelledBy) {
+    var out = wfPseudo(el, "::before");
+    var list = el.shadowRoot ? el.shadowRoot.childNodes : el.tagName === "SLOT" ? (el.assignedNodes({ flatten: true }).length ? el.assignedNodes({ flatten: true }) : el.childNodes) : el.childNodes;
+    for (var i = 0; i < list.length; i++) {
+      var c = list[i];
+      if (c.nodeType === 3) { out += c.nodeValue; continue; }
+      if (c.nodeType !== 1 || /^(SCRIPT|STYLE|TEMPLATE|NOSCRIPT)$/.test(c.tagName)) continue;
+      if (!hiddenOk && wfAriaHidden(c)) continue;
+      var part = wfNamePart(c, visited, hiddenOk, inLabelledBy);
+      var d = c.tagName === "SLOT" ? "contents" : getComputedStyle(c).display;
+      out += /^(inline|contents)$/.test(d) || c.tagName === "BR" ? part : " " + part + " ";
+    }
+    return out + wfPseudo(el, "::after");
+  }
+  // A descendant's (or a referenced element's) part of a name: its aria-labelledby (outside a
+  // labelledby walk), aria-label, an embedded control's value, alt text, else its content.
+  function wfNamePart(el, visited, hiddenOk, inLabelledBy) {
+    if (visited.indexOf(el) >= 0) return "";
+    visited.push(el);
+    var by = el.getAttribute("aria-labelledby");
+    if (by && !inLabelledBy) {
+      var refs = by.split(/\s+/).map(function (id) { var r = id ? wfById(el, id) : null; return r ? wfNamePart(r, visited, wfAriaHidden(r), true) : ""; });
+      var joined = refs.join(" ").replace(/\s+/g, " ").trim();
+      if (joined) return joined;
+    }
     var aria = el.getAttribute("aria-label");
-    if (aria && aria.trim()) return aria.trim();
+    if (aria && aria.trim()) return aria;
+    var tag = el.tagName;
+    if (tag === "INPUT") {
+      var type = (el.getAttribute("type") || "text").toLowerCase();
+      if (type === "button" || type === "submit" || type === "reset") return el.value || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+      if (type === "image") return el.getAttribute("alt") || el.value || "";
+      if (type === "checkbox" || type === "radio" || type === "file" || type === "hidden") return "";
+      return el.value || "";
+    }
+    if (tag === "TEXTAREA") return el.value || "";
+    if (tag === "SELECT") return Array.prototype.filter.call(el.options, function (o) { return o.selected; }).map(function (o) { return o.textContent; }).join(" ");
+    if (tag === "IMG" || tag === "AREA") return el.getAttribute("alt") || el.getAttribute("title") || "";
+    var r = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
+    if (r === "textbox" || r === "searchbox") return el.textContent || "";
+    var own = wfNameFrom(el, visited, hiddenOk, inLabelledBy);
+    if (own.replace(/\s+/g, "")) return own;
+    return el.getAttribute("title") || "";
+  }
+  // The accessible name as Playwright's getByRole computes it (and Chromium, but for CSS
+  // text-transform, which Chromium applies and Playwright does not): aria-labelledby, aria-label,
+  // native labels (a <label>, alt, legend, caption, a button's value), content for the roles named
+  // from it, title. Whitespace folded, not clipped.
+  function wfAccName(el) {
+    wfFromContent = false;
+    var visited = [el];
+    var fold = function (s) { return (s || "").replace(/\s+/g, " ").trim(); };
     var by = el.getAttribute("aria-labelledby");
     if (by) {
-      var parts = by.split(/\s+/).map(function (id) { var r = wfById(el, id); return r ? wfText(r) : ""; }).filter(Boolean);
+      var parts = by.split(/\s+/).map(function (id) { var r = id ? wfById(el, id) : null; return r ? fold(r === el ? wfNameFrom(r, visited, false, true) : wfNamePart(r, visited, wfAriaHidden(r), true)) : ""; }).filter(Boolean);
       if (parts.length) return parts.join(" ");
     }
+    var aria = el.getAttribute("aria-label");
+    if (aria && aria.trim()) return fold(aria);
     var tag = el.tagName.toLowerCase();
+    var type = tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : "";
+    if (tag === "input" && (type === "button" || type === "submit" || type === "reset")) return fold(el.value) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
     if (el.labels && el.labels.length && tag !== "button") {
-      var texts = Array.prototype.map.call(el.labels, function (l) { return wfText(l); }).filter(Boolean);
+      var texts = Array.prototype.map.call(el.labels, function (l) { return fold(wfNamePart(l, visited, false, false)); }).filter(Boolean);
       if (texts.length) return texts.join(" ");
     }
-    if (tag === "img" || (tag === "input" && el.type === "image")) { if (el.getAttribute("alt")) return el.getAttribute("alt").trim(); }
-    if (tag === "input" && (el.type === "button" || el.type === "submit" || el.type === "reset")) return el.value || el.type;
-    if (tag === "input" || tag === "textarea" || tag === "select") {
-      return (el.getAttribute("title") || el.getAttribute("placeholder") || el.getAttribute("name") || "").trim();
-    }
-    var text = wfText(el);
-    if (text) return text.length > 80 ? text.slice(0, 77) + "…" : text;
-    return (el.getAttribute("title") || el.getAttribute("alt") || "").trim();
+    if (tag === "img" || tag === "area" || (tag === "input" && type === "image")) { var alt = fold(el.getAttribute("alt")); if (alt) return alt; }
+    if (tag === "fieldset") { var lg = el.querySelector(":scope > legend"); if (lg) { var l = fold(wfNameFrom(lg, visited, false, false)); if (l) return l; } }
+    if (tag === "table" && el.caption) { var cap = fold(wfNameFrom(el.caption, visited, false, false)); if (cap) return cap; }
+    if (tag === "input" || tag === "textarea" || tag === "select") return fold(el.getAttribute("title") || el.getAttribute("placeholder") || "");
+    if (!WF_AUTHOR_NAMED[wfRole(el)]) { var text = fold(wfNameFrom(el, visited, false, false)); if (text) { wfFromContent = true; return text; } }
+    return fold(el.getAttribute("title") || "");
+  }
+  // Set by wfAccName when the name it returned came from the element's content.
+  var wfFromContent = false;
+  function wfName(el) {
+    var name = wfAccName(el);
+    var tag = el.tagName.toLowerCase();
+    // A field without an accessible name still says what it is for by its name attribute.
+    if (!name && (tag === "input" || tag === "textarea" || tag === "select")) return (el.getAttribute("name") || "").trim();
+    if (!name) return (el.getAttribute("alt") || "").trim();
+    // A name read from content (a long link, a card) is clipped for messages; an author's name is kept whole.
+    return wfFromContent && name.length > 80 ? name.slice(0, 77) + "…" : name;
   }
   // Text folded for loose comparison: case, whitespace, dashes, quotes, a leading section number.
   function wfFold(t) {
@@ -227,6 +312,13 @@ export const DESCRIBE_SOURCE = String.raw`
     if (own) return own;
     var h = a.querySelector(WF_HEADINGS) || a.querySelector("[class*=title],[class*=Title],[class*=header],[class*=Header]");
     return h ? wfText(h) : "";
+  }
+  // The title a dialog shows: its first heading (or element styled as its title) with text, which
+  // may differ from its name (a labelledby that points at a title holding only the close button).
+  function wfDialogTitle(a) {
+    var hs = a.querySelectorAll(WF_HEADINGS + ",[class*=title],[class*=Title]");
+    for (var i = 0; i < hs.length; i++) { var t = wfText(hs[i]); if (t) return t; }
+    return "";
   }
   // Disclosure buttons (aria-expanded) name what they show: a schema browser's model, an accordion's panel.
   var wfDisclosureList = null;

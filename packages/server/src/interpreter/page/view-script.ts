@@ -207,7 +207,9 @@ export const snapshotPageView = new Function(
       return Array.prototype.slice.call(el.childNodes);
     }
     function elementKids(el) { return kids(el).filter(function (c) { return c.nodeType === 1; }); }
-    function interactive(el) { return INTERACTIVE[role(el)] === 1 && el.tagName !== "OPTION"; }
+    // An ARIA listbox (not a <select>) is a block whose options are the elements: see listbox().
+    function interactive(el) { var r = role(el); return INTERACTIVE[r] === 1 && el.tagName !== "OPTION" && !(r === "listbox" && el.tagName !== "SELECT"); }
+    function isListbox(el) { return el.tagName !== "SELECT" && role(el) === "listbox"; }
     function isFrame(el) { return el.tagName === "IFRAME" || el.tagName === "FRAME"; }
     function ownBlock(el) {
       if (el.tagName === "SLOT" || style(el).display === "contents") return false;
@@ -261,6 +263,18 @@ export const snapshotPageView = new Function(
       elements.push({ ref: ref, role: r, name: name, selector: cssPath(el), frames: [], facts: facts });
       var s = EO + ref + EC + mk((opts.refs ? "[" + ref + "] " : "") + r + (name ? " " : "")) + (name ? q(name, 300) : "");
       var tag = el.tagName;
+      // What it shows, when that is not its name (CSS text-transform, an aria-label over other words, aria-hidden text).
+      var field = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable || r === "listbox" || r === "combobox" || r === "textbox" || r === "searchbox";
+      if (!field) {
+        var shows = norm(wfText(el));
+        var clipped = name.length > 1 && name.charAt(name.length - 1) === "…" && shows.indexOf(name.slice(0, -1)) === 0;
+        if (shows && shows !== name && !clipped) s += mk(" (shows ") + q(shows, 80) + mk(")");
+      }
+      // A field without a name: the text that describes it (a helper line tied by aria-describedby), after its value.
+      var described = "";
+      if (field && !name && el.getAttribute("aria-describedby")) {
+        described = norm(el.getAttribute("aria-describedby").split(/\s+/).map(function (id) { var d = id ? wfById(el, id) : null; return d ? wfText(d) : ""; }).join(" "));
+      }
       if (tag === "INPUT" || tag === "TEXTAREA") {
         var type = (el.type || "").toLowerCase();
         if (type === "checkbox" || type === "radio") s += mk(el.checked ? " (checked)" : " (not checked)");
@@ -294,6 +308,7 @@ export const snapshotPageView = new Function(
           if (!/^javascript:/i.test(href)) s += mk(" → ") + (href.length > 300 ? mk(clip(href, 300)) : LO + href + LC);
         }
       }
+      if (described) s += mk(" description ") + q(described, 200);
       if (facts.disabled) s += mk(" (disabled)");
       else if (facts.readOnly) s += mk(" (read-only)");
       return s + EO + EC;
@@ -392,11 +407,31 @@ export const snapshotPageView = new Function(
       }
       if (caption) depth--;
     }
+    // An ARIA listbox (an autocomplete's suggestions, a custom dropdown's list): its line, then each
+    // option on a line of its own under it (groups' labels as lines), each option an element.
+    function listbox(el) {
+      push(control(el) + mk(":"));
+      depth++;
+      (function options(n) {
+        var list = elementKids(n);
+        for (var k = 0; k < list.length; k++) {
+          var c = list[k];
+          if (SKIP[c.tagName] || hidden(c)) continue;
+          if (interactive(c)) push(control(c));
+          else if (isListbox(c)) listbox(c);
+          else if (elementKids(c).some(function (g) { return interactive(g) || elementKids(g).length; })) options(c);
+          else push(inline(c));
+        }
+      })(el);
+      depth--;
+    }
     function list(el) {
       var items = elementKids(el);
       for (var k = 0; k < items.length; k++) {
         var li = items[k];
         if (hidden(li) || SKIP[li.tagName]) continue;
+        // A menu's item, a tree's item: an element, not a list item's words.
+        if (interactive(li)) { push(control(li)); continue; }
         if (li.tagName !== "LI" && li.getAttribute("role") !== "listitem") { walk(li); continue; }
         item(li);
       }
@@ -468,6 +503,7 @@ export const snapshotPageView = new Function(
         return;
       }
       if (interactive(el)) { push(control(el)); return; }
+      if (isListbox(el)) { listbox(el); return; }
       if (/^H[1-6]$/.test(tag) || r === "heading") {
         var level = /^H[1-6]$/.test(tag) ? Number(tag[1]) : Number(el.getAttribute("aria-level") || 2);
         push(mk(new Array(level + 1).join("#") + " ") + inline(el), level);
