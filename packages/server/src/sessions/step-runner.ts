@@ -292,7 +292,7 @@ export function secretsOf(input: StepInput): string[] {
 }
 
 /** The fields of an interpreter's {@link StepReport} a step record keeps, with the step's downloads and dialogs (redacted with them). */
-function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced" | "replayed" | "downloads" | "dialogs"> {
+function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced" | "replayed" | "settle" | "downloads" | "dialogs"> {
   return {
     ...(step.downloads ? { downloads: step.downloads } : {}),
     ...(step.dialogs ? { dialogs: step.dialogs } : {}),
@@ -301,6 +301,7 @@ function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "i
     ...(report.usage ? { usage: { ...report.usage } } : {}),
     ...(report.pageReduced ? { pageReduced: true } : {}),
     ...(report.replayed ? { replayed: true } : {}),
+    ...(report.settle ? { settle: { ...report.settle } } : {}),
   };
 }
 

@@ -28,6 +28,7 @@ export function toStepStatus(step: StepRecord): StepStatus {
     usage: step.usage ?? null,
     ...(step.pageReduced ? { pageReduced: true } : {}),
     ...(step.replayed ? { replayed: true } : {}),
+    ...(step.settle ? { settle: step.settle } : {}),
     ...(step.downloads?.length ? { downloads: step.downloads } : {}),
     ...(step.dialogs?.length ? { dialogs: step.dialogs } : {}),
   };
