@@ -94,7 +94,7 @@ describe("the grammar reads what the app renders after the step began", () => {
 
   it("reads again a list a page renders by timers, in chunks, until it is complete", async () => {
     expect(await act(`go to "${app()}"`)).toMatchObject({ status: "SUCCEEDED" });
-    // No request: a spinner, then the rows two at a time, 250 ms after the click and 150 ms apart.
+    // No request: a spinner, then the rows two at a time, 300 ms after the click and 350 ms apart.
     expect(await act('click "Recently updated"')).toMatchObject({ status: "SUCCEEDED" });
     const Recent = z.object({ packages: z.array(z.object({ package: z.string(), updated: z.string() })) });
     const step = await ask("the recently updated packages", Recent);
