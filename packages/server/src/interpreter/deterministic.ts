@@ -102,7 +102,7 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         // Whether the page changed during the step: then an answer waits for it to stay quiet.
         let changing = false;
         const settle = async () => {
-          const outcome = await settleBeforeRead(page, Math.min(settleMs, clock.left()));
+          const outcome = await settleBeforeRead(page, Math.min(settleMs, clock.left() / 2));
           capped = outcome.capReached;
           changing ||= outcome.waited;
           recordSettle(context.report, outcome);

@@ -54,8 +54,9 @@ export async function pollCheck(
   const clock = new StepClock(context.timeoutMs, context.signal);
   const deadline = Date.now() + context.checkTimeoutMs;
   return clock.guard(async () => {
-    // The first evaluation sees the page once it has settled (its requests, a quiet DOM), capped.
-    const settleMs = Math.min(context.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS, clock.left());
+    // The first evaluation sees the page once it has settled (its requests, a quiet DOM), capped, and
+    // within half the step's time left: the rest is the statement's.
+    const settleMs = Math.min(context.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS, clock.left() / 2);
     recordSettle(context.report, await settleBeforeRead(context.page, settleMs));
     for (let attempts = 1; ; attempts++) {
       const verdict = await evaluate(clock);

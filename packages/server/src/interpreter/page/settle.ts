@@ -138,7 +138,7 @@ const LISTED_REQUESTS = 5;
  */
 export async function settleBeforeRead(page: Page, capMs: number): Promise<SettleOutcome> {
   const started = Date.now();
-  const deadline = started + Math.max(0, capMs);
+  const deadline = started + Math.max(0, Math.floor(capMs));
   const left = () => Math.max(1, deadline - Date.now());
   const longLivedMs = Math.max(1, capMs / 2);
   watchQuiet(page);

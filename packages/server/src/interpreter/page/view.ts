@@ -85,14 +85,14 @@ const MAX_FRAMES = 20;
 /** Longest a frame may take to be read, in ms: a cross-origin frame still loading is shown as a marker, not waited for. */
 const FRAME_READ_MS = 1_500;
 /**
- * Reads the page as the model sees it: waits (at most `quietMs`) until it has settled (loaded, its
+ * Reads the page as the model sees it: waits (at most `quietMs`, and half the time left) until it has settled (loaded, its
  * own requests done, DOM unchanged for 100 ms since its last change, all measured by events:
  * `settleBeforeRead`), reads the
  * main frame and every iframe in it (same-origin and cross-origin, nested; at most 20), stitches
  * each frame's lines in where its iframe sits, and renders the whole under the budget.
  */
 export async function readPageView(page: Page, options: PageViewOptions, timeLeftMs: () => number): Promise<PageView> {
-  const settle = await settleBeforeRead(page, Math.min(options.quietMs ?? DEFAULT_SETTLE_TIMEOUT_MS, timeLeftMs()));
+  const settle = await settleBeforeRead(page, Math.min(options.quietMs ?? DEFAULT_SETTLE_TIMEOUT_MS, timeLeftMs() / 2));
   const linkUrls = options.linkTargets ?? (options.purpose === "ask" && wantsLinkTargets(options.query));
   const read = () => readFrames(page, { linkUrls, refs: options.purpose === "act" }, () => Math.max(1, timeLeftMs()));
   // A page that navigates while it is read destroys the evaluation: read it again once.
