@@ -139,6 +139,8 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         let previous: string | undefined;
         try {
           await settle();
+          // A page that changed within QUIET_MS (a click's re-render, rows between two batches) may still be changing.
+          changing ||= (await domQuietForMs(page)) < QUIET_MS;
           for (;;) {
             const stamp = await domStamp(page);
             reads += 1;
