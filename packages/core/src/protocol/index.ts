@@ -528,6 +528,19 @@ export const StepDialog = z.object({
 });
 export type StepDialog = z.infer<typeof StepDialog>;
 
+/** How long a step waited for the page to settle before it read it (ours): see the server README, "How it runs steps". */
+export const StepSettle = z.object({
+  waitedMs: z.number().int().nonnegative().describe("How long the step waited for the page's requests and a quiet DOM before reading it, in ms (summed over its waits)."),
+  capReached: z
+    .boolean()
+    .describe("True when the wait reached its cap (the server's settleTimeoutMs) with requests in flight or the DOM still changing: the page was read as it was then. Not a failure."),
+  pending: z.array(z.string()).describe("Requests still in flight at the cap (`GET http://host/path`, no query string), at most 5."),
+  longLived: z
+    .array(z.string())
+    .describe("Requests in flight that were not waited for because they stay open: EventSource, WebSocket, and requests open longer than half the cap (long-polls, streams); at most 5."),
+});
+export type StepSettle = z.infer<typeof StepSettle>;
+
 /** Body of `GET /workflow/step/status/{stepId}`. */
 export const StepStatus = z.object({
   stepId: z.string(),
@@ -567,6 +580,9 @@ export const StepStatus = z.object({
     "ASK the model answered: a read recipe that reproduced its answer exactly on the same page (verified before it is given), for an action lock to replay with no model.",
   ),
   noRecipe: z.string().optional().describe("ASK the model answered with no `recipe`: why none reproduces its answer (e.g. the answer needs judgement)."),
+  settle: StepSettle.optional().describe(
+    "How the step waited for the page to settle before it read it (an ASK, a check, a model's view of the page). Absent when it waited for nothing: the page was quiet.",
+  ),
   downloads: z
     .array(StepDownload)
     .optional()

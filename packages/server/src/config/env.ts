@@ -124,6 +124,13 @@ const FIELDS = {
   WF_BLOCK_PRIVATE_NETWORKS: () => flag("Refuse every request of a session's browser to loopback, private and link-local addresses. Default false."),
   WF_WRITE_LOCKS: () => flag("Stored runs record and heal the action lock beside each workflow file. Default false."),
   WF_FROZEN_LOCKS: () => flag("Stored runs replay the action lock frozen (no model call for a missing entry). Default false."),
+  WF_SETTLE_TIMEOUT_MS: () =>
+    whole(
+      "Longest wait for the page to settle (its own requests, then a quiet DOM) before a step reads it; long-lived requests are not waited for; reaching it is reported in the step. 0 reads at once. Default 3000.",
+      "milliseconds",
+      0,
+      3000,
+    ),
   WF_UPLOAD_ROOT: () => text("Folder `upload` steps resolve paths under. Default the working directory.", "uploads"),
   WF_MODEL_RESPONSE_FORMAT: () => oneOf("How model answers are constrained. Default json_schema.", RESPONSE_FORMATS),
   WF_MODEL_TEMPERATURE: () => decimal("Sampling temperature of the model. Default 0.", "temperature", 0, false),

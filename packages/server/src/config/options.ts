@@ -10,7 +10,7 @@ import { resolve as resolvePath } from "node:path";
 import type { FastifyServerOptions } from "fastify";
 import { WfError } from "@wf/core";
 import { playwrightChromiumPath } from "../browser/host.js";
-import type { StepInterpreter } from "../interpreter/index.js";
+import { DEFAULT_SETTLE_TIMEOUT_MS, type StepInterpreter } from "../interpreter/index.js";
 import type { BeforeCommit } from "../store/sql-store.js";
 import type { PgliteWasmTier } from "../store/drivers.js";
 import { resolveLogger } from "../observability/logging.js";
@@ -155,6 +155,15 @@ export interface ServerOptions {
   /** Folder that `upload "file" to "field"` resolves paths under; paths outside are refused. Env `WF_UPLOAD_ROOT`. @default the working directory */
   uploadRoot?: string;
   /**
+   * Longest wait, in ms, for the page to settle before a step reads it (before an ASK reads, a check
+   * evaluates, a model is shown the page): until the page's own requests (fetch, XHR, scripts) have
+   * ended, then no DOM change for 100 ms. Requests that stay open (EventSource, WebSocket, requests
+   * open longer than half of this: long-polls) are not waited for; reaching it is reported in the
+   * step (`settle.capReached`), not failed. 0 reads the page as it is. Env `WF_SETTLE_TIMEOUT_MS`.
+   * @default 3_000
+   */
+  settleTimeoutMs?: number;
+  /**
    * The model that runs free-form steps, as the endpoint names it (`gpt-4.1-mini`, `qwen2.5:7b`).
    * When set, an ACT the grammar cannot carry out goes to the model, and every ASK does; unset,
    * only the grammar runs and no model is ever called. Env `WF_MODEL`. @default undefined
@@ -279,6 +288,7 @@ export interface ResolvedServerOptions {
   importModule: ((path: string) => Promise<unknown>) | undefined;
   proxyUrl: string | undefined;
   allowFileUrls: boolean;
+  settleTimeoutMs: number;
   blockPrivateNetworks: boolean;
   writeLocks: boolean;
   frozenLocks: boolean;
@@ -376,6 +386,7 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
     importModule: options.importModule,
     proxyUrl: options.proxyUrl ?? vars.WF_PROXY_URL,
     allowFileUrls: options.allowFileUrls ?? vars.WF_ALLOW_FILE_URLS ?? false,
+    settleTimeoutMs: resolveSettleTimeout(options.settleTimeoutMs ?? vars.WF_SETTLE_TIMEOUT_MS ?? DEFAULT_SETTLE_TIMEOUT_MS),
     blockPrivateNetworks: options.blockPrivateNetworks ?? vars.WF_BLOCK_PRIVATE_NETWORKS ?? false,
     writeLocks,
     frozenLocks,
@@ -398,6 +409,11 @@ export function resolveServerOptions(options: ServerOptions = {}, env: NodeJS.Pr
 /** `<host name>-<8 hex of the data folder's path>`: the same server keeps its name across restarts; two data folders on one machine are two instances. */
 function defaultInstanceId(dataDir: string): string {
   return `${hostname()}-${createHash("sha256").update(dataDir).digest("hex").slice(0, 8)}`;
+}
+
+function resolveSettleTimeout(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 0) throw new WfError("WF_CONFIG_INVALID", `WF_SETTLE_TIMEOUT_MS must be a whole number of milliseconds, 0 or more (e.g. 3000), got ${ms}.`);
+  return ms;
 }
 
 function resolveRetentionDays(days: number | undefined): number | undefined {
@@ -448,7 +464,7 @@ const SERVER_ENV = [
   "WF_HOST", "WF_PORT", "WF_API_KEYS", "WF_DATA_DIR", "WF_DATABASE_URL", "WF_RETENTION_DAYS", "WF_CHROMIUM_PATH", "WF_BROWSER_ENDPOINT",
   "WF_HEADED", "WF_SLOW_MO_MS", "WF_MAX_SESSIONS", "WF_IDLE_TIMEOUT_MS", "WF_STEP_TIMEOUT_MS", "WF_BODY_LIMIT_BYTES", "WF_MAX_DOWNLOAD_BYTES", "WF_METRICS", "WF_METRICS_TOKEN", "WF_REQUEST_TIMEOUT_MS",
   "WF_CONNECTION_TIMEOUT_MS", "WF_PUBLIC_URL", "WF_LOG_LEVEL", "WF_WORKFLOWS_DIR", "WF_PROXY_URL", "WF_ALLOW_FILE_URLS", "WF_BLOCK_PRIVATE_NETWORKS",
-  "WF_WRITE_LOCKS", "WF_FROZEN_LOCKS", "WF_MAX_MODEL_CALLS", "WF_UPLOAD_ROOT", "WF_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+  "WF_WRITE_LOCKS", "WF_FROZEN_LOCKS", "WF_MAX_MODEL_CALLS", "WF_UPLOAD_ROOT", "WF_SETTLE_TIMEOUT_MS", "WF_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
   "WF_MODEL_RESPONSE_FORMAT", "WF_MODEL_TEMPERATURE", "WF_MODEL_MAX_PROMPT_TOKENS", "WF_MODEL_TIMEOUT_MS", "WF_CHECK_RESPONSES", "WF_REQUEST_HASH_SECRET", "WF_WARM_SESSIONS", "WF_INSTANCE_ID",
   "WF_INTERNAL_URL", "WF_INSTANCE_LEASE_MS",
   // Read as the server loads, without zod (timing.ts); checked here so a malformed value fails like any other.

@@ -1,15 +1,17 @@
 /**
  * The deterministic step interpreter: plain instructions, no model, no network. ACT parses the
- * instruction with the grammar (`grammar/`) and drives the page with Playwright; ASK reads the
- * page (`read/page-read.ts`: in part first, whole when the part cannot settle the answer) and builds
- * the answer with `read/answer.ts`; checks are `check/`.
+ * instruction with the grammar (`grammar/`) and drives the page with Playwright; ASK waits for the
+ * page to settle (`page/settle.ts`), reads it (`read/page-read.ts`: in part first, whole when the
+ * part cannot settle the answer), builds the answer with `read/answer.ts`, and reads again while a
+ * page that still changes has not (yet) shown it; checks are `check/`.
  */import path from "node:path";
 import { z } from "zod";
 import { redactText } from "@wf/core";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions } from "./grammar/index.js";
 import { answerFromPage, answerTextFromPage, NeedsFullRead, readPage } from "./read/index.js";
-import { isNavigationRace, type PageData } from "./page/index.js";
+import { DEFAULT_SETTLE_TIMEOUT_MS, QUIET_MS, domQuietForMs, domStamp, isNavigationRace, recordSettle, settleBeforeRead, waitForDomChange, type DomStamp, type PageData } from "./page/index.js";
+import type { Page } from "playwright-core";
 import { isFileUrl, leaveRefusedPage, performAction, type ActionDone } from "./act/index.js";
 import { words } from "./_text.js";
 import type { ActContext, ActResult, AskContext, StepInterpreter } from "./types.js";
@@ -26,7 +28,9 @@ export interface DeterministicInterpreterOptions {
   uploadRoot?: string;
   /**
    * How long an ACT waits for its target element to appear before failing with
-   * `WF_ELEMENT_NOT_FOUND`, in ms; capped by the step's time left. @default 5_000
+   * `WF_ELEMENT_NOT_FOUND`, and an ASK reads again a page that still changes before failing with
+   * `WF_ANSWER_NOT_FOUND`/`WF_ANSWER_UNCERTAIN`, in ms; capped by the step's time left, and less on
+   * a page that has stopped changing. @default 5_000
    */
   findTimeoutMs?: number;
   /**
@@ -92,20 +96,33 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       context.report.interpreter = "grammar";
       const clock = new StepClock(context.timeoutMs, context.signal);
       return clock.guard(async () => {
+        const { page } = context;
+        const settleMs = context.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+        let capped = false;
+        // Whether the page changed during the step: then an answer waits for it to stay quiet.
+        let changing = false;
+        const settle = async () => {
+          const outcome = await settleBeforeRead(page, Math.min(settleMs, clock.left() / 2));
+          capped = outcome.capReached;
+          changing ||= outcome.waited;
+          recordSettle(context.report, outcome);
+        };
         const read = async (partial: boolean) => {
-          await context.page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
+          await page.waitForLoadState("domcontentloaded", { timeout: clock.left() }).catch(() => undefined);
           // An answer without a schema may be a heading's section or a dialog's text: read those too.
-          return readPage(context.page, { partial, ...(context.schema ? {} : { sections: true }) });
+          return readPage(page, { partial, ...(context.schema ? {} : { sections: true }) });
         };
         // A page still navigating destroys the evaluation's context; read again once it has loaded.
         const readOnce = (partial: boolean) => read(partial).catch((error: unknown) => (isNavigationRace(error) ? read(partial) : Promise.reject(error)));
+        let seen: PageData | undefined;
         const answer = (data: PageData) => {
+          seen = data;
           if (!context.schema) return answerTextFromPage(data, context.question);
           const value = answerFromPage(data, context.question, context.schema.schema);
           checkAnswer(value, context.schema.schema);
           return value;
         };
-        try {
+        const answerNow = async () => {
           // Most answers need only part of what the page shows (read/page-read.ts); any answer the partial
           // read cannot settle, and every failure, is given from a full read of the page instead.
           try {
@@ -114,6 +131,44 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
             if (!(error instanceof NeedsFullRead || error instanceof InterpreterError)) throw error;
           }
           return answer(await readOnce(false));
+        };
+        const started = Date.now();
+        // As an ACT waits for its target: at most the find timeout, less on a page that stopped changing.
+        const retryUntil = started + findTimeoutMs;
+        let reads = 0;
+        let previous: string | undefined;
+        try {
+          await settle();
+          // A page that changed within QUIET_MS (a click's re-render, rows between two batches) may still be changing.
+          changing ||= (await domQuietForMs(page)) < QUIET_MS;
+          for (;;) {
+            const stamp = await domStamp(page);
+            reads += 1;
+            let value: unknown;
+            try {
+              value = await answerNow();
+            } catch (error) {
+              if (!(error instanceof InterpreterError) || !RETRIED.has(error.code)) throw error;
+              // Not (yet) on the page: read again once it changes, while it still may (see changesAgain).
+              if (await changesAgain(page, stamp, clock, retryUntil)) {
+                changing = true;
+                await settle();
+                continue;
+              }
+              throw withWhatWasSeen(error, seen, reads, Date.now() - started);
+            }
+            // An answer read from a page that was changing may be incomplete (rows still arriving): once
+            // the page has been quiet for QUIET_MS it stands; a change before that reads again, until two
+            // reads agree. A page that was quiet from the start is answered at once.
+            const json = JSON.stringify(value);
+            if (capped || !changing || json === previous) return value;
+            previous = json;
+            if (await changesAgain(page, stamp, clock, retryUntil)) {
+              await settle();
+              continue;
+            }
+            return value;
+          }
         } catch (error) {
           throw scrubSecrets(error, context.secrets);
         }
@@ -122,6 +177,49 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
 
     check: grammarCheck,
   };
+}
+
+/** Failures of a grammar ASK that a later read of a changing page may not have: read again before failing. */
+const RETRIED = new Set(["WF_ANSWER_NOT_FOUND", "WF_ANSWER_UNCERTAIN"]);
+
+/** Time kept at the end of a step for the last read and its failure, in ms: no new wait starts later. */
+const LAST_LOOK_MS = 500;
+
+/**
+ * After a read (one that found no answer, or one of a page that was changing): waits for the page
+ * to change since `stamp` (a DOM mutation, another document), within the step's time and until `retryUntil`, for as long as the page may
+ * still change: until it has shown no change for {@link QUIET_MS} (the grammar's rule for a target
+ * that is not there, `locate.ts`). @returns true when it changed (read again), false when it stayed as it was.
+ */
+async function changesAgain(page: Page, stamp: DomStamp, clock: StepClock, retryUntil: number): Promise<boolean> {
+  const room = Math.min(clock.left() - LAST_LOOK_MS, retryUntil - Date.now());
+  if (room <= 0) return false;
+  const quietFor = await domQuietForMs(page);
+  return waitForDomChange(page, stamp, Math.min(room, Math.max(0, QUIET_MS - quietFor)));
+}
+
+/**
+ * The failure of an ASK read more than once, or read at all: what was looked for (the reader's
+ * message) and what the page showed at the last read (its title, headings, labels, tables, lists).
+ */
+function withWhatWasSeen(error: InterpreterError, data: PageData | undefined, reads: number, ms: number): InterpreterError {
+  if (!data) return error;
+  const quote = (texts: string[], max: number) =>
+    texts
+      .filter((t) => t.trim())
+      .slice(0, max)
+      .map((t) => JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t))
+      .join(", ");
+  const parts = [
+    data.title ? `title ${JSON.stringify(data.title)}` : "",
+    data.headings.length ? `headings ${quote(data.headings.map((h) => h.text), 6)}` : "",
+    data.pairs.length ? `labels ${quote([...new Set(data.pairs.map((p) => p.key))], 8)}` : "",
+    data.tables.length ? `${data.tables.length} table${data.tables.length === 1 ? "" : "s"} (columns ${quote(data.tables[0]!.headers, 6)})` : "",
+    data.groups.length ? `${data.groups.length} list${data.groups.length === 1 ? "" : "s"} of repeated items` : "",
+  ].filter(Boolean);
+  const read = reads > 1 ? `read ${reads} times over ${ms} ms as it changed` : "read once it had settled";
+  const seen = ` The page (${read}) showed: ${parts.length ? parts.join("; ") : "no title, heading, label, table or list"}.`;
+  return new InterpreterError(error.code, error.message + seen, error.details, { cause: error.cause });
 }
 
 /**

@@ -17,7 +17,7 @@ export { ACT_GRAMMAR, parseInstruction, parseInstructions, describeGrammar } fro
 export type { ParsedAction, TargetSpec, GrammarRule } from "./grammar/index.js";
 export { parseCheck } from "./check/index.js";
 export { grammarText, replayActions, replayOptions, replayRead } from "./lock/index.js";
-export { estimateTokens, readPageView, renderPageView } from "./page/index.js";
+export { DEFAULT_SETTLE_TIMEOUT_MS, estimateTokens, readPageView, renderPageView, trackRequests } from "./page/index.js";
 export type { PageView, PageViewOptions } from "./page/index.js";
 export { answerErrors } from "./read/index.js";
 export { setBaseURL } from "./act/index.js";

@@ -4,7 +4,7 @@
  * instructions (no model, no network) and the model-backed one; a policy combines them.
  */
 import type { Page } from "playwright-core";
-import type { NormalizedStepSchema, ReadRecipe, StepInterpreterKind, StepUsage } from "@wf/core/protocol";
+import type { NormalizedStepSchema, ReadRecipe, StepInterpreterKind, StepSettle, StepUsage } from "@wf/core/protocol";
 
 /**
  * What an interpreter tells about a step besides its result, filled in as the step runs so it
@@ -26,6 +26,11 @@ export interface StepReport {
   recipe?: ReadRecipe;
   /** ASK answered by the model with no {@link StepReport.recipe}: why none reproduces the answer. */
   noRecipe?: string;
+  /**
+   * The step's waits for the page to settle before it read it (`page/settle.ts`, `settleBeforeRead`),
+   * summed: recorded when it waited, reached the cap, or left long-lived requests out.
+   */
+  settle?: StepSettle;
   /**
    * The model call in flight, while one is (`gpt-4.1-mini at https://api.openai.com/v1`): a step
    * whose deadline comes meanwhile fails `WF_MODEL_TIMEOUT` naming it, not the bare `WF_STEP_TIMEOUT`.
@@ -82,6 +87,12 @@ interface StepContextBase {
   secrets: readonly string[];
   /** Filled in by the interpreter as it works; see {@link StepReport}. */
   report: StepReport;
+  /**
+   * Longest wait for the page to settle (its requests, then a quiet DOM) before the step reads it,
+   * in ms: before an ASK reads, before a check evaluates, before a model's view of the page.
+   * @default 3_000 (`DEFAULT_SETTLE_TIMEOUT_MS`; the server's `settleTimeoutMs`)
+   */
+  settleTimeoutMs?: number;
   /**
    * Whether the step may call the model (the request's `allowModel`). false: where it would need
    * the model, the step fails `WF_MODEL_FORBIDDEN` instead. @default true

@@ -19,7 +19,7 @@ import { SessionTabs } from "./tabs.js";
 import { SessionUploads } from "./uploads.js";
 import { SessionDialogs } from "./dialogs.js";
 import { SessionDownloads } from "./downloads.js";
-import { answerErrors, setBaseURL } from "../interpreter/index.js";
+import { answerErrors, setBaseURL, trackRequests } from "../interpreter/index.js";
 import { replayActions, replayOptions, replayRead } from "../interpreter/index.js";
 import type { TraceScrubber } from "../browser/trace-scrub.js";
 import { discardTrace, enterTraceGroups, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
@@ -113,6 +113,9 @@ export class SessionBrowser {
     const noteCrash = (crashed: Page) => crashed.once("crash", () => this.crashedPages.add(crashed));
     noteCrash(page);
     context.on("page", noteCrash);
+    // What a step waits for before it reads a page: the requests each page has in flight, from its start.
+    trackRequests(page);
+    context.on("page", (opened) => void trackRequests(opened));
   }
 
   /** The session's current page: its current tab (a tab a step opened or switched to). */
@@ -275,9 +278,10 @@ export class SessionBrowser {
     interpreter: StepInterpreter,
     options: ResolvedServerOptions,
     input: BrowserStepInput,
-    base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport; allowModel?: boolean },
+    base: { timeoutMs: number; signal: AbortSignal; secrets: string[]; report: StepReport; allowModel?: boolean; settleTimeoutMs?: number },
   ): Promise<unknown> {
     if (input.allowModel === false) base = { ...base, allowModel: false };
+    base = { ...base, settleTimeoutMs: options.settleTimeoutMs };
     if (input.type === "ACT") {
       const started = performance.now();
       await this.tabs.ready();

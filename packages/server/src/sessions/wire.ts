@@ -30,6 +30,7 @@ export function toStepStatus(step: StepRecord): StepStatus {
     ...(step.replayed ? { replayed: true } : {}),
     ...(step.recipe ? { recipe: step.recipe } : {}),
     ...(step.noRecipe ? { noRecipe: step.noRecipe } : {}),
+    ...(step.settle ? { settle: step.settle } : {}),
     ...(step.downloads?.length ? { downloads: step.downloads } : {}),
     ...(step.dialogs?.length ? { dialogs: step.dialogs } : {}),
   };

@@ -1,7 +1,8 @@
 /**
  * A tiny static file server for tests: serves a directory from disk over HTTP on 127.0.0.1 at a
  * free port (port 0), so browser tests need no network. No caching, no directory listings;
- * `..` cannot leave the root. Unknown paths answer 404.
+ * `..` cannot leave the root. Unknown paths answer 404. Like a slow or a long-polling API, a request
+ * with `?delayMs=N` is answered after N ms, and one with `?hold` is never answered (until `close()`).
  *
  * @example
  * const server = await startStaticServer(fileURLToPath(new URL("../fixtures/interpreter", import.meta.url)));
@@ -49,6 +50,10 @@ export async function startStaticServer(root: string): Promise<StaticServer> {
   const base = path.resolve(root);
   const server = createServer((req, res) => {
     void (async () => {
+      const query = new URL(req.url ?? "/", "http://x").searchParams;
+      if (query.has("hold")) return; // a long-poll that never answers
+      const delayMs = Number(query.get("delayMs") ?? 0);
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const pathname = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
       let file = path.resolve(base, "." + pathname);
       if (file !== base && !file.startsWith(base + path.sep)) {

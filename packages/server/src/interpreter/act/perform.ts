@@ -11,6 +11,7 @@ import type { StepClock } from "../_clock.js";
 import type { ActionDone, PerformOptions, VerbContext, VerbHandler } from "./verb.js";
 import { VERBS } from "./verbs/index.js";
 import { verifyElement } from "./fit.js";
+import { trackRequests } from "../page/index.js";
 
 /**
  * Carries out one parsed action on the page with Playwright: the grammar's verbs, shared by every
@@ -21,6 +22,8 @@ import { verifyElement } from "./fit.js";
  *   `WF_ACTION_NOT_APPLICABLE` and `WF_ELEMENT_DISABLED`.
  */
 export async function performAction(page: Page, action: ParsedAction, clock: StepClock, options: PerformOptions): Promise<ActionDone> {
+  // The requests the action starts are what a later read of the page waits for (`page/settle.ts`).
+  trackRequests(page);
   const waitMs = () => Math.min(options.findTimeoutMs, clock.left());
   const notes: string[] = [];
   const given = Boolean(options.locate);

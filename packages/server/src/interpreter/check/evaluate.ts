@@ -17,7 +17,7 @@ import { StepClock } from "../_clock.js";
 import { COUNT_NOUNS, describeCheckGrammar, parseCheck, type CheckSpec } from "./parse.js";
 import { childRoots } from "../locate/index.js";
 import { locateTarget, loosePattern, scopePhrase, type TargetPurpose } from "../locate/index.js";
-import { inScopes } from "../page/index.js";
+import { DEFAULT_SETTLE_TIMEOUT_MS, inScopes, recordSettle, settleBeforeRead } from "../page/index.js";
 import { similarity } from "../_text.js";
 import type { StepInterpreterKind } from "@wf/core/protocol";
 import type { CheckContext, CheckResult, StepInterpreter } from "../types.js";
@@ -37,7 +37,8 @@ export interface Verdict {
 export const GRAMMAR_POLL_MS = [100, 250, 500, 1_000];
 
 /**
- * Evaluates until the statement holds or `context.checkTimeoutMs` has passed (at least once, and
+ * Waits for the page to settle (`settleBeforeRead`, at most `context.settleTimeoutMs`), then
+ * evaluates until the statement holds or `context.checkTimeoutMs` has passed (at least once, and
  * once more at the end of the window), pausing `pausesMs` between evaluations (the last repeats).
  *
  * @returns the check's answer, once a verdict holds.
@@ -53,6 +54,10 @@ export async function pollCheck(
   const clock = new StepClock(context.timeoutMs, context.signal);
   const deadline = Date.now() + context.checkTimeoutMs;
   return clock.guard(async () => {
+    // The first evaluation sees the page once it has settled (its requests, a quiet DOM), capped, and
+    // within half the step's time left: the rest is the statement's.
+    const settleMs = Math.min(context.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS, clock.left() / 2);
+    recordSettle(context.report, await settleBeforeRead(context.page, settleMs));
     for (let attempts = 1; ; attempts++) {
       const verdict = await evaluate(clock);
       if (verdict.holds && !verdict.uncertain) return { holds: true, reason: verdict.reason, evidence: verdict.evidence, interpreter, attempts };

@@ -13,7 +13,7 @@ import { normalizeKey, type ParsedAction, type TargetSpec } from "../grammar/ind
 import { recordInstruction, ROLE_WORDS } from "../lock/index.js";
 import { locateTarget, type FoundElement } from "../locate/index.js";
 import type { ActContext, ActResult, ElementIdentity, TabSelector } from "../types.js";
-import { identifyViewElements, readPageView, type ViewElement } from "../page/index.js";
+import { identifyViewElements, readPageView, recordSettle, type ViewElement } from "../page/index.js";
 import type { ChatMessage } from "./provider.js";
 import { clip, type AnswerCheck, type ModelConversation } from "./conversation.js";
 import { ACT_RESPONSE_SCHEMA, ACT_SYSTEM_PROMPT, stepMessage, tabsLine, type ModelAction } from "./prompts.js";
@@ -31,8 +31,9 @@ export async function modelAct(context: ActContext, { converse, pageBudget, sche
     const { text: instruction, placeholders } = placeholdSecrets(context.instruction, context.secrets);
     const tabs = context.tabs ? tabsLine((await context.tabs.list()).map((t) => ({ ...t, title: maskSecrets(clip(t.title, 80), context.secrets), url: maskSecrets(clip(t.url, 120), context.secrets) }))) : undefined;
     const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "", tabs) + schemaInPromptText(ACT_RESPONSE_SCHEMA.schema);
-    const view = await readPageView(context.page, { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets }, () => clock.left());
+    const view = await readPageView(context.page, { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets, ...(context.settleTimeoutMs !== undefined ? { quietMs: context.settleTimeoutMs } : {}) }, () => clock.left());
     if (view.reduced) context.report.pageReduced = true;
+    if (view.settle) recordSettle(context.report, view.settle);
     const messages: ChatMessage[] = [
       { role: "system", content: ACT_SYSTEM_PROMPT },
       { role: "user", content: stepMessage("Instruction", instruction, view.text, tabs) },

@@ -10,7 +10,7 @@ import { StepClock } from "../_clock.js";
 import { answerErrors } from "../read/index.js";
 import { recordReadRecipe } from "../lock/index.js";
 import type { AskContext } from "../types.js";
-import { readPageView, wantsLinkTargets } from "../page/index.js";
+import { readPageView, recordSettle, wantsLinkTargets } from "../page/index.js";
 import type { ChatMessage } from "./provider.js";
 import type { ModelConversation } from "./conversation.js";
 import { ANSWER_KEY, groundAnswer, groundedResponseSchema, splitGroundedAnswer, userPath, type UngroundedValue } from "./grounding.js";
@@ -31,8 +31,9 @@ export async function modelAsk(context: AskContext, { converse, pageBudget, sche
     const format = groundedResponseSchema(step);
     const fixed = ASK_SYSTEM_PROMPT + stepMessage("Question", question, "") + schemaInPromptText(format.schema);
     const linkTargets = wantsLinkTargets(`${question} ${context.schema ? JSON.stringify(context.schema.schema) : ""}`);
-    const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets, linkTargets }, () => clock.left());
+    const view = await readPageView(context.page, { purpose: "ask", query: question, budgetTokens: pageBudget(fixed), secrets: context.secrets, ...(context.settleTimeoutMs !== undefined ? { quietMs: context.settleTimeoutMs } : {}), linkTargets }, () => clock.left());
     if (view.reduced) context.report.pageReduced = true;
+    if (view.settle) recordSettle(context.report, view.settle);
     const pageUrl = context.page.url();
     const wrapped = !context.schema || isWrappedSchema(step.schema);
     const messages: ChatMessage[] = [

@@ -9,7 +9,7 @@
 import { pollCheck, type Verdict } from "../check/index.js";
 import type { StepClock } from "../_clock.js";
 import type { CheckContext, CheckResult, StepReport } from "../types.js";
-import { readPageView, type ViewSource } from "../page/index.js";
+import { readPageView, recordSettle, type ViewSource } from "../page/index.js";
 import { MIN_WORDS, weighEvidence } from "./evidence.js";
 import type { ModelConversation } from "./conversation.js";
 import type { ChatMessage } from "./provider.js";
@@ -57,8 +57,9 @@ export function modelCheck(context: CheckContext, tools: ModelConversation): Pro
   const statement = maskSecrets(context.statement, context.secrets);
   const fixed = CHECK_SYSTEM_PROMPT + stepMessage("Statement", statement, "") + tools.schemaInPromptText(CHECK_RESPONSE_SCHEMA.schema);
   return pollCheck(context, "model", MODEL_CHECK_POLL_MS, async (clock) => {
-    const view = await readPageView(context.page, { purpose: "ask", query: statement, budgetTokens: tools.pageBudget(fixed), secrets: context.secrets }, () => clock.left());
+    const view = await readPageView(context.page, { purpose: "ask", query: statement, budgetTokens: tools.pageBudget(fixed), secrets: context.secrets, ...(context.settleTimeoutMs !== undefined ? { quietMs: context.settleTimeoutMs } : {}) }, () => clock.left());
     if (view.reduced) context.report.pageReduced = true;
+    if (view.settle) recordSettle(context.report, view.settle);
     const messages: ChatMessage[] = [
       { role: "system", content: CHECK_SYSTEM_PROMPT },
       { role: "user", content: stepMessage("Statement", statement, view.text) },

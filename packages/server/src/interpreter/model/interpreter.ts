@@ -43,9 +43,9 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
 }
 
 /**
- * Longest wait of the grammar for a target to appear when a model is configured, in ms: as long as
- * the model's page view waits for a quiet page (`readPageView`'s `quietMs` default), since the model
- * reads the page anyway once the grammar gives up. See docs/decisions/0019-hand-over-to-the-model.md.
+ * Longest wait of the grammar for a target to appear when a model is configured, in ms: short,
+ * since the model's page view then waits for the page to settle anyway (`readPageView`, at most the
+ * server's `settleTimeoutMs`) before the model reads it. See docs/decisions/0019-hand-over-to-the-model.md.
  */
 export const HAND_OVER_FIND_MS = 2_000;
 

@@ -5,6 +5,8 @@
  * ({@link isNavigationRace}).
  */
 import type { Page } from "playwright-core";
+import type { StepSettle } from "@wf/core/protocol";
+import { describeRequest, trackRequests, waitForRequests, type OpenRequest, type RequestsWait } from "./requests.js";
 
 /**
  * How long the page must show no DOM change (with its load done and no request in flight) before
@@ -14,16 +16,22 @@ export const QUIET_MS = 500;
 
 /**
  * Installs (once per document) a MutationObserver that records when the DOM last changed, in
- * `window.__wfQuiet.last` (a `performance.now()` time). Also run at every document's start once a
+ * `window.__wfQuiet.last` (a `performance.now()` time), how many changes it saw (`changes`), an id
+ * of the document (`id`), and calls the functions waiting for the next change (`wake`). Also run at every document's start once a
  * page has been searched (see {@link watchQuiet}), so the quiet period after a navigation counts
  * from the last real change, not from the first look.
  */
 const QUIET_SCRIPT = `(function () {
   if (window.__wfQuiet) return;
-  var quiet = { last: performance.now() };
+  var quiet = { last: performance.now(), changes: 0, id: Math.random(), wake: [] };
   window.__wfQuiet = quiet;
-  new MutationObserver(function () { quiet.last = performance.now(); })
-    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  new MutationObserver(function () {
+    quiet.last = performance.now();
+    quiet.changes++;
+    var wake = quiet.wake;
+    quiet.wake = [];
+    for (var i = 0; i < wake.length; i++) wake[i]();
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
 })()`;
 const watchedPages = new WeakSet<Page>();
 
@@ -35,43 +43,21 @@ function watchQuiet(page: Page): void {
 }
 
 /**
- * Counts the requests the page starts from this call on that are still in flight. The page's
- * request listeners are added at its first call and stay: adding and removing them for every
- * step cost six Playwright calls a step (~1.3 ms, with stack capture, in `bench`).
+ * Counts the requests the page starts from this call on that are still in flight (of every type).
+ * The page's request listeners ({@link trackRequests}) are added at its first call and stay: adding
+ * and removing them for every step cost six Playwright calls a step (~1.3 ms, with stack capture, in `bench`).
  */
 export function watchRequests(page: Page): { inflight(): number } {
-  let watched = pageRequests.get(page);
-  if (!watched) {
-    const state: PageRequests = { started: 0, open: new Map() };
-    const end = (request: unknown) => state.open.delete(request);
-    page.on("request", (request) => {
-      // A page whose requests never end (streams) holds at most this many; the oldest go first.
-      if (state.open.size >= MAX_TRACKED_REQUESTS) state.open.delete(state.open.keys().next().value);
-      state.open.set(request, ++state.started);
-    });
-    page.on("requestfinished", end);
-    page.on("requestfailed", end);
-    pageRequests.set(page, state);
-    watched = state;
-  }
-  const { open } = watched;
-  const since = watched.started;
+  const state = trackRequests(page);
+  const since = state.started;
   return {
     inflight: () => {
       let count = 0;
-      for (const started of open.values()) if (started > since) count += 1;
+      for (const request of state.open.values()) if (request.seq > since) count += 1;
       return count;
     },
   };
 }
-
-/** A page's requests in flight, each with the number of requests the page had started with it. */
-interface PageRequests {
-  started: number;
-  open: Map<unknown, number>;
-}
-const pageRequests = new WeakMap<Page, PageRequests>();
-const MAX_TRACKED_REQUESTS = 1_000;
 
 /**
  * True when the page is loaded and stable: `load` done, network idle (Playwright's `networkidle`
@@ -113,4 +99,147 @@ export async function waitForSettled(page: Page, waitMs: number, quietMs: number
 /** True for errors of an evaluation cut short by a navigation; looking again on the new document is right. */
 export function isNavigationRace(error: unknown): boolean {
   return error instanceof Error && /Execution context was destroyed|frame was detached|Cannot find context with specified id|navigation/i.test(error.message);
+}
+
+/**
+ * Default cap of a step's wait for the page to settle before it reads it, in ms (the server's
+ * `settleTimeoutMs`, `WF_SETTLE_TIMEOUT_MS`). See docs/decisions/0059-steps-wait-for-the-page-to-settle.md.
+ */
+export const DEFAULT_SETTLE_TIMEOUT_MS = 3_000;
+
+/**
+ * How long the DOM must have been unchanged before a step reads the page, in ms: counted from the
+ * last mutation, so a page already quiet costs nothing (this is not a sleep).
+ */
+export const READ_QUIET_MS = 100;
+
+/**
+ * What a step's wait for the page to settle saw ({@link settleBeforeRead}), summed over a step's
+ * waits by {@link addSettle}: `waitedMs`, `capReached` (the page was read as it was at the cap),
+ * `pending` (requests in flight at the cap) and `longLived` (requests not waited for: streams, and
+ * requests open longer than half the cap).
+ */
+export interface SettleOutcome extends StepSettle {
+  /** False when nothing was waited for: no request in flight, the DOM already quiet. */
+  waited: boolean;
+}
+
+/** Most requests a {@link SettleOutcome} names in each list. */
+const LISTED_REQUESTS = 5;
+
+/**
+ * Waits, for at most `capMs`, until the page has settled enough to be read: its `load` done, no
+ * request of its own in flight (fetch, XHR, script; see `requests.ts`: streams and requests open
+ * longer than half the cap are not waited for), then no DOM change for {@link READ_QUIET_MS}
+ * (the MutationObserver measure of {@link QUIET_SCRIPT}); again while the quiet wait brought new
+ * requests. Every wait is for an event (a request's end, a change) or for the rest of a period
+ * counted from the last one: a page already quiet is read at once. Never throws: a page that does
+ * not settle within the cap is read as it is, and the outcome says so (`capReached`).
+ */
+export async function settleBeforeRead(page: Page, capMs: number): Promise<SettleOutcome> {
+  const started = Date.now();
+  const deadline = started + Math.max(0, Math.floor(capMs));
+  const left = () => Math.max(1, deadline - Date.now());
+  const longLivedMs = Math.max(1, capMs / 2);
+  watchQuiet(page);
+  await page.waitForLoadState("load", { timeout: left() }).catch(() => undefined);
+  const longLived = new Set<OpenRequest>();
+  let requests: RequestsWait;
+  let quiet = false;
+  let waited = false;
+  for (let quietSeen = false; ; quietSeen = true) {
+    requests = await waitForRequests(page, deadline, longLivedMs);
+    waited ||= requests.waited;
+    for (const request of requests.longLived) longLived.add(request);
+    // Once the DOM was quiet, requests its last change started are waited for, and the quiet again.
+    if (quietSeen && !requests.waited) break;
+    const dom = await waitForDomQuiet(page, deadline);
+    quiet = dom.quiet;
+    waited ||= dom.waited;
+    if (Date.now() >= deadline) break;
+  }
+  const capReached = Date.now() >= deadline && (!requests.done || !quiet);
+  return {
+    waited,
+    waitedMs: Date.now() - started,
+    capReached,
+    pending: capReached ? requests.pending.slice(0, LISTED_REQUESTS).map(describeRequest) : [],
+    longLived: [...longLived].slice(0, LISTED_REQUESTS).map(describeRequest),
+  };
+}
+
+/**
+ * Adds a wait's outcome to a step's report (`StepReport.settle`): waits summed, lists joined (at
+ * most 5 each). A wait that waited for nothing and left nothing out is not recorded.
+ */
+export function recordSettle(report: { settle?: StepSettle }, outcome: SettleOutcome): void {
+  if (!outcome.waited && !outcome.capReached && outcome.longLived.length === 0) return;
+  const before = report.settle;
+  const join = (a: string[], b: string[]) => [...new Set([...a, ...b])].slice(0, LISTED_REQUESTS);
+  report.settle = {
+    waitedMs: (before?.waitedMs ?? 0) + outcome.waitedMs,
+    capReached: (before?.capReached ?? false) || outcome.capReached,
+    pending: join(before?.pending ?? [], outcome.pending),
+    longLived: join(before?.longLived ?? [], outcome.longLived),
+  };
+}
+
+/**
+ * In-page: how long ago the DOM last changed, in ms. On a document whose observer this call
+ * installs, first waits one animation frame (at most 50 ms: a page in the background gets none)
+ * and answers that it is quiet (1e9) when nothing changed meanwhile.
+ */
+const QUIET_PROBE = `new Promise(function (resolve) {
+  var fresh = !window.__wfQuiet;
+  ${QUIET_SCRIPT};
+  var q = window.__wfQuiet;
+  if (!fresh) return resolve(performance.now() - q.last);
+  var done = false;
+  function finish() { if (done) return; done = true; resolve(q.changes === 0 ? 1e9 : performance.now() - q.last); }
+  requestAnimationFrame(function () { setTimeout(finish, 0); });
+  setTimeout(finish, 50);
+})`;
+
+/** Waits until the DOM has not changed for {@link READ_QUIET_MS}, or `deadline`. @returns whether it is quiet, and whether it had to wait. */
+async function waitForDomQuiet(page: Page, deadline: number): Promise<{ quiet: boolean; waited: boolean }> {
+  const probe = () => page.evaluate(QUIET_PROBE).then(Number, () => READ_QUIET_MS);
+  for (let since = await probe(), waited = false; ; since = await probe(), waited = true) {
+    if (since >= READ_QUIET_MS) return { quiet: true, waited };
+    const left = deadline - Date.now();
+    if (left <= 0) return { quiet: false, waited };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, READ_QUIET_MS - since))));
+  }
+}
+
+/** Which document a page shows and how many DOM changes it has seen: what {@link waitForDomChange} compares with. */
+export interface DomStamp {
+  id: number;
+  changes: number;
+}
+
+/** The page's {@link DomStamp} now (the observer installed when it is not yet). A page navigating answers a stamp no later one equals. */
+export async function domStamp(page: Page): Promise<DomStamp> {
+  watchQuiet(page);
+  return (await page.evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes })`).catch(() => ({ id: -1, changes: -1 }))) as DomStamp;
+}
+
+/**
+ * Waits, at most `ms`, until the page shows a change since `stamp`: a DOM mutation, or another
+ * document. @returns true when it changed (a page that navigated or cannot be read counts as changed).
+ */
+export async function waitForDomChange(page: Page, stamp: DomStamp, ms: number): Promise<boolean> {
+  const wait = `new Promise(function (resolve) {
+    ${QUIET_SCRIPT};
+    var q = window.__wfQuiet;
+    if (q.id !== ${stamp.id} || q.changes !== ${stamp.changes}) return resolve(true);
+    q.wake.push(function () { resolve(true); });
+    setTimeout(function () { resolve(false); }, ${Math.max(0, Math.round(ms))});
+  })`;
+  return page.evaluate(wait).then(Boolean, () => true);
+}
+
+/** How long, in ms, the DOM has been unchanged (0 when it cannot be read: a page navigating). */
+export async function domQuietForMs(page: Page): Promise<number> {
+  watchQuiet(page);
+  return page.evaluate(`(${QUIET_SCRIPT}, performance.now() - window.__wfQuiet.last)`).then(Number, () => 0);
 }

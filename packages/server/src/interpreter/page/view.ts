@@ -7,6 +7,7 @@
 import type { Frame, Page } from "playwright-core";
 import { redactText } from "@wf/core";
 import { selectorOfElement, snapshotPageView, VIEW_MARKS, type RawFrameView, type ViewElement, type ViewLine } from "./view-script.js";
+import { DEFAULT_SETTLE_TIMEOUT_MS, settleBeforeRead, type SettleOutcome } from "./settle.js";
 import { DOCUMENT, joinSource, labelledLine, markupLine, parseViewLine, prefixLine, sliceLine, type SourceLine, type ViewSource } from "./view-source.js";
 
 export type { ViewElement } from "./view-script.js";
@@ -23,7 +24,10 @@ export interface PageViewOptions {
   budgetTokens: number;
   /** Values that must not appear in the view; each is replaced by `[secret]`. */
   secrets: readonly string[];
-  /** Longest wait for the page to be stable before it is read, in ms. @default 2_000 */
+  /**
+   * Longest wait for the page to settle before it is read (`settle.ts`, `settleBeforeRead`: its
+   * requests, then a quiet DOM), in ms; 0 reads it as it is. @default 3_000 (`DEFAULT_SETTLE_TIMEOUT_MS`)
+   */
   quietMs?: number;
   /**
    * Write link targets (`→ /path`) after links. @default true for an ASK whose `query` speaks of
@@ -64,6 +68,8 @@ export interface PageView {
    * quotes, states, borders, references): what a model's quotes are checked against (`view-source.ts`).
    */
   source: ViewSource;
+  /** How {@link readPageView} waited for the page to settle first (absent from {@link renderPageView}). */
+  settle?: SettleOutcome;
 }
 
 /** Characters per token assumed by {@link estimateTokens}: about right for English text with GPT-4-class tokenizers. */
@@ -79,19 +85,14 @@ const MAX_FRAMES = 20;
 /** Longest a frame may take to be read, in ms: a cross-origin frame still loading is shown as a marker, not waited for. */
 const FRAME_READ_MS = 1_500;
 /**
- * How long the DOM must have been unchanged for the page to count as stable, in ms: counted from
- * the last mutation (a page already quiet costs nothing), so this is not a sleep.
- */
-const DOM_QUIET_MS = 100;
-
-/**
- * Reads the page as the model sees it: waits (at most `quietMs`) until it is stable (loaded,
- * network idle, DOM unchanged for 100 ms since its last change, all measured by events), reads the
+ * Reads the page as the model sees it: waits (at most `quietMs`, and half the time left) until it has settled (loaded, its
+ * own requests done, DOM unchanged for 100 ms since its last change, all measured by events:
+ * `settleBeforeRead`), reads the
  * main frame and every iframe in it (same-origin and cross-origin, nested; at most 20), stitches
  * each frame's lines in where its iframe sits, and renders the whole under the budget.
  */
 export async function readPageView(page: Page, options: PageViewOptions, timeLeftMs: () => number): Promise<PageView> {
-  await waitForStable(page, Math.min(options.quietMs ?? 2_000, timeLeftMs()));
+  const settle = await settleBeforeRead(page, Math.min(options.quietMs ?? DEFAULT_SETTLE_TIMEOUT_MS, timeLeftMs() / 2));
   const linkUrls = options.linkTargets ?? (options.purpose === "ask" && wantsLinkTargets(options.query));
   const read = () => readFrames(page, { linkUrls, refs: options.purpose === "act" }, () => Math.max(1, timeLeftMs()));
   // A page that navigates while it is read destroys the evaluation: read it again once.
@@ -99,7 +100,7 @@ export async function readPageView(page: Page, options: PageViewOptions, timeLef
     await page.waitForLoadState("domcontentloaded", { timeout: Math.max(1, timeLeftMs()) }).catch(() => undefined);
     return read();
   });
-  return renderPageView(raw, options);
+  return { ...renderPageView(raw, options), settle };
 }
 
 /** Reads the main frame, then each iframe marker's frame (depth first), into one list of lines and elements. */
@@ -157,58 +158,6 @@ async function readChildFrame(frame: Frame, how: { linkUrls: boolean; refs: bool
     return await Promise.race([evaluation, timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/**
- * In-page: installs, once per document, a MutationObserver that keeps the time of the DOM's last
- * change and a count of changes (`window.__wfViewQuiet`). Also an init script of each page read, so
- * a new document has it from its start.
- */
-const QUIET_INSTALL = `(function () {
-  if (window.__wfViewQuiet) return;
-  var q = window.__wfViewQuiet = { last: performance.now(), changes: 0 };
-  new MutationObserver(function () { q.last = performance.now(); q.changes++; })
-    .observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-})()`;
-
-/**
- * In-page: how long ago the DOM last changed, in ms; with `frame`, first waits one animation frame
- * on a document whose observer was just installed, and answers that it is stable (a large number)
- * when nothing changed in it.
- */
-const QUIET_PROBE = new Function(
-  "install",
-  `return new Promise(function (resolve) {
-    var fresh = !window.__wfViewQuiet;
-    ${QUIET_INSTALL};
-    var q = window.__wfViewQuiet;
-    if (!fresh) return resolve(performance.now() - q.last);
-    requestAnimationFrame(function () { setTimeout(function () { resolve(q.changes === 0 ? 1e9 : performance.now() - q.last); }, 0); });
-  })`,
-) as () => Promise<number>;
-
-const watchedPages = new WeakSet<Page>();
-
-/**
- * Waits, within `maxMs`, for `load`, then network idle, then a DOM that has not changed for
- * {@link DOM_QUIET_MS} since its last change; never throws. Every wait is for an event or for the
- * rest of the quiet period counted from the last change: a page already stable is read at once.
- * On a document seen for the first time the observer watches one animation frame (no change in it
- * counts as stable).
- */
-async function waitForStable(page: Page, maxMs: number): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  const left = () => Math.max(1, deadline - Date.now());
-  if (!watchedPages.has(page)) {
-    watchedPages.add(page);
-    await page.addInitScript(QUIET_INSTALL).catch(() => watchedPages.delete(page));
-  }
-  await page.waitForLoadState("load", { timeout: left() }).catch(() => undefined);
-  await page.waitForLoadState("networkidle", { timeout: left() }).catch(() => undefined);
-  const probe = () => page.evaluate(QUIET_PROBE).catch(() => DOM_QUIET_MS);
-  for (let since = await probe(); since < DOM_QUIET_MS && Date.now() < deadline; since = await probe()) {
-    await page.waitForTimeout(Math.min(left(), Math.max(10, DOM_QUIET_MS - since)));
   }
 }
 
