@@ -1,17 +1,19 @@
 /**
  * Benchmark (not a test): the same flow of N actions (default 50) on a local page, once through
  * the server over HTTP (each step run, then long-polled to its end) and once as a plain Playwright
- * script in the same browser. The server runs it twice: with a screenshot after every step
- * (`screenshot: "on"`) and with the session's default settings (no `screenshot` sent: only on
- * failure, as Playwright Test; no picture here, as no step fails). Prints the median time per
- * action of each and their ratios to the plain script, the default settings' ratio last.
+ * script in the same browser. The server runs it with a screenshot after every step
+ * (`screenshot: "on"`, once) and with the session's default settings (no `screenshot` sent: only on
+ * failure, as Playwright Test; no picture here, as no step fails), the latter in rounds (default 3)
+ * alternating with the plain script. Prints the median time per action of each, the load, each
+ * round's ratio and the ratios of the medians to the plain script, the default settings' ratio last.
  *
- * Run: `pnpm --filter @wf/server bench` (`WF_BENCH_ACTIONS=100` for more actions;
+ * Run: `pnpm --filter @wf/server bench` (`WF_BENCH_ACTIONS=100` for more actions per round,
+ * `WF_BENCH_ROUNDS=5` for more rounds, `WF_BENCH_SCREENSHOTS=0` without the picture of every step;
  * `WF_BENCH_DATABASE_URL=memory:` keeps the records in memory instead of the default embedded
  * PGlite database, to see what the store's commits cost).
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -21,6 +23,9 @@ import { startStaticServer } from "../tests/helpers/static-server.js";
 import { median, benchClient } from "./_service.js";
 
 const ACTIONS = Number(process.env.WF_BENCH_ACTIONS ?? 50);
+const ROUNDS = Number(process.env.WF_BENCH_ROUNDS ?? 3);
+/** `WF_BENCH_SCREENSHOTS=0` leaves out the run with a picture of every step (the default settings' ratio is the goal). */
+const SCREENSHOTS = process.env.WF_BENCH_SCREENSHOTS !== "0";
 
 /** The flow: alternately type an item name and click "Add item". */
 function flow(): { kind: "type" | "click"; text: string }[] {
@@ -69,16 +74,29 @@ async function main(): Promise<void> {
       return times;
     };
 
-    // In turns, so that each sees the same machine.
-    const every = median(await throughServer("on"));
-    const plain = median(await plainScript());
-    const defaults = median(await throughServer());
+    // In turns, so that each sees the same machine: the picture of every step once, then rounds of
+    // the default settings and the plain script alternately (the load of a shared machine moves).
+    const loadBefore = loadavg()[0]!;
+    const every = SCREENSHOTS ? median(await throughServer("on")) : Number.NaN;
+    const plainTimes: number[] = [];
+    const defaultTimes: number[] = [];
+    const rounds: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const server = await throughServer();
+      const plain = await plainScript();
+      defaultTimes.push(...server);
+      plainTimes.push(...plain);
+      rounds.push(`${(median(server) / median(plain)).toFixed(2)}×`);
+    }
+    const defaults = median(defaultTimes);
+    const plain = median(plainTimes);
     process.stdout.write(
-      `${ACTIONS} actions on ${pageUrl}${databaseUrl ? ` (records: ${databaseUrl})` : ""}\n` +
-        `  through the server (HTTP), a screenshot after every step:     median ${every.toFixed(1)} ms per action\n` +
+      `${ACTIONS} actions on ${pageUrl}${databaseUrl ? ` (records: ${databaseUrl})` : ""}, ${ROUNDS} rounds, load (1 min) ${loadBefore.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}\n` +
+        (SCREENSHOTS ? `  through the server (HTTP), a screenshot after every step:     median ${every.toFixed(1)} ms per action\n` : "") +
         `  through the server, default settings (only-on-failure):       median ${defaults.toFixed(1)} ms per action\n` +
         `  plain Playwright script:                                       median ${plain.toFixed(1)} ms per action\n` +
-        `  ratio server / plain (a screenshot after every step): ${(every / plain).toFixed(2)}×\n` +
+        (SCREENSHOTS ? `  ratio server / plain (a screenshot after every step): ${(every / plain).toFixed(2)}×\n` : "") +
+        `  ratio server / plain (default settings), by round: ${rounds.join(" ")}\n` +
         `  ratio server / plain (default settings): ${(defaults / plain).toFixed(2)}×\n`,
     );
   } finally {

@@ -78,10 +78,10 @@ function adviceFor(m: Misfit): string {
 const POLL_MS = 250;
 
 /**
- * Checks, live, that `action` may act on `el` ({@link misfit} on facts read in the page). A
- * disabled or hidden element is looked at again while the page is still changing (requests in
- * flight, the DOM not quiet for `QUIET_MS`), for at most `waitMs`; a verb that does not fit fails
- * at once.
+ * Checks that `action` may act on `el` ({@link misfit} on facts read in the page: those the look
+ * that found it read, `el.facts`, else read now). A disabled or hidden element is looked at again,
+ * live, while the page is still changing (requests in flight, the DOM not quiet for `QUIET_MS`),
+ * for at most `waitMs`; a verb that does not fit fails at once.
  * @throws {@link InterpreterError} `WF_ACTION_NOT_APPLICABLE`, `WF_ELEMENT_DISABLED`, or
  *   `WF_ELEMENT_NOT_FOUND` (hidden, or gone from the page).
  */
@@ -93,7 +93,9 @@ export async function verifyElement(page: Page, el: FoundElement, action: Parsed
       if (clock.signal.aborted || !(error instanceof Error) || error.name !== "TimeoutError" || clock.left() <= 1) throw error;
       throw new InterpreterError("WF_ELEMENT_NOT_FOUND", `${el.description} left the page before it was acted on. Nothing was done to it.`, { target: el.name });
     });
-  let problem = misfit(action, await read(), given);
+  // The look that found the element read its facts a moment ago, in the same round trip: judged
+  // as they are; read live only to look again at a disabled or hidden element (below).
+  let problem = misfit(action, el.facts ?? (await read()), given);
   if (problem && problem.code !== "WF_ACTION_NOT_APPLICABLE") {
     const deadline = Date.now() + Math.max(0, Math.min(waitMs, clock.left()));
     const network = watchRequests(page);

@@ -9,7 +9,7 @@ import { InterpreterError, type ElementCandidate } from "../errors.js";
 import type { SearchRoot } from "./frames.js";
 import type { ScopeSpec, TargetSpec } from "../grammar/index.js";
 import { textArg, type AriaRole, type TargetPurpose, type Tier } from "./strategies.js";
-import type { ElementInfo } from "../page/index.js";
+import type { ElementFacts, ElementInfo } from "../page/index.js";
 
 /** A found element. */
 export interface FoundElement {
@@ -34,6 +34,13 @@ export interface FoundElement {
    * the step reports it as its element's `locator`. Absent for the main frame.
    */
   normalized?: string;
+  /**
+   * The element's facts and visibility as the look that found it read them (see
+   * `ElementInfo.facts`); the check before the action (`act/fit.ts`) judges them instead of reading
+   * them again. Absent for an element found another way (a model's reference, a lock's locator,
+   * the checkbox beside an item): the check then reads them.
+   */
+  facts?: ElementFacts & { visible: boolean };
 }
 function describe(info: ElementInfo): string {
   return `${info.role} ${JSON.stringify(info.name)}`;
@@ -43,7 +50,7 @@ function found(locator: Locator, info: ElementInfo, target?: TargetSpec, note?: 
   // The scopes as written, then the frames the element is in (by the frame's own label).
   const scopes = [...(target?.scopes ?? []).filter((sc) => sc.kind !== "frame"), ...(root?.frames ?? []).map((f) => ({ kind: "frame" as const, text: f.label }))];
   const where = scopes.length ? ` ${scopePhrase(scopes)}` : "";
-  return { locator, description: describe(info) + where, href: info.href, role: info.role, name: info.name, ...(note ? { note } : {}) };
+  return { locator, description: describe(info) + where, href: info.href, role: info.role, name: info.name, ...(info.facts ? { facts: info.facts } : {}), ...(note ? { note } : {}) };
 }
 
 /** `in the "status" row of the "Order" section`: scopes as a person writes them, innermost first. */

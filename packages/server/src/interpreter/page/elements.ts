@@ -10,6 +10,7 @@
  * sends to the browser (see `index.ts`).
  */
 import { DESCRIBE_SOURCE } from "./source.js";
+import { FACTS_SOURCE, VIEW_ROLE_SOURCE, type ElementFacts } from "./facts.js";
 
 /** What {@link describeElements} says of each element of a locator. */
 export interface ElementInfo {
@@ -35,13 +36,19 @@ export interface ElementInfo {
    * the one role's locator (see `actionLocator` in `locate/pick.ts`).
    */
   certainRole: string;
+  /**
+   * What a verb needs to know of the element itself (not of the control a label stands for), and
+   * whether it is visible, as {@link elementFacts} reads them: read in the same round trip as the
+   * rest, so the grammar's check before an action (`act/fit.ts`) needs no second one.
+   */
+  facts: ElementFacts & { visible: boolean };
   /** Set in Node when the target names scopes and this element lies outside them. */
   outOfScope?: boolean;
 }
 
 /** Describes the elements of a locator (`locator.evaluateAll(describeElements)`). */
 export const describeElements = new Function(
-  String.raw`return function (els) {${DESCRIBE_SOURCE}
+  String.raw`return function (els) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}${FACTS_SOURCE}
     var canon = els.map(function (el) { return el.tagName === "LABEL" && el.control ? el.control : el; });
     var headings = wfAll(WF_HEADINGS);
     return els.map(function (el, i) {
@@ -55,7 +62,9 @@ export const describeElements = new Function(
       var href = c.tagName === "A" && c.hasAttribute("href") ? c.href : "";
       var samePageAnchor = Boolean(href) && href.indexOf("#") > 0 && href.split("#")[0] === location.href.split("#")[0];
       var fieldKey = /^(INPUT|TEXTAREA|SELECT)$/.test(c.tagName) ? [c.getAttribute("placeholder") || "", c.getAttribute("name") || "", c.getAttribute("type") || ""].join("|") : "";
-      return { role: wfRole(c), name: wfName(c), visible: wfVisible(el) && wfVisible(c), sameAs: sameAs, inside: inside, href: href, samePageAnchor: samePageAnchor, context: wfContext(c, headings), fieldKey: fieldKey, certainRole: wfCertainRole(el) };
+      var facts = wfFacts(el);
+      facts.visible = wfVisible(el);
+      return { role: wfRole(c), name: wfName(c), visible: facts.visible && wfVisible(c), sameAs: sameAs, inside: inside, href: href, samePageAnchor: samePageAnchor, context: wfContext(c, headings), fieldKey: fieldKey, certainRole: wfCertainRole(el), facts: facts };
     });
   }`,
 )() as (elements: Element[]) => ElementInfo[];
