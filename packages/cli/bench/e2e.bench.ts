@@ -28,7 +28,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS } from "../../server/src/browser/host.js";
-import { installBuild, median } from "./_startup.js";
+import { installBuild, median, sourceCheckoutRuns } from "./_startup.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 5);
 const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -116,6 +116,7 @@ function breakdown(what: string, runs: Timed[]): void {
 let installedProject: string | undefined;
 try {
   console.log(`bench:e2e: ${RUNS} runs each after a warm-up${EXTRA_ARGS.length ? `; wf run … ${EXTRA_ARGS.join(" ")}` : ""}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} (a shared machine raises every figure)`);
+  console.log(`source checkout: bin/wf.js runs ${sourceCheckoutRuns()}`);
   let project = process.env.WF_BENCH_PROJECT;
   if (!project && process.env.WF_BENCH_SKIP_INSTALL !== "1") {
     console.log("packing and installing @wf/core and @wf/cli into a temporary project…");

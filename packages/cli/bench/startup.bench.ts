@@ -17,7 +17,7 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { installBuild, median, startInstantService } from "./_startup.js";
+import { installBuild, median, sourceCheckoutRuns, startInstantService } from "./_startup.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 7);
 const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -59,6 +59,7 @@ async function nodeFloor(): Promise<number> {
 let project: string | undefined;
 try {
   console.log(`node -e "" (Node's own start, spawn to exit): median over ${RUNS} runs ${(await nodeFloor()).toFixed(0)} ms`);
+  console.log(`source checkout: bin/wf.js runs ${sourceCheckoutRuns()}`);
   const source = await measure("source", join(CLI_DIR, "bin", "wf.js"), WORKFLOW, CLI_DIR);
   if (process.env.WF_BENCH_SKIP_INSTALL !== "1") {
     const given = process.env.WF_BENCH_PROJECT;
