@@ -10,8 +10,9 @@
  * loading, server start by part, session create, each step, session close, report writing, exit)
  * and, last, `ratio wf run / plain script: N×` (issue 26's goal: ≤ 1.3×).
  *
- * Two `wf`s are measured: this **source** checkout (`bin/wf.js`: the CLI's and the server's TypeScript
- * through tsx), and the **installed** build a user gets (`@wf/core` and `@wf/cli` packed and installed
+ * Two `wf`s are measured: this **source** checkout (`bin/wf.js`: the clone's build, `pnpm wf:build`,
+ * while it is current, else the CLI's and the server's TypeScript through tsx; printed first,
+ * `WF_CLONE_BUILD=0` forces tsx), and the **installed** build a user gets (`@wf/core` and `@wf/cli` packed and installed
  * with npm into a temporary project holding a copy of the examples; built JavaScript, the server
  * bundled into the CLI). Each gets its ratio to the plain script; the installed one is printed last.
  * `WF_BENCH_SKIP_INSTALL=1` measures the source checkout only; `WF_BENCH_PROJECT=<dir>` uses the wf

@@ -2,7 +2,8 @@
  * Start-up benchmark of `wf` (not a test), for two ways of running it:
  * - **installed**: the packed @wf/core and @wf/cli tarballs installed with npm into a temporary
  *   project outside the workspace (built JavaScript, as a user gets it);
- * - **source**: `bin/wf.js` in this repository (the CLI's TypeScript loaded through tsx).
+ * - **source**: `bin/wf.js` in this repository: the clone's build (`pnpm wf:build`) while it is current,
+ *   the CLI's TypeScript through tsx otherwise (printed first; `WF_CLONE_BUILD=0` forces tsx).
  * For each: `wf --help` (spawn to exit) and `wf run <file>` from spawn to the first request reaching
  * the service, a tiny node:http server that records when each request arrives and answers 401 at
  * once, so the run ends right after. Goals (issue 14): run ≤ 300 ms, help ≤ 150 ms median.
