@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cloneBuildIsCurrent } from "../scripts/clone-build-state.mjs";
 
 const PACKAGES_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -62,6 +63,13 @@ export async function startInstantService(): Promise<InstantService> {
     },
     close: () => server.close(),
   };
+}
+
+/** What `bin/wf.js` runs in this checkout now: the clone's build while it is current, else the sources through tsx. */
+export function sourceCheckoutRuns(): string {
+  return cloneBuildIsCurrent()
+    ? "the clone's build (packages/cli/dist-clone/, current)"
+    : "the TypeScript sources through tsx (no current clone build: `pnpm wf:build` at the root makes one)";
 }
 
 export function median(values: number[]): number {

@@ -10,8 +10,9 @@
  * loading, server start by part, session create, each step, session close, report writing, exit)
  * and, last, `ratio wf run / plain script: N×` (issue 26's goal: ≤ 1.3×).
  *
- * Two `wf`s are measured: this **source** checkout (`bin/wf.js`: the CLI's and the server's TypeScript
- * through tsx), and the **installed** build a user gets (`@wf/core` and `@wf/cli` packed and installed
+ * Two `wf`s are measured: this **source** checkout (`bin/wf.js`: the clone's build, `pnpm wf:build`,
+ * while it is current, else the CLI's and the server's TypeScript through tsx; printed first,
+ * `WF_CLONE_BUILD=0` forces tsx), and the **installed** build a user gets (`@wf/core` and `@wf/cli` packed and installed
  * with npm into a temporary project holding a copy of the examples; built JavaScript, the server
  * bundled into the CLI). Each gets its ratio to the plain script; the installed one is printed last.
  * `WF_BENCH_SKIP_INSTALL=1` measures the source checkout only; `WF_BENCH_PROJECT=<dir>` uses the wf
@@ -28,7 +29,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS } from "../../server/src/browser/host.js";
-import { installBuild, median } from "./_startup.js";
+import { installBuild, median, sourceCheckoutRuns } from "./_startup.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 5);
 const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -116,6 +117,7 @@ function breakdown(what: string, runs: Timed[]): void {
 let installedProject: string | undefined;
 try {
   console.log(`bench:e2e: ${RUNS} runs each after a warm-up${EXTRA_ARGS.length ? `; wf run … ${EXTRA_ARGS.join(" ")}` : ""}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")} (a shared machine raises every figure)`);
+  console.log(`source checkout: bin/wf.js runs ${sourceCheckoutRuns()}`);
   let project = process.env.WF_BENCH_PROJECT;
   if (!project && process.env.WF_BENCH_SKIP_INSTALL !== "1") {
     console.log("packing and installing @wf/core and @wf/cli into a temporary project…");

@@ -2,7 +2,8 @@
  * Start-up benchmark of `wf` (not a test), for two ways of running it:
  * - **installed**: the packed @wf/core and @wf/cli tarballs installed with npm into a temporary
  *   project outside the workspace (built JavaScript, as a user gets it);
- * - **source**: `bin/wf.js` in this repository (the CLI's TypeScript loaded through tsx).
+ * - **source**: `bin/wf.js` in this repository: the clone's build (`pnpm wf:build`) while it is current,
+ *   the CLI's TypeScript through tsx otherwise (printed first; `WF_CLONE_BUILD=0` forces tsx).
  * For each: `wf --help` (spawn to exit) and `wf run <file>` from spawn to the first request reaching
  * the service, a tiny node:http server that records when each request arrives and answers 401 at
  * once, so the run ends right after. Goals (issue 14): run ≤ 300 ms, help ≤ 150 ms median.
@@ -17,7 +18,7 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { installBuild, median, startInstantService } from "./_startup.js";
+import { installBuild, median, sourceCheckoutRuns, startInstantService } from "./_startup.js";
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 7);
 const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -59,6 +60,7 @@ async function nodeFloor(): Promise<number> {
 let project: string | undefined;
 try {
   console.log(`node -e "" (Node's own start, spawn to exit): median over ${RUNS} runs ${(await nodeFloor()).toFixed(0)} ms`);
+  console.log(`source checkout: bin/wf.js runs ${sourceCheckoutRuns()}`);
   const source = await measure("source", join(CLI_DIR, "bin", "wf.js"), WORKFLOW, CLI_DIR);
   if (process.env.WF_BENCH_SKIP_INSTALL !== "1") {
     const given = process.env.WF_BENCH_PROJECT;

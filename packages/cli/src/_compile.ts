@@ -28,6 +28,19 @@ interface Manifest {
   inputs: Array<[path: string, sha256: string]>;
 }
 
+/**
+ * Set by the launcher (bin/wf.js) when it runs the clone's build (dist-clone/): bare specifiers
+ * (`@wf/core`, `@wf/core/errors`, …) mapped to the `file:` URLs of that build's modules. In the
+ * workspace those packages export TypeScript sources that Node cannot load, and the workflow must
+ * share the CLI's own @wf/core; the compiled file imports these URLs instead.
+ */
+const ALIASES = Symbol.for("wf.cli.moduleAliases");
+
+/** The launcher's aliases (see {@link ALIASES}), or undefined outside the clone's build. */
+export function moduleAliases(): Readonly<Record<string, string>> | undefined {
+  return (globalThis as Record<symbol, unknown>)[ALIASES] as Record<string, string> | undefined;
+}
+
 /** Loads of the same compiled file in one process, so a fresh import gets a new module URL. */
 let loads = 0;
 /** Files written by this process, so two writes of the same file at once use two temporary names. */
@@ -47,11 +60,13 @@ export async function compileUserFile(entry: string, options: { fresh?: boolean 
   const root = projectRoot(dirname(entry));
   if (!root) return undefined;
   const dir = join(root, "node_modules", ".cache", "wf");
-  const stem = `${basename(entry).replace(/\.[^.]+$/, "")}-${sha256(entry).slice(0, 12)}`;
+  const aliases = moduleAliases();
+  // The same file compiled with and without aliases gives two outputs: each is cached apart.
+  const stem = `${basename(entry).replace(/\.[^.]+$/, "")}-${sha256(aliases ? `${entry}\0${JSON.stringify(aliases)}` : entry).slice(0, 12)}`;
   const output = join(dir, `${stem}.mjs`);
   const manifestPath = join(dir, `${stem}.json`);
   if (!(await upToDate(manifestPath, output))) {
-    const { code, manifest } = await compile(entry, root, output);
+    const { code, manifest } = await compile(entry, root, output, aliases);
     try {
       await mkdir(dir, { recursive: true });
       // Written aside then renamed: a second wf compiling the same file at once never reads half a file.
@@ -86,7 +101,7 @@ async function upToDate(manifestPath: string, output: string): Promise<boolean> 
   return manifest.inputs.every(([, hash], i) => current[i] === hash);
 }
 
-async function compile(entry: string, root: string, output: string): Promise<{ code: string; manifest: Manifest }> {
+async function compile(entry: string, root: string, output: string, aliases: Readonly<Record<string, string>> | undefined): Promise<{ code: string; manifest: Manifest }> {
   const esbuild = await import("esbuild");
   const result = await esbuild.build({
     entryPoints: [entry],
@@ -105,7 +120,7 @@ async function compile(entry: string, root: string, output: string): Promise<{ c
     metafile: true,
     logLevel: "silent",
     define: { "import.meta.url": META_IDS.url, "import.meta.filename": META_IDS.filename, "import.meta.dirname": META_IDS.dirname },
-    plugins: [importMetaPlugin()],
+    plugins: [importMetaPlugin(), ...(aliases ? [aliasPlugin(aliases)] : [])],
   });
   const code = result.outputFiles.find((file) => file.path === output)?.text ?? result.outputFiles[0]!.text;
   const inputs = Object.keys(result.metafile.inputs)
@@ -144,6 +159,17 @@ function importMetaPlugin(): import("esbuild").Plugin {
         const names = Object.entries(META_IDS).map(([name, id]) => `${name} as ${id}`).join(", ");
         return { contents: `${source}\nimport { ${names} } from ${JSON.stringify(`${META_NAMESPACE}:${args.path}`)};\n`, loader: "default" };
       });
+    },
+  };
+}
+
+/** Turns each import of an aliased bare specifier into an import of its URL (see {@link ALIASES}). */
+function aliasPlugin(aliases: Readonly<Record<string, string>>): import("esbuild").Plugin {
+  const names = Object.keys(aliases).map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"));
+  return {
+    name: "wf-module-aliases",
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, (args) => ({ path: aliases[args.path]!, external: true }));
     },
   };
 }

@@ -10,7 +10,7 @@
  *   leaves the host process's loader alone.
  */
 import { pathToFileURL } from "node:url";
-import { compileUserFile } from "./_compile.js";
+import { compileUserFile, moduleAliases } from "./_compile.js";
 
 const REGISTERED = Symbol.for("wf.cli.tsxRegistered");
 const MAY_REGISTER = Symbol.for("wf.cli.tsxMayRegister");
@@ -49,7 +49,13 @@ export async function importTs(path: string, options: { fresh?: boolean } = {}):
     if (compiled !== undefined) {
       // Stack traces and step call sites read the compiled file's inline source map.
       process.setSourceMapsEnabled(true);
-      return (await import(compiled)) as Record<string, unknown>;
+      try {
+        return (await import(compiled)) as Record<string, unknown>;
+      } catch (error) {
+        // Under the clone's build, a file importing another workspace package (whose exports are
+        // TypeScript sources Node cannot load) falls back to tsx below; anything else is the file's error.
+        if (moduleAliases() === undefined || (error as { code?: unknown }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
+      }
     }
     // Best effort: a preload that fails costs its time only; the command's own import reports it.
     await Promise.all(preloads.splice(0).map((load) => load().catch(() => undefined)));
