@@ -23,6 +23,7 @@ import type { Shard } from "./shard.js";
 import { entryLabel, type SuiteResult, type WorkflowEntry, type WorkflowOutcome, type WorkflowResult } from "./suite-result.js";
 import { readParamsFile, scopeParams } from "./params.js";
 import { readLastFailed, selectEntries, type Selection } from "./select.js";
+import { timingMark } from "./timing.js";
 import type { RunWorkflowOptions } from "@wf/runtime";
 
 export { repeatWorkflows, selectWorkflows } from "./select.js";
@@ -112,6 +113,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
     return { exitCode: EXIT.ok };
   }
   const { selected, entries } = chosen;
+  timingMark("suite: workflows selected");
 
   if (options.list) {
     for (const entry of entries) stdout.write(`  ${entryLabel(entry)}${paramNote(entry)}\n`);
@@ -137,6 +139,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const reporters = createSuiteReporters(specs, { stdout, stderr, env: config.env, cwd });
   const report = await createRunReport({ dir: config.reportDir, trace: config.trace, entries, cwd, warn: (m) => void stderr.write(`${m}\n`) });
   const service = options.service ?? (await openService(config, stderr));
+  timingMark("suite: service ready");
   const startedAt = new Date();
   const results: WorkflowResult[] = new Array(entries.length);
   let failures = 0;
