@@ -138,9 +138,11 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
     flags: { serviceUrl: options.serviceUrl, baseUrl: options.baseUrl, apiKey: options.apiKey, reporter: options.reporter, timeoutMs: options.timeoutMs, model: options.model, lock: options.lock, maxModelCalls: options.maxModelCalls },
   });
 
-  timingMark("run: config ready");
+  // In a suite (a shared service) each milestone names its workflow file, so a trace of many runs can be told apart.
+  const mark = (label: string, detail?: string) => timingMark(options.service ? `${label} (${detail ? `${detail}, ` : ""}${options.file})` : detail ? `${label} (${detail})` : label);
+  mark("run: config ready");
   const { workflow, path: workflowPath } = await loadWorkflowFile(options.file, cwd, { fresh: options.fresh ?? false });
-  timingMark("run: workflow ready");
+  mark("run: workflow ready");
   const fromFile = options.paramsFile ? await readParamsFile(options.paramsFile, cwd) : {};
   const fromFlags = options.params ?? {};
 
@@ -162,7 +164,7 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
   const service =
     options.service ??
     (await openService(config, stderr, { ...(options.browser ? { browser: options.browser } : {}), oneSession: true, trace: Boolean(options.trace), ownContext: changesContext(options.project?.use ?? config.use) }));
-  timingMark("service ready");
+  mark("service ready");
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(options.signal?.reason ?? new WfError("WF_INTERRUPTED", "Interrupted."));
   if (options.signal?.aborted) onOuterAbort();
@@ -193,9 +195,9 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
         client: service.client,
         signal: controller.signal,
         onEvent: (event) => {
-          if (event.type === "run-started") timingMark("session created");
-          else if (event.type === "step-finished") timingMark(`step ${event.step.index} finished (${event.step.type} ${event.step.durationMs} ms)`);
-          else if (event.type === "run-finished") timingMark("run finished");
+          if (event.type === "run-started") mark("session created");
+          else if (event.type === "step-finished") mark(`step ${event.step.index} finished`, `${event.step.type} ${event.step.durationMs} ms`);
+          else if (event.type === "run-finished") mark("run finished");
           reporter.onEvent(event.type === "run-finished" ? { ...event, record: timeoutRecord(event.record, controller.signal) } : event);
         },
         lock,
@@ -229,13 +231,13 @@ async function runWithService(options: RunWorkflowFileOptions): Promise<RunWorkf
     }
     record = redactRecord(record, redact);
     await options.afterRun?.(record, service.client);
-    if (options.afterRun) timingMark("screenshots and trace collected");
+    if (options.afterRun) mark("screenshots and trace collected");
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
     reporter.end();
     if (!options.service) await service.close();
-    timingMark("service closed");
+    mark("service closed");
   }
 
   if (options.out) {

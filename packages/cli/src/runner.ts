@@ -23,6 +23,8 @@ import type { Shard } from "./shard.js";
 import { entryLabel, type SuiteResult, type WorkflowEntry, type WorkflowOutcome, type WorkflowResult } from "./suite-result.js";
 import { readParamsFile, scopeParams } from "./params.js";
 import { readLastFailed, selectEntries, type Selection } from "./select.js";
+import { timingMark } from "./timing.js";
+import type { EarlyBrowser } from "./early-browser.js";
 import type { RunWorkflowOptions } from "@wf/runtime";
 
 export { repeatWorkflows, selectWorkflows } from "./select.js";
@@ -76,6 +78,8 @@ export interface RunWorkflowsOptions {
   selection?: Selection;
   /** Awaited before each step is sent (`--debug`'s pause). */
   beforeStep?: RunWorkflowOptions["beforeStep"];
+  /** The embedded server's Chromium, launched while the workflow files loaded (`wf run`): the server opened for the run takes it. @default one launched with the server */
+  browser?: EarlyBrowser;
   /** A service kept up by the caller (watch mode): used as is and left open. @default one opened for the run and closed after it */
   service?: OpenService;
   /** Import workflow files anew, with their helpers, not from the module cache (watch mode). @default false */
@@ -112,6 +116,7 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
     return { exitCode: EXIT.ok };
   }
   const { selected, entries } = chosen;
+  timingMark("suite: workflows selected");
 
   if (options.list) {
     for (const entry of entries) stdout.write(`  ${entryLabel(entry)}${paramNote(entry)}\n`);
@@ -136,7 +141,8 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const specs = reporterSpecs(config, entries.length);
   const reporters = createSuiteReporters(specs, { stdout, stderr, env: config.env, cwd });
   const report = await createRunReport({ dir: config.reportDir, trace: config.trace, entries, cwd, warn: (m) => void stderr.write(`${m}\n`) });
-  const service = options.service ?? (await openService(config, stderr));
+  const service = options.service ?? (await openService(config, stderr, options.browser ? { browser: options.browser } : {}));
+  timingMark("suite: service ready");
   const startedAt = new Date();
   const results: WorkflowResult[] = new Array(entries.length);
   let failures = 0;

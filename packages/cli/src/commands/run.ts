@@ -202,7 +202,9 @@ async function runOnceOrMany(
   const oneFile = files.length === 1 && /\.[cm]?ts$/.test(files[0]!) && !/[*?{[]/.test(files[0]!);
   const oneRun = oneFile && !args.list && !suite.shard && !suite.lastFailed && config.retries === 0 && config.repeatEach === 1 && config.projects.length <= 1;
   // A session with context options of its own (a project's device) opens its own context: no page ahead.
-  const early = oneRun ? launchEmbeddedBrowser(config, { openPage: !changesContext(config.projects[0]?.use ?? config.use) }) : undefined;
+  // Many runs share one server: its Chromium starts too, while the workflow files compile (bench:suite).
+  const ownContext = oneRun ? changesContext(config.projects[0]?.use ?? config.use) : [config.use, ...config.projects.map((p) => p.use)].some((use) => changesContext(use));
+  const early = args.list ? undefined : launchEmbeddedBrowser(config, { openPage: !ownContext });
   await early?.started;
   try {
     const { selectRun, bindParams, runWorkflows, reporterSpecs } = await import("../runner.js");
@@ -239,8 +241,7 @@ async function runOnceOrMany(
       );
       return result.exitCode;
     }
-    await closeEarlyBrowser(early); // the runner starts its own server
-    const result = await runWorkflows({ ...suite, list: args.list === true, ...(selection ? { selection } : {}) });
+    const result = await runWorkflows({ ...suite, list: args.list === true, ...(selection ? { selection } : {}), ...(early ? { browser: early } : {}) });
     return result.exitCode;
   } finally {
     await closeEarlyBrowser(early); // taken by the run (its server owns it then), or closed here
