@@ -281,10 +281,17 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}${EXTRAC
   // A value beside an icon that names it (aria-label, title, the icon's name), and label/value sibling elements.
   iconPairs(function (key, value, icon) { data.pairs.push(withRegion({ key: key, value: value, source: "icon" }, icon)); });
   (document.body ? wfAll("div,li,span,p,section") : []).forEach(function (el) {
-    if (el.children.length < 2 || el.children.length > 3) return;
+    if (el.children.length < 2) return;
+    if (el.children.length >= 4) {
+      var cells = alternatingPairs(el);
+      if (cells && shown(el)) cells.forEach(function (c) { data.pairs.push(withRegion({ key: c.key, value: c.value, source: "siblings" }, el)); });
+      return;
+    }
     var pair = siblingPair(el);
     if (pair && shown(el)) data.pairs.push(withRegion({ key: pair.key, value: pair.value, source: "siblings" }, el));
   });
+  // A value below an overline caption.
+  if (document.body) overlinePairs(document, function (key, value, caption) { data.pairs.push(withRegion({ key: key, value: value, source: "siblings" }, caption)); });
 
   // Repeated items: siblings with the same tag and classes.
   function signature(el) { return el.tagName + "." + Array.prototype.slice.call(el.classList).sort().join("."); }
@@ -322,6 +329,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}${EXTRAC
         shapeFields(t).forEach(function (f) { fields.push(f); });
       }
       if (el !== item && el.children.length >= 2 && el.children.length <= 3) { var sp = siblingPair(el); if (sp) fields.push({ keys: [sp.key], value: sp.value, weight: 0.9 }); }
+      if (el.children.length >= 4) { var ap = alternatingPairs(el); if (ap) ap.forEach(function (c) { fields.push({ keys: [c.key], value: c.value, weight: 0.9 }); }); }
       if (/^(svg|img)$/.test(tag) || el.getAttribute("role") === "img") { var il = iconLabel(el), iv = il ? iconValue(el) : ""; if (iv && iv !== il) fields.push({ keys: [il], value: iv, weight: 0.9 }); }
       if (tag === "dt") { var dd = el.nextElementSibling; if (dd && dd.tagName === "DD") fields.push({ keys: [text(el).replace(/[:：]\s*$/, "")], value: text(dd), weight: 1 }); }
       if (tag === "tr") { var cs = cellsOf(el); if (cs.length === 2) fields.push({ keys: [cs[0].text.replace(/[:：]\s*$/, "")], value: cs[1].text, weight: 1 }); }
@@ -332,6 +340,7 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}${EXTRAC
         if (el.getAttribute("alt")) fields.push({ keys: ["alt"].concat(keys), value: el.getAttribute("alt"), weight: 0.7 });
       }
     });
+    overlinePairs(item, function (key, value) { fields.push({ keys: [key], value: value, weight: 0.9 }); });
     var chips = chipValues(item);
     if (chips.length) fields.push({ keys: ["tags", "chips", "labels", "badges"], value: chips.join(", "), values: chips, weight: 0.9 });
     return fields;
