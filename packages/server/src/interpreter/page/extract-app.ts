@@ -66,18 +66,19 @@ export const EXTRACT_APP_SOURCE = String.raw`
     });
   }
   // The one leaf an element's text sits in, through wrappers that hold nothing else (MUI's nested
-  // Box divs): el itself when it holds no block, else its only child with text, and so on; null when
-  // the text is spread over several children or written beside them.
+  // Box divs): el itself when it holds no block, else its only child, and so on; null when a wrapper
+  // holds several elements (a row of its own, a label beside an empty value) or text beside them.
   function soleLeaf(el) {
     for (var depth = 0; el && depth < 6; depth++) {
       if (leafish(el)) return el;
       for (var c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 3 && /\S/.test(c.nodeValue)) return null;
-      var inner = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE)$/.test(k.tagName) && /\S/.test(k.textContent || ""); });
+      var inner = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE)$/.test(k.tagName); });
       if (inner.length !== 1) return null;
       el = inner[0];
     }
     return null;
   }
+  function elementKids(el) { return Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE)$/.test(k.tagName); }); }
   var CONTROL_SELECTOR = "input,select,textarea,button,[role=button]";
   // A text that may be a label: short, a few words, not a sentence, not a number alone.
   function labelLike(key) { return !!key && key.length <= 40 && key.split(" ").length <= 4 && !/[:：.!?]$/.test(key) && !/^[\d\W]+$/.test(key); }
@@ -98,7 +99,7 @@ export const EXTRACT_APP_SOURCE = String.raw`
     var key = text(keyEl), value = text(valueEl);
     if (!key || !value) return null;
     if (!labelLike(key) || key === value || value.length > 200) return null;
-    return { key: clean(keyEl.textContent), value: value };
+    return { key: clean(keyEl.textContent), value: value, valueEl: valueEl };
   }
   // An overline caption (MUI's Typography variant="overline", Vuetify's text-overline…) names the value below it.
   function isOverline(el) {
@@ -110,26 +111,28 @@ export const EXTRACT_APP_SOURCE = String.raw`
   function overlinePair(caption, within) {
     var key = clean(caption.textContent);
     if (!labelLike(key) || !shown(caption)) return null;
+    // Up through the wrappers that hold only the caption; the value is the very next element (an empty one is an empty value).
     var node = caption;
-    while (node.parentElement && node.parentElement !== within && node.parentElement !== document.body && clean(node.parentElement.textContent) === key) node = node.parentElement;
+    while (node.parentElement && node.parentElement !== within && node.parentElement !== document.body && elementKids(node.parentElement).length === 1) node = node.parentElement;
     var next = node.nextElementSibling;
-    while (next && (/^(SCRIPT|STYLE|TEMPLATE|BR)$/.test(next.tagName) || !/\S/.test(next.textContent || ""))) next = next.nextElementSibling;
+    while (next && /^(SCRIPT|STYLE|TEMPLATE|BR)$/.test(next.tagName)) next = next.nextElementSibling;
     if (!next || next.tagName === "HR" || isOverline(next) || next.querySelector("[class*=overline i]") || !valueLike(next)) return null;
     var leaf = soleLeaf(next);
     var value = leaf ? text(leaf) : "";
     if (!value || value.length > 200 || value === key) return null;
-    return { key: key, value: value };
+    return { key: key, value: value, valueEl: leaf };
   }
   function overlinePairs(root, each) {
     Array.prototype.forEach.call(root.querySelectorAll("[class*=overline i]"), function (caption) {
       if (!isOverline(caption)) return;
       var pair = overlinePair(caption, root === document ? null : root);
-      if (pair) each(pair.key, pair.value, caption);
+      if (pair) each(pair.key, pair.value, caption, pair.valueEl);
     });
   }
   // Label and value cells alternating in one container (a Grid of xs=5 / xs=7 items): every cell one
-  // text, the labels of one layout and the values of another, at least two pairs; anything else
-  // (a missing cell, a third layout, a label that is no label) and the container gives none.
+  // text (a value cell may be empty), the labels of one layout and the values of another, at least
+  // two pairs; anything else (a missing cell, a third layout, a label that is no label) and the
+  // container gives none.
   function alternatingPairs(el) {
     var kids = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(k.tagName); });
     if (kids.length < 4 || kids.length % 2 || kids.length > 80) return null;
@@ -142,8 +145,9 @@ export const EXTRACT_APP_SOURCE = String.raw`
       var keyEl = soleLeaf(a), valueEl = soleLeaf(b);
       if (!keyEl || !valueEl || isHeading(keyEl) || isOverline(keyEl)) return null;
       var key = text(keyEl), value = text(valueEl);
-      if (!labelLike(key) || !value || value.length > 200 || key === value) return null;
-      out.push({ key: clean(keyEl.textContent), value: value });
+      if (!labelLike(key) || value.length > 200 || key === value) return null;
+      // An empty value cell keeps its place: that label shows no value.
+      if (value) out.push({ key: clean(keyEl.textContent), value: value, valueEl: valueEl });
     }
     return out;
   }
