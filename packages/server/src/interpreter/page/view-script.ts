@@ -2,7 +2,8 @@
  * The in-page half of the page view: walks one frame's document once, through open shadow roots,
  * and returns what a person sees as lines that follow the page's structure (headings, paragraphs,
  * list items, table rows with their headers, definition terms with or without definitions, form
- * rows, named landmarks, dialogs, code blocks line by line, live status text), with every visible
+ * rows, named landmarks, dialogs, code blocks line by line, live status text, images and icons the
+ * accessibility tree names as `[img "name"]`), with every visible
  * interactive element written as `[eN] role "name"` and a selector kept so the server can act on
  * it. An iframe is a marker line; the server reads that frame with the same script and stitches its
  * lines in at the marker (see `view.ts`). No line is cut here: the budget is the server's.
