@@ -1,7 +1,8 @@
 /**
  * Property: on random application markup (MUI cards or list items whose parts vary from card to
- * card, chips, alerts of random severities, tab panels shown and hidden), the grammar's reader gives
- * the exact answer or refuses; never a wrong one (issue 32).
+ * card, chips, alerts of random severities, tab panels shown and hidden, a side panel of label/value
+ * pairs written as flex rows, nested wrappers, overline captions or an alternating Grid, with values
+ * missing), the grammar's reader gives the exact answer or refuses; never a wrong one (issue 32).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -52,8 +53,8 @@ const SEVERITIES = ["error", "warning", "info", "success", ""] as const;
 type Pkg = { name: string; version?: string; description?: string; license?: string; tags: string[] };
 type App = {
   layout: "cards" | "list";
-  versionStyle: "caption" | "labelled";
-  licenseStyle: "chip" | "labelled";
+  versionStyle: "caption" | "labelled" | "nested" | "overline";
+  licenseStyle: "chip" | "labelled" | "overline";
   items: Pkg[];
   alerts: Array<{ severity: (typeof SEVERITIES)[number]; text: string }>;
 };
@@ -72,8 +73,8 @@ const arbApp: fc.Arbitrary<App> = fc
   .chain((names) =>
     fc.record({
       layout: fc.constantFrom("cards" as const, "list" as const),
-      versionStyle: fc.constantFrom("caption" as const, "labelled" as const),
-      licenseStyle: fc.constantFrom("chip" as const, "labelled" as const),
+      versionStyle: fc.constantFrom("caption" as const, "labelled" as const, "nested" as const, "overline" as const),
+      licenseStyle: fc.constantFrom("chip" as const, "labelled" as const, "overline" as const),
       items: fc.tuple(...names.map(arbPkg)) as fc.Arbitrary<Pkg[]>,
       alerts: fc.array(
         fc.record({ severity: fc.constantFrom(...SEVERITIES), text: fc.constantFrom("Could not load the statistics", "Saved", "Your session expires soon", "Two packages are deprecated") }),
@@ -88,12 +89,19 @@ function itemHtml(app: App, p: Pkg): string {
     ? ""
     : app.versionStyle === "caption"
       ? `<span class="MuiTypography-root MuiTypography-caption css-2bxn45">v${p.version}</span>`
-      : `<div class="css-1d3bbye"><span class="MuiTypography-root MuiTypography-overline css-1m8ssc5">Version</span><span class="MuiTypography-root MuiTypography-body2 css-68o8xu">${p.version}</span></div>`;
+      : app.versionStyle === "nested"
+        ? // A flex row of Box wrappers: the label beside an icon, the value two wrappers deep.
+          `<div class="MuiBox-root css-1ebnygn"><div class="MuiBox-root css-1rr4qq7"><svg class="MuiSvgIcon-root MuiSvgIcon-fontSizeSmall" aria-hidden="true" viewBox="0 0 24 24" data-testid="LocalOfferIcon"><path d="M21 11z"></path></svg><span class="MuiTypography-root MuiTypography-body2 css-1ndsiev">Version</span></div><div class="MuiBox-root css-0"><div class="MuiBox-root css-k008qs"><span class="MuiTypography-root MuiTypography-body2 css-68o8xu">${p.version}</span></div></div></div>`
+        : app.versionStyle === "overline"
+          ? `<span class="MuiTypography-root MuiTypography-overline css-1m8ssc5">Version</span><p class="MuiTypography-root MuiTypography-body1 css-9l3uo3">${p.version}</p>`
+          : `<div class="css-1d3bbye"><span class="MuiTypography-root MuiTypography-overline css-1m8ssc5">Version</span><span class="MuiTypography-root MuiTypography-body2 css-68o8xu">${p.version}</span></div>`;
   const license = !p.license
     ? ""
     : app.licenseStyle === "chip"
       ? `<div class="MuiChip-root MuiChip-outlined MuiChip-sizeSmall css-1jzq0dw"><svg class="MuiSvgIcon-root MuiChip-icon" aria-hidden="true" viewBox="0 0 24 24" data-testid="GavelIcon"><path d="M1 21h12v2H1z"></path></svg><span class="MuiChip-label MuiChip-labelSmall">${p.license}</span></div>`
-      : `<div class="css-1d3bbye"><span class="MuiTypography-root MuiTypography-overline css-1m8ssc5">License</span><span class="MuiTypography-root MuiTypography-body2 css-68o8xu">${p.license}</span></div>`;
+      : app.licenseStyle === "overline"
+        ? `<div class="MuiBox-root css-0"><span class="MuiTypography-root MuiTypography-overline css-1m8ssc5">License</span></div><div class="MuiBox-root css-0"><p class="MuiTypography-root MuiTypography-body2 css-68o8xu">${p.license}</p></div>`
+        : `<div class="css-1d3bbye"><span class="MuiTypography-root MuiTypography-overline css-1m8ssc5">License</span><span class="MuiTypography-root MuiTypography-body2 css-68o8xu">${p.license}</span></div>`;
   const description = p.description ? `<p class="MuiTypography-root MuiTypography-body2 css-e784if">${p.description}</p>` : "";
   const inner = `<div class="css-70qvj9"><a class="css-1xsto0d" href="/p/${p.name}"><h5 class="MuiTypography-root MuiTypography-h5 css-1g4yveo">${p.name}</h5></a>${version}</div>${description}<div class="css-1lekzkb">${license}${p.tags.map(chip).join("")}<span class="MuiTypography-root MuiTypography-caption css-2bxn45">Published 3 days ago</span></div>`;
   return app.layout === "cards"
@@ -107,6 +115,77 @@ function html(app: App): string {
     .map((a) => `<div class="MuiPaper-root MuiAlert-root${a.severity ? ` MuiAlert-color${a.severity[0]!.toUpperCase()}${a.severity.slice(1)}` : ""} css-1cdejgk" role="alert"><div class="MuiAlert-message css-1xsto0d">${a.text}</div></div>`)
     .join("");
   return `<div id="root"><header class="MuiAppBar-root"><div class="MuiTypography-root MuiTypography-h6">Registry</div></header><main><div class="MuiTypography-root MuiTypography-subtitle1">${app.items.length} packages</div>${list}</main>${alerts}</div>`;
+}
+
+/** The side panel's fields: what the schema calls each, the label the page writes, the values it may show. */
+const PANEL_FIELDS = [
+  { field: "version", label: "Version", values: ["5.0.1", "1.2.0-rc.1", "0.9.3"] },
+  { field: "license", label: "License", values: LICENSES },
+  { field: "unpackedSize", label: "Unpacked size", values: ["1.2 MB", "88.4 kB"] },
+  { field: "repository", label: "Repository", values: ["github.com/acme/kit", "gitlab.com/tools/grid"] },
+  { field: "homepage", label: "Homepage", values: ["acme.dev", "grid.example.org"] },
+  { field: "lastPublish", label: "Last publish", values: ["3 days ago", "a month ago"] },
+  { field: "weeklyDownloads", label: "Weekly downloads", values: ["1,482,113", "87"] },
+] as const;
+const PANEL_STYLES = ["stack", "nested", "overline", "overline-boxed", "grid"] as const;
+/** A field as shown: its value beside its label, its label with an empty value, or neither. */
+type PanelField = { field: string; label: string; value: string; style: (typeof PANEL_STYLES)[number]; state: "present" | "empty" | "absent" };
+type Panel = { fields: PanelField[] };
+const arbPanel: fc.Arbitrary<Panel> = fc
+  .tuple(
+    ...PANEL_FIELDS.map((d) =>
+      fc.record({
+        field: fc.constant(d.field as string),
+        label: fc.constant(d.label as string),
+        value: fc.constantFrom(...d.values),
+        style: fc.constantFrom(...PANEL_STYLES),
+        state: fc.constantFrom("present" as const, "present" as const, "empty" as const, "absent" as const),
+      }),
+    ),
+  )
+  .chain((fields) => fc.shuffledSubarray(fields, { minLength: fields.length, maxLength: fields.length }))
+  .map((fields) => ({ fields }));
+const PanelNullable = z.object(Object.fromEntries(PANEL_FIELDS.map((d) => [d.field, z.string().nullable()])));
+const PanelRequired = z.object(Object.fromEntries(PANEL_FIELDS.map((d) => [d.field, z.string()])));
+
+/** One field in its layout, as MUI renders it (an empty value renders its element with no text). */
+function panelFieldHtml(f: PanelField): string {
+  const value = f.state === "present" ? f.value : "";
+  switch (f.style) {
+    case "stack":
+      return `<div class="MuiStack-root css-1xhj18k"><p class="MuiTypography-root MuiTypography-body2 css-1u6oqs7">${f.label}</p><p class="MuiTypography-root MuiTypography-body2 css-17i2ab8">${value}</p></div><hr class="MuiDivider-root MuiDivider-fullWidth css-39bbo6">`;
+    case "nested":
+      return `<div class="MuiBox-root css-1ebnygn"><div class="MuiBox-root css-1rr4qq7"><svg class="MuiSvgIcon-root MuiSvgIcon-fontSizeSmall" aria-hidden="true" viewBox="0 0 24 24" data-testid="InfoOutlinedIcon"><path d="M11 7h2v2h-2z"></path></svg><span class="MuiTypography-root MuiTypography-body2 css-1ndsiev">${f.label}</span></div><div class="MuiBox-root css-0"><div class="MuiBox-root css-k008qs"><span class="MuiTypography-root MuiTypography-body2 css-68o8xu">${value}</span></div></div></div>`;
+    case "overline":
+      return `<span class="MuiTypography-root MuiTypography-overline css-1m8ssc5">${f.label}</span><p class="MuiTypography-root MuiTypography-body1 css-9l3uo3">${value}</p>`;
+    case "overline-boxed":
+      return `<div class="MuiGrid-root MuiGrid-item MuiGrid-grid-xs-6 css-1s50f5r"><div class="MuiBox-root css-0"><span class="MuiTypography-root MuiTypography-overline css-1m8ssc5">${f.label}</span></div><div class="MuiBox-root css-0"><h6 class="MuiTypography-root MuiTypography-h6 css-1anx036">${value}</h6></div></div>`;
+    case "grid":
+      return `<div class="MuiGrid-root MuiGrid-item MuiGrid-grid-xs-5 css-1xkw0x0"><p class="MuiTypography-root MuiTypography-body2 css-1u6oqs7">${f.label}</p></div><div class="MuiGrid-root MuiGrid-item MuiGrid-grid-xs-7 css-5vb4lz"><p class="MuiTypography-root MuiTypography-body2 css-17i2ab8">${value}</p></div>`;
+  }
+}
+/** The panel: runs of fields of one layout kept together (a Grid holds its cells, overline-boxed items sit in a Grid container). */
+function panelHtml(panel: Panel): string {
+  const shown = panel.fields.filter((f) => f.state !== "absent");
+  const runs: PanelField[][] = [];
+  for (const f of shown) {
+    const last = runs.at(-1);
+    if (last && last[0]!.style === f.style) last.push(f);
+    else runs.push([f]);
+  }
+  const body = runs
+    .map((run) => {
+      const inner = run.map(panelFieldHtml).join("");
+      if (run[0]!.style === "grid") return `<div class="MuiGrid-root MuiGrid-container css-1d3bbye">${inner}</div><hr class="MuiDivider-root css-39bbo6">`;
+      if (run[0]!.style === "overline-boxed") return `<div class="MuiGrid-root MuiGrid-container MuiGrid-spacing-xs-2 css-isbt42">${inner}</div>`;
+      return inner;
+    })
+    .join("");
+  return `<style>.MuiTypography-overline{display:block;text-transform:uppercase}.css-1xhj18k,.css-1ebnygn,.css-1rr4qq7,.MuiGrid-container{display:flex}</style>
+<div id="root"><header class="MuiAppBar-root"><div class="MuiToolbar-root"><div class="MuiTypography-root MuiTypography-h6">Registry</div><button class="MuiButtonBase-root MuiButton-root">Login</button></div></header>
+<div class="layout"><div class="content"><h4 class="MuiTypography-root MuiTypography-h4">kit</h4><p class="MuiTypography-root MuiTypography-body1">A toolkit for building forms.</p>
+<div class="MuiBox-root css-1ebnygn"><div class="MuiBox-root css-1rr4qq7"><div class="MuiAvatar-root">TL</div><div class="MuiBox-root css-0"><span class="MuiTypography-root MuiTypography-body2">tannerlinsley</span></div></div><div class="MuiBox-root css-0"><span class="MuiTypography-root MuiTypography-caption">3 days ago</span></div></div></div>
+<aside class="side"><div class="MuiPaper-root MuiCard-root"><div class="MuiCardContent-root css-1qw96cp">${body}</div></div></aside></div></div>`;
 }
 
 const Pkg = z.object({ name: z.string(), version: z.string(), description: z.string(), license: z.string() });
@@ -177,6 +256,28 @@ describe("property: random app markup, random questions", () => {
         expect(answer).toEqual(rows(shown).map((r) => ({ package: r, versionRange: "^1.0.0" })));
       }),
       { numRuns: 30 },
+    );
+  }, 240_000);
+  it("a side panel of label/value pairs in MUI's layouts, values missing: every shown value exactly, or a refusal", async () => {
+    await fc.assert(
+      fc.asyncProperty(arbPanel, fc.boolean(), async (panel, nullable) => {
+        await page.setContent(panelHtml(panel));
+        const shownValue = (f: PanelField) => (f.state === "present" ? f.value : undefined);
+        if (nullable) {
+          const answer = await answerOrRefusal("the package details", PanelNullable);
+          if (answer === REFUSED) return;
+          // A value is the one shown beside its label; null only where the page shows none.
+          expect(answer, `answered ${JSON.stringify(answer)} for ${JSON.stringify(panel)}`).toEqual(
+            Object.fromEntries(PANEL_FIELDS.map((d) => [d.field, shownValue(panel.fields.find((f) => f.field === d.field)!) ?? null])),
+          );
+        } else {
+          const answer = await answerOrRefusal("the package details", PanelRequired);
+          if (answer === REFUSED) return;
+          expect(panel.fields.every((f) => f.state === "present"), `answered ${JSON.stringify(answer)} for ${JSON.stringify(panel)}`).toBe(true);
+          expect(answer).toEqual(Object.fromEntries(panel.fields.map((f) => [f.field, f.value])));
+        }
+      }),
+      { numRuns: 60 },
     );
   }, 240_000);
 });

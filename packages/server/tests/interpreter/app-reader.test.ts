@@ -137,6 +137,52 @@ describe("a package page: side panel, Markdown, tab panels", () => {
   });
 });
 
+describe("a side panel of label/value pairs with no dl and no colon (flex rows, overline captions, a Grid)", () => {
+  beforeAll(async () => {
+    await page.goto(`${server.url}/mui-details.html`);
+  });
+
+  it("reads flex rows of sibling elements, nested wrappers, overline captions above a value and an alternating grid", async () => {
+    const Details = z.object({
+      version: z.string(),
+      license: z.string(),
+      unpackedSize: z.string(),
+      repository: z.string(),
+      homepage: z.string(),
+      weeklyDownloads: z.number(),
+      openIssues: z.number(),
+      lastPublish: z.string(),
+      totalFiles: z.number(),
+      nodeEngines: z.string(),
+    });
+    expect(await ask("the package details", Details)).toEqual({
+      version: "5.0.1",
+      license: "MIT",
+      unpackedSize: "1.2 MB",
+      repository: "github.com/TanStack/query",
+      homepage: "tanstack.com/query",
+      weeklyDownloads: 1482113,
+      openIssues: 87,
+      lastPublish: "3 days ago",
+      totalFiles: 112,
+      nodeEngines: ">=18",
+    });
+    expect(await ask("the homepage")).toBe("tanstack.com/query");
+    expect(await ask("the unpacked size")).toBe("1.2 MB");
+    expect(await ask("the weekly downloads", z.number())).toBe(1482113);
+    expect(await ask("the open issues", z.number())).toBe(87);
+  });
+
+  it("returns the command under an overline caption as a code block", async () => {
+    expect(await ask("the install command")).toBe("npm i @tanstack/react-query");
+  });
+
+  it("refuses what no label on the panel names", async () => {
+    await refused("the maintainer", z.object({ maintainer: z.string() }));
+    await refused("the bundle size");
+  });
+});
+
 describe("an open dialog as a scope of its own", () => {
   beforeAll(async () => {
     await page.goto(`${server.url}/mui-dialog.html`);

@@ -80,6 +80,28 @@ describe("replayActions", { timeout: 60_000 }, () => {
     expect(error.details.actionIndex).toBe(1);
   });
 
+  it("replays an entry recorded before names followed Playwright (decision 0058): an upper-cased button, a field's asterisk", async () => {
+    // MUI as rendered: the button's text upper-cased by CSS, the required field's label holding an aria-hidden " *".
+    await page.setContent(`<title>Replay</title><style>.MuiButton-root{text-transform:uppercase}</style>
+      <div class="MuiFormControl-root"><label class="MuiFormLabel-root MuiInputLabel-root Mui-required" for="email" id="email-label">Email<span aria-hidden="true" class="MuiFormLabel-asterisk MuiInputLabel-asterisk"> *</span></label>
+      <div class="MuiInputBase-root MuiOutlinedInput-root"><input aria-invalid="false" id="email" required type="text" class="MuiInputBase-input MuiOutlinedInput-input" value=""></div></div>
+      <button class="MuiButtonBase-root MuiButton-root MuiButton-contained" tabindex="0" type="button" onclick="document.title = 'clicked ' + this.textContent">Login</button>`);
+    // As the lock files of that time hold them: names as innerText read them.
+    const recorded = [
+      { instruction: 'type "ada@example.com" into the "Email *" field', element: { role: "textbox", name: "Email *" } },
+      { instruction: 'click the "LOGIN" button', element: { role: "button", name: "LOGIN" } },
+    ];
+    const report: StepReport = {};
+    await replayActions(context(report), recorded, options);
+    expect(await page.inputValue("#email")).toBe("ada@example.com");
+    expect(await page.title()).toBe("clicked Login");
+    expect(report).toMatchObject({ interpreter: "grammar", replayed: true });
+    // Another name is still another element: the case and a trailing asterisk are all that is forgiven.
+    await page.setContent(PAGE);
+    const other = await rejection(replayActions(context({}), [{ instruction: 'click the "Sign in" button', element: { role: "button", name: "SIGN UP" } }], options));
+    expect(other.code).toBe("WF_REPLAY_MISMATCH");
+  });
+
   describe("with refind (--lock heal)", () => {
     const healing = { ...options, refind: true };
 

@@ -175,9 +175,15 @@ export function purposeOf(action: ParsedAction): TargetPurpose | undefined {
   }
 }
 
-/** Names compare with whitespace collapsed: the page view and the locator compute them slightly apart. */
+/**
+ * True when two accessible names are the same name: whitespace collapsed (the page view and the
+ * locator compute them slightly apart), case ignored and a trailing `*` dropped. Lock entries
+ * recorded before names followed Playwright (decision 0058) hold what CSS showed (`"LOGIN"` for
+ * "Login") and a required field's `aria-hidden` asterisk (`"Email *"` for "Email"); they still
+ * name the same element.
+ */
 export function sameName(a: string, b: string): boolean {
-  const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+  const norm = (s: string) => s.replace(/\s+/g, " ").trim().replace(/\s*\*$/, "").toLowerCase();
   return norm(a) === norm(b);
 }
 

@@ -65,18 +65,91 @@ export const EXTRACT_APP_SOURCE = String.raw`
       if (value && value !== key) each(key, value, icon);
     });
   }
+  // The one leaf an element's text sits in, through wrappers that hold nothing else (MUI's nested
+  // Box divs): el itself when it holds no block, else its only child, and so on; null when a wrapper
+  // holds several elements (a row of its own, a label beside an empty value) or text beside them.
+  function soleLeaf(el) {
+    for (var depth = 0; el && depth < 6; depth++) {
+      if (leafish(el)) return el;
+      for (var c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 3 && /\S/.test(c.nodeValue)) return null;
+      var inner = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE)$/.test(k.tagName); });
+      if (inner.length !== 1) return null;
+      el = inner[0];
+    }
+    return null;
+  }
+  function elementKids(el) { return Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE)$/.test(k.tagName); }); }
+  var CONTROL_SELECTOR = "input,select,textarea,button,[role=button]";
+  // A text that may be a label: short, a few words, not a sentence, not a number alone.
+  function labelLike(key) { return !!key && key.length <= 40 && key.split(" ").length <= 4 && !/[:：.!?]$/.test(key) && !/^[\d\W]+$/.test(key); }
+  function isHeading(el) { return /^H[1-6]$/.test(el.tagName) || el.getAttribute("role") === "heading"; }
+  // A value: not code (a code block is read under its heading), not an action (a button names what it does).
+  function valueLike(el) { return !el.matches("pre," + CONTROL_SELECTOR) && !el.querySelector("pre," + CONTROL_SELECTOR); }
   // A label and its value written as two sibling elements with nothing else beside them ("Published" /
-  // "3 days ago", MUI's ListItemText primary / secondary): the first short, neither holding blocks.
+  // "3 days ago", MUI's ListItemText primary / secondary, a Stack row), each possibly wrapped in
+  // elements that hold nothing else: the first short, neither holding more than one text.
   function siblingPair(el) {
     if (el.children.length < 2 || el.children.length > 3 || /^(TR|TABLE|TBODY|THEAD|UL|OL|DL|SELECT|BUTTON|A|LABEL|H1|H2|H3|H4|H5|H6)$/.test(el.tagName)) return null;
     // textContent first: it needs no layout, and most elements are no pair.
     var kids = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(k.tagName) && /\S/.test(k.textContent || ""); });
+    if (kids.length !== 2 || kids[0].querySelector("input,select,textarea,button,a") || !valueLike(kids[1])) return null;
+    var keyEl = soleLeaf(kids[0]), valueEl = soleLeaf(kids[1]);
     // A heading and what follows it are a section, not a label and its value.
-    if (kids.length !== 2 || /^H[1-6]$/.test(kids[0].tagName) || kids[0].getAttribute("role") === "heading" || !leafish(kids[0]) || !leafish(kids[1]) || kids[0].querySelector("input,select,textarea,button,a") || !shown(kids[0])) return null;
-    var key = text(kids[0]), value = text(kids[1]);
+    if (!keyEl || !valueEl || isHeading(keyEl) || isHeading(kids[0]) || !shown(kids[0])) return null;
+    var key = text(keyEl), value = text(valueEl);
     if (!key || !value) return null;
-    if (key.length > 40 || key.split(" ").length > 4 || /[:：.!?]$/.test(key) || /^[\d\W]+$/.test(key) || key === value || value.length > 200) return null;
-    return { key: clean(kids[0].textContent), value: value };
+    if (!labelLike(key) || key === value || value.length > 200) return null;
+    return { key: clean(keyEl.textContent), value: value, valueEl: valueEl };
+  }
+  // An overline caption (MUI's Typography variant="overline", Vuetify's text-overline…) names the value below it.
+  function isOverline(el) {
+    for (var i = 0; i < el.classList.length; i++) if (/overline/i.test(el.classList[i])) return true;
+    return false;
+  }
+  // The value an overline caption labels: the next element with text after it (after the wrappers that
+  // hold only the caption), through wrappers that hold nothing else; not another caption, not code.
+  function overlinePair(caption, within) {
+    var key = clean(caption.textContent);
+    if (!labelLike(key) || !shown(caption)) return null;
+    // Up through the wrappers that hold only the caption; the value is the very next element (an empty one is an empty value).
+    var node = caption;
+    while (node.parentElement && node.parentElement !== within && node.parentElement !== document.body && elementKids(node.parentElement).length === 1) node = node.parentElement;
+    var next = node.nextElementSibling;
+    while (next && /^(SCRIPT|STYLE|TEMPLATE|BR)$/.test(next.tagName)) next = next.nextElementSibling;
+    if (!next || next.tagName === "HR" || isOverline(next) || next.querySelector("[class*=overline i]") || !valueLike(next)) return null;
+    var leaf = soleLeaf(next);
+    var value = leaf ? text(leaf) : "";
+    if (!value || value.length > 200 || value === key) return null;
+    return { key: key, value: value, valueEl: leaf };
+  }
+  function overlinePairs(root, each) {
+    Array.prototype.forEach.call(root.querySelectorAll("[class*=overline i]"), function (caption) {
+      if (!isOverline(caption)) return;
+      var pair = overlinePair(caption, root === document ? null : root);
+      if (pair) each(pair.key, pair.value, caption, pair.valueEl);
+    });
+  }
+  // Label and value cells alternating in one container (a Grid of xs=5 / xs=7 items): every cell one
+  // text (a value cell may be empty), the labels of one layout and the values of another, at least
+  // two pairs; anything else (a missing cell, a third layout, a label that is no label) and the
+  // container gives none.
+  function alternatingPairs(el) {
+    var kids = Array.prototype.filter.call(el.children, function (k) { return !/^(SCRIPT|STYLE|TEMPLATE|BR|HR)$/.test(k.tagName); });
+    if (kids.length < 4 || kids.length % 2 || kids.length > 80) return null;
+    var sigA = kids[0].tagName + "." + kids[0].className, sigB = kids[1].tagName + "." + kids[1].className;
+    if (sigA === sigB) return null;
+    var out = [];
+    for (var i = 0; i < kids.length; i += 2) {
+      var a = kids[i], b = kids[i + 1];
+      if (a.tagName + "." + a.className !== sigA || b.tagName + "." + b.className !== sigB || !valueLike(b) || a.querySelector("input,select,textarea,button,a")) return null;
+      var keyEl = soleLeaf(a), valueEl = soleLeaf(b);
+      if (!keyEl || !valueEl || isHeading(keyEl) || isOverline(keyEl)) return null;
+      var key = text(keyEl), value = text(valueEl);
+      if (!labelLike(key) || value.length > 200 || key === value) return null;
+      // An empty value cell keeps its place: that label shows no value.
+      if (value) out.push({ key: clean(keyEl.textContent), value: value, valueEl: valueEl });
+    }
+    return out;
   }
   // What a text is by its shape alone: a version ("v5.0.1", "5.1.0-beta.2"), an SPDX licence identifier.
   var VERSION_SHAPE = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
@@ -117,6 +190,8 @@ export const EXTRACT_APP_SOURCE = String.raw`
       for (var prev = node.previousElementSibling; prev; prev = prev.previousElementSibling) {
         if (!shown(prev)) continue;
         if (/^H[1-6]$/.test(prev.tagName) || prev.getAttribute("role") === "heading") return text(prev);
+        // An overline caption names the block right below it ("Install" above "npm i …"), as its words are written.
+        if (isOverline(prev) && prev === node.previousElementSibling) return clean(prev.textContent);
         var inner = prev.querySelectorAll("h1,h2,h3,h4,h5,h6,[role=heading]");
         for (var i = inner.length - 1; i >= 0; i--) if (shown(inner[i])) return text(inner[i]);
       }

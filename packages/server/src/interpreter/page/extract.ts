@@ -281,10 +281,17 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}${EXTRAC
   // A value beside an icon that names it (aria-label, title, the icon's name), and label/value sibling elements.
   iconPairs(function (key, value, icon) { data.pairs.push(withRegion({ key: key, value: value, source: "icon" }, icon)); });
   (document.body ? wfAll("div,li,span,p,section") : []).forEach(function (el) {
-    if (el.children.length < 2 || el.children.length > 3) return;
+    if (el.children.length < 2) return;
+    if (el.children.length >= 4) {
+      var cells = alternatingPairs(el);
+      if (cells && shown(el)) cells.forEach(function (c) { data.pairs.push(withRegion({ key: c.key, value: c.value, source: "siblings" }, el)); });
+      return;
+    }
     var pair = siblingPair(el);
     if (pair && shown(el)) data.pairs.push(withRegion({ key: pair.key, value: pair.value, source: "siblings" }, el));
   });
+  // A value below an overline caption.
+  if (document.body) overlinePairs(document, function (key, value, caption) { data.pairs.push(withRegion({ key: key, value: value, source: "siblings" }, caption)); });
 
   // Repeated items: siblings with the same tag and classes.
   function signature(el) { return el.tagName + "." + Array.prototype.slice.call(el.classList).sort().join("."); }
@@ -301,6 +308,14 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}${EXTRAC
       var lm = line.match(/^\s*([^:：\n]{1,60}?)\s*[:：]\s*(\S.*?)\s*$/);
       if (lm && !/^https?$/i.test(lm[1])) fields.push({ keys: [clean(lm[1])], value: clean(lm[2]), weight: 1 });
     });
+    // Values a label names (a caption above, a sibling beside): read under that label, not also as a description or title by their tag.
+    var labelled = new Set();
+    overlinePairs(item, function (key, value, caption, valueEl) { labelled.add(valueEl); fields.push({ keys: [key], value: value, weight: 0.9 }); });
+    nodes.forEach(function (el) {
+      if (el === item) return;
+      if (el.children.length >= 2 && el.children.length <= 3) { var sp = siblingPair(el); if (sp) { labelled.add(sp.valueEl); fields.push({ keys: [sp.key], value: sp.value, weight: 0.9 }); } }
+      if (el.children.length >= 4) { var ap = alternatingPairs(el); if (ap) ap.forEach(function (c) { labelled.add(c.valueEl); fields.push({ keys: [c.key], value: c.value, weight: 0.9 }); }); }
+    });
     nodes.forEach(function (el) {
       if (!shown(el)) return;
       var tag = el.tagName.toLowerCase();
@@ -312,16 +327,17 @@ const EXTRACT_SOURCE = String.raw`function (options) {${DESCRIBE_SOURCE}${EXTRAC
       var t = leafish ? text(el) : "";
       if (el !== item && leafish && t) {
         if (keys.length) fields.push({ keys: keys, value: t, weight: 1 });
-        if (/^h[1-6]$/.test(tag) || el.getAttribute("role") === "heading") fields.push({ keys: ["title", "name", "heading"], value: t, weight: 0.8 });
-        if (tag === "p") fields.push({ keys: ["description", "text", "summary"], value: t, weight: 0.7 });
-        if (tag === "a") fields.push({ keys: ["link", "name", "title"], value: t, weight: 0.6 });
-        if (tag === "time") fields.push({ keys: ["date", "time"], value: el.getAttribute("datetime") || t, weight: 0.8 });
+        if (!labelled.has(el)) {
+          if (/^h[1-6]$/.test(tag) || el.getAttribute("role") === "heading") fields.push({ keys: ["title", "name", "heading"], value: t, weight: 0.8 });
+          if (tag === "p") fields.push({ keys: ["description", "text", "summary"], value: t, weight: 0.7 });
+          if (tag === "a") fields.push({ keys: ["link", "name", "title"], value: t, weight: 0.6 });
+          if (tag === "time") fields.push({ keys: ["date", "time"], value: el.getAttribute("datetime") || t, weight: 0.8 });
+        }
         if (tag === "input" || tag === "select" || tag === "textarea") fields.push({ keys: keys, value: controlValue(el), weight: 1 });
         var m = t.match(/^([^:：]{1,60}?)\s*[:：]\s*(\S.*)$/);
         if (m) fields.push({ keys: [clean(m[1])], value: clean(m[2]), weight: 1 });
         shapeFields(t).forEach(function (f) { fields.push(f); });
       }
-      if (el !== item && el.children.length >= 2 && el.children.length <= 3) { var sp = siblingPair(el); if (sp) fields.push({ keys: [sp.key], value: sp.value, weight: 0.9 }); }
       if (/^(svg|img)$/.test(tag) || el.getAttribute("role") === "img") { var il = iconLabel(el), iv = il ? iconValue(el) : ""; if (iv && iv !== il) fields.push({ keys: [il], value: iv, weight: 0.9 }); }
       if (tag === "dt") { var dd = el.nextElementSibling; if (dd && dd.tagName === "DD") fields.push({ keys: [text(el).replace(/[:：]\s*$/, "")], value: text(dd), weight: 1 }); }
       if (tag === "tr") { var cs = cellsOf(el); if (cs.length === 2) fields.push({ keys: [cs[0].text.replace(/[:：]\s*$/, "")], value: cs[1].text, weight: 1 }); }

@@ -2,7 +2,8 @@
  * The in-page half of the page view: walks one frame's document once, through open shadow roots,
  * and returns what a person sees as lines that follow the page's structure (headings, paragraphs,
  * list items, table rows with their headers, definition terms with or without definitions, form
- * rows, named landmarks, dialogs, code blocks line by line, live status text), with every visible
+ * rows, named landmarks, dialogs, code blocks line by line, live status text, images and icons the
+ * accessibility tree names as `[img "name"]`), with every visible
  * interactive element written as `[eN] role "name"` and a selector kept so the server can act on
  * it. An iframe is a marker line; the server reads that frame with the same script and stitches its
  * lines in at the marker (see `view.ts`). No line is cut here: the budget is the server's.
@@ -313,16 +314,31 @@ export const snapshotPageView = new Function(
       else if (facts.readOnly) s += mk(" (read-only)");
       return s + EO + EC;
     }
-    // Inline content of an element: text, with controls as references and images by their alt text.
+    // An image the accessibility tree names, as "[img "name"]": an <img> by its alt text, an <svg> or
+    // role=img by its aria-label (aria-labelledby, an svg's <title>); "" for one it leaves out
+    // (aria-hidden is left out before this is asked, like any hidden element).
+    function isImage(el) { return el.tagName === "IMG" || el.tagName === "svg" || el.tagName === "SVG" || el.getAttribute("role") === "img"; }
+    function image(el) {
+      var tag = el.tagName, r = el.getAttribute("role");
+      var n = "";
+      if (tag === "IMG") n = norm(el.getAttribute("alt"));
+      else if ((tag === "svg" || tag === "SVG" || r === "img") && r !== "presentation" && r !== "none") {
+        n = norm(el.getAttribute("aria-label") || (el.getAttribute("aria-labelledby") ? wfAccName(el) : ""));
+        if (!n && (tag === "svg" || tag === "SVG")) { var t = el.querySelector("title"); if (t) n = norm(t.textContent); }
+      }
+      return n ? mk("[img ") + q(n) + mk("]") : "";
+    }
+    // Inline content of an element: text, with controls as references and images by their names.
     function inline(el) {
       var out = "";
       var list = kids(el);
       for (var i = 0; i < list.length; i++) {
         var c = list[i];
         if (c.nodeType === 3) { out += clean(c.nodeValue); continue; }
-        if (c.nodeType !== 1 || SKIP[c.tagName] || hidden(c)) continue;
+        if (c.nodeType !== 1 || hidden(c)) continue;
+        if (!interactive(c) && isImage(c)) { var img = image(c); if (img) out += " " + img + " "; continue; }
+        if (SKIP[c.tagName]) continue;
         if (interactive(c)) { out += " " + control(c) + " "; continue; }
-        if (c.tagName === "IMG") { var alt = norm(c.getAttribute("alt")); if (alt) out += " " + mk("[img ") + q(alt) + mk("]") + " "; continue; }
         if (c.tagName === "BR") { out += " "; continue; }
         if (isFrame(c)) continue;
         var b = ownBlock(c);
@@ -494,8 +510,10 @@ export const snapshotPageView = new Function(
       return { NAV: "navigation", SECTION: "region", FORM: "form", ASIDE: "complementary", FIELDSET: "group" }[el.tagName] || "";
     }
     function walk(el) {
-      if (el.nodeType !== 1 || SKIP[el.tagName] || hidden(el)) return;
+      if (el.nodeType !== 1 || hidden(el)) return;
       var tag = el.tagName, r = el.getAttribute("role");
+      if (!interactive(el) && isImage(el)) { var img = image(el); if (img) push(img); return; }
+      if (SKIP[tag]) return;
       if (isFrame(el)) {
         var title = norm(el.getAttribute("title") || el.getAttribute("aria-label") || el.getAttribute("name") || "");
         frames.push(cssPath(el));
@@ -525,7 +543,6 @@ export const snapshotPageView = new Function(
       if (r === "status" || r === "alert" || (el.getAttribute("aria-live") && el.getAttribute("aria-live") !== "off")) {
         if (!hasBlockChild(el)) { var said = tidy(inline(el)); if (said) push(mk(r === "alert" ? "alert: " : "status: ") + said); return; }
       }
-      if (tag === "IMG") { var alt = norm(el.getAttribute("alt")); if (alt) push(mk("[img ") + q(alt) + mk("]")); return; }
       if (isPre(el)) { code(el); return; }
       var lr = landmarkRole(el, r), ln = lr ? landmarkName(el, r) : "";
       if (ln && !hasBlockChild(el)) { push(mk(lr + " ") + q(ln) + mk(": ") + inline(el)); return; }
@@ -547,7 +564,9 @@ export const snapshotPageView = new Function(
       for (var i = 0; i < list.length; i++) {
         var c = list[i];
         if (c.nodeType === 3) { run += clean(c.nodeValue); continue; }
-        if (c.nodeType !== 1 || SKIP[c.tagName] || hidden(c)) continue;
+        if (c.nodeType !== 1 || hidden(c)) continue;
+        if (!interactive(c) && isImage(c)) { var im = image(c); if (im) run += " " + im + " "; continue; }
+        if (SKIP[c.tagName]) continue;
         if (interactive(c) || !isBlock(c)) {
           run += interactive(c) ? " " + control(c) + " " : c.tagName === "BR" ? " " : " " + inline(c) + " ";
           if (c.tagName === "BR" && run.trim()) flush();
