@@ -191,13 +191,17 @@ export function schemaHashOf(responseFormat: unknown): string {
 }
 
 /**
- * Runs an ASK (not a check) with the lock. An entry whose recipe was recorded for this schema is
+ * Runs an ASK (a check too) with the lock. An entry whose recipe was recorded for this schema is
  * sent as the step's `recipe`: the service reads the page with it and calls no model. A recipe
  * that no longer applies (`WF_LOCK_STALE`) goes to the model when one is configured and the mode
  * is `read` or `heal` (`heal` records the new recipe); otherwise the step fails, naming the entry
  * and the command that records it again. A step with no recipe (none recorded, one that needed
- * judgement, another schema) goes to the service as before the lock knew reads. In `write` and
- * `heal`, what the model answered is recorded: its recipe, or why none.
+ * judgement, another schema) goes to the service as before the lock knew reads, except in `frozen`:
+ * there it is sent with `allowModel: false`, so one that needs the model fails `WF_LOCK_MISSING`
+ * (`WF_LOCK_STALE` for a recipe of another schema) naming the entry and why it has no recipe, with
+ * no model call; a read the service answers without the model (a grammar check, the model-free
+ * reader of a service with no model) still runs. In `write` and `heal`, what the model answered
+ * is recorded: its recipe, or why none.
  *
  * @param step - the step's index, question (values filled in), call site and response format.
  * @returns the step's final status (a stale recipe's error naming the entry) and whether it was healed.
@@ -214,6 +218,13 @@ export async function runLockedAsk(
   const schemaHash = schemaHashOf(step.responseFormat);
   const entry = mode === "write" ? undefined : findEntry(lock.file, key);
   const recipe = entry?.read?.recipe && entry.read.schemaHash === schemaHash ? entry.read.recipe : undefined;
+  // frozen: a read with no recipe calls no model. One the service answers without it (a grammar
+  // check, the model-free reader on a service with no model) still runs; one that needs it fails.
+  if (!recipe && mode === "frozen") {
+    const status = await attempt(undefined, false, false);
+    if (status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") return { status: { ...status, error: readNeedsModel(status.error, key, lock, entry, schemaHash) }, healed: false };
+    return { status, healed: false };
+  }
   let status = await attempt(undefined, false, true, recipe);
   let healed = false;
   if (recipe && status.status === "FAILED" && status.error?.code === LOCK_STALE_CODE) {
@@ -243,6 +254,32 @@ async function recordRead(lock: LockState, key: Pick<LockEntry, "test" | "callSi
   const secrets = lock.params.filter((p) => p.secret).map((p) => p.value);
   if (read.recipe && secrets.some((s) => JSON.stringify(read!.recipe).includes(s))) read = { schemaHash, noRecipe: "its recipe holds the value of a secret param, which the lock never writes" };
   await writeEntry(lock, { ...key, ...(startedOn ? { page: startedOn } : {}), actions: [], read, ...(status.usage?.model ? { model: status.usage.model } : {}), recordedAt: new Date().toISOString() }, hooks);
+}
+
+/**
+ * The failure of a `frozen` read (an ASK or a check) that needs the model and has no recipe to
+ * replay: `WF_LOCK_MISSING` when the lock has no entry for it or its entry records why no recipe
+ * reproduces the answer (`noRecipe`: it needs judgement, …), `WF_LOCK_STALE` when its recipe was
+ * recorded for another schema. The message names the entry, the reason and the command that
+ * records it; `details.reason` holds the reason alone.
+ */
+function readNeedsModel(error: NonNullable<FinishedStatus["error"]>, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, lock: LockState, entry: LockEntry | undefined, schemaHash: string): NonNullable<FinishedStatus["error"]> {
+  const { path, refreshCommand } = lock.options;
+  const read = entry?.read;
+  let code = LOCK_MISSING_CODE;
+  let reason: string;
+  if (!read) reason = entry ? `its entry for ${describeEntry(key)} records actions, not a read` : `it has no entry for ${describeEntry(key)}`;
+  else if (read.schemaHash !== schemaHash) {
+    code = LOCK_STALE_CODE;
+    reason = `its entry for ${describeEntry(key)} was recorded for another schema (${read.schemaHash}; this step's is ${schemaHash})`;
+  } else reason = `its entry for ${describeEntry(key)} has no recipe: ${read.noRecipe ?? "none was recorded"}`;
+  return {
+    code,
+    message:
+      `The lock ${path} has no read recipe for this step, and the step needs the model (--lock frozen calls no model for it): ${reason}. ` +
+      `${read?.noRecipe && read.schemaHash === schemaHash ? "Such a read goes to the model on every run: run it with --lock read or heal and a model configured. " : `Record it with a model configured: \`${refreshCommand}\`. `}(The service said: ${error.message})`,
+    details: { serviceCode: error.code, callSite: key.callSite, reason, refreshCommand },
+  };
 }
 
 /** `WF_LOCK_MISSING`: the step needs the model and the lock has no entry for it (or one this run cannot fill in). */
