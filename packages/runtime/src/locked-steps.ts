@@ -57,9 +57,11 @@ export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "i
 
 /**
  * Sends a step once: with a lock entry's actions to `replay` (and `refind` in `heal`), or without
- * them; `allowModel: false` (a `frozen` step with no entry) asks the service not to call its model.
+ * them; `allowModel: false` (a `frozen` step with no entry) asks the service not to call its model;
+ * an ASK with a read `recipe` to run, or with `deriveRecipe` (the lock records what the model
+ * answers: `write`, `heal`), which asks the service for the answer's recipe.
  */
-export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean, allowModel?: boolean, recipe?: ReadRecipe) => Promise<FinishedStatus>;
+export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean, allowModel?: boolean, recipe?: ReadRecipe, deriveRecipe?: boolean) => Promise<FinishedStatus>;
 
 /** What a run tells {@link runLockedAct} about itself. */
 export interface LockedActHooks {
@@ -225,13 +227,15 @@ export async function runLockedAsk(
     if (status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") return { status: { ...status, error: readNeedsModel(status.error, key, lock, entry, schemaHash) }, healed: false };
     return { status, healed: false };
   }
-  let status = await attempt(undefined, false, true, recipe);
+  // Only a run that records reads asks for the answer's recipe: deriving it reads the page once more.
+  const derive = mode === "write" || mode === "heal";
+  let status = await attempt(undefined, false, true, recipe, derive);
   let healed = false;
   if (recipe && status.status === "FAILED" && status.error?.code === LOCK_STALE_CODE) {
     if (model && (mode === "heal" || mode === "read")) {
       const stale = status.error;
       hooks.log(`The recorded read ${describeEntry(key)} in ${lock.options.path} no longer applies (${stale.message}); the model read the page instead.${mode === "read" ? ` Record it again with \`${lock.options.refreshCommand}\`.` : ""}`);
-      status = await attempt();
+      status = await attempt(undefined, false, true, undefined, derive);
       healed = mode === "heal" && status.status === "SUCCEEDED";
     } else {
       const why = mode === "heal" ? " No model is configured to read it instead." : "";
