@@ -193,7 +193,7 @@ export function schemaHashOf(responseFormat: unknown): string {
 }
 
 /**
- * Runs an ASK (a check too) with the lock. An entry whose recipe was recorded for this schema is
+ * Runs an ASK (not a check: a check does not go through the lock) with the lock. An entry whose recipe was recorded for this schema is
  * sent as the step's `recipe`: the service reads the page with it and calls no model. A recipe
  * that no longer applies (`WF_LOCK_STALE`) goes to the model when one is configured and the mode
  * is `read` or `heal` (`heal` records the new recipe); otherwise the step fails, naming the entry
@@ -201,8 +201,8 @@ export function schemaHashOf(responseFormat: unknown): string {
  * judgement, another schema) goes to the service as before the lock knew reads, except in `frozen`:
  * there it is sent with `allowModel: false`, so one that needs the model fails `WF_LOCK_MISSING`
  * (`WF_LOCK_STALE` for a recipe of another schema) naming the entry and why it has no recipe, with
- * no model call; a read the service answers without the model (a grammar check, the model-free
- * reader of a service with no model) still runs. In `write` and `heal`, what the model answered
+ * no model call; a read the service answers without the model (the model-free reader of a service
+ * with no model) still runs. In `write` and `heal`, what the model answered
  * is recorded: its recipe, or why none.
  *
  * @param step - the step's index, question (values filled in), call site and response format.
@@ -220,8 +220,8 @@ export async function runLockedAsk(
   const schemaHash = schemaHashOf(step.responseFormat);
   const entry = mode === "write" ? undefined : findEntry(lock.file, key);
   const recipe = entry?.read?.recipe && entry.read.schemaHash === schemaHash ? entry.read.recipe : undefined;
-  // frozen: a read with no recipe calls no model. One the service answers without it (a grammar
-  // check, the model-free reader on a service with no model) still runs; one that needs it fails.
+  // frozen: a read with no recipe calls no model. One the service answers without it (the
+  // model-free reader on a service with no model) still runs; one that needs it fails.
   if (!recipe && mode === "frozen") {
     const status = await attempt(undefined, false, false);
     if (status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") return { status: { ...status, error: readNeedsModel(status.error, key, lock, entry, schemaHash) }, healed: false };
@@ -261,7 +261,7 @@ async function recordRead(lock: LockState, key: Pick<LockEntry, "test" | "callSi
 }
 
 /**
- * The failure of a `frozen` read (an ASK or a check) that needs the model and has no recipe to
+ * The failure of a `frozen` ASK that needs the model and has no recipe to
  * replay: `WF_LOCK_MISSING` when the lock has no entry for it or its entry records why no recipe
  * reproduces the answer (`noRecipe`: it needs judgement, …), `WF_LOCK_STALE` when its recipe was
  * recorded for another schema. The message names the entry, the reason and the command that
