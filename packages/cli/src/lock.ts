@@ -34,3 +34,56 @@ export async function pruneLock(file: string, options: { cwd?: string; dryRun?: 
   if (removed.length > 0 && !options.dryRun) await writeLock(lockPath, { version: 1, entries: kept });
   return { lockPath, removed, kept: kept.length };
 }
+
+/** One entry as `wf lock <file>` lists it. */
+export interface ListedLockEntry {
+  /** `"the pending orders" at orders.ts:11:27`. */
+  entry: string;
+  /** `act`: recorded actions; `read`: a read recipe, replayed with no model; `model`: a read with no recipe, which goes to the model on every run (and fails under `--lock frozen`). */
+  kind: "act" | "read" | "model";
+  /** For `act`, how many actions; for `read`, what the recipe reads; for `model`, why it has no recipe. */
+  detail: string;
+}
+
+/** What {@link listLock} found. */
+export interface ListLockResult {
+  /** Absolute path of the lock file. */
+  lockPath: string;
+  /** Whether the file exists. */
+  exists: boolean;
+  entries: ListedLockEntry[];
+}
+
+/**
+ * The entries of a lock (`wf lock <file>`), in the file's order: each ACT with its actions, each
+ * read with what its recipe reads, and each read with no recipe with why (those steps call the
+ * model on every run, and fail `WF_LOCK_MISSING` under `--lock frozen`).
+ * @param file - a workflow file (its lock beside it) or a lock file (`*.wf.lock.json`), relative to `cwd`.
+ * @throws Error naming the file when it is not a wf lock (see `readLock`).
+ */
+export async function listLock(file: string, options: { cwd?: string } = {}): Promise<ListLockResult> {
+  const { lockPathFor, readLock } = await import("@wf/runtime");
+  const { access } = await import("node:fs/promises");
+  const path = resolve(options.cwd ?? process.cwd(), file);
+  const lockPath = path.endsWith(".wf.lock.json") ? path : lockPathFor(path);
+  const exists = await access(lockPath).then(
+    () => true,
+    () => false,
+  );
+  const lock = await readLock(lockPath);
+  return { lockPath, exists, entries: lock.entries.map(listed) };
+}
+
+function listed(entry: LockEntry): ListedLockEntry {
+  const name = `${JSON.stringify(entry.instruction)} at ${entry.callSite}${entry.ordinal && entry.ordinal > 1 ? ` (#${entry.ordinal})` : ""}${entry.test !== undefined ? ` in test ${JSON.stringify(entry.test)}` : ""}`;
+  if (!entry.read) return { entry: name, kind: "act", detail: `${entry.actions.length} action${entry.actions.length === 1 ? "" : "s"}` };
+  if (!entry.read.recipe) return { entry: name, kind: "model", detail: entry.read.noRecipe ?? "no recipe was recorded" };
+  const parts = entry.read.recipe.parts.map((p) => {
+    const at = p.path || "(the answer)";
+    if (p.label !== undefined) return `${at} by the label ${JSON.stringify(p.label)}`;
+    if (p.table) return `${at} from the table with ${p.table.headers.map((h) => JSON.stringify(h)).join(", ")}${p.where?.length ? " (rows selected)" : ""}`;
+    if (p.list) return `${at} from the list under ${JSON.stringify(p.list.context || "(no heading)")}`;
+    return at;
+  });
+  return { entry: name, kind: "read", detail: parts.join("; ") };
+}

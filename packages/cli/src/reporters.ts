@@ -281,14 +281,27 @@ export function groupPath(record: Pick<RunRecord, "groups">, groupId: number | u
 
 /**
  * The model part of a run's summary: `, 770 tokens in 2 model calls`, and with a budget
- * `, 770 tokens in 2 of 5 model calls (--max-model-calls)`; empty with neither. Calls are HTTP
- * requests to the provider; `~770 tokens` when some count is the service's estimate.
+ * `, 770 tokens in 2 of 5 model calls (--max-model-calls)`; then the model calls the action lock
+ * saved, `, 3 model calls saved (replayed from the lock)` (see {@link lockSummary}); empty with
+ * none of these. Calls are HTTP requests to the provider; `~770 tokens` when some count is the
+ * service's estimate.
  */
-export function modelSummary(record: Pick<RunRecord, "usage" | "maxModelCalls">): string {
+export function modelSummary(record: Pick<RunRecord, "usage" | "maxModelCalls"> & { steps?: RunRecord["steps"] }): string {
+  const saved = lockSummary(replayedSteps(record));
   const calls = record.usage?.calls ?? 0;
-  if (!record.usage && record.maxModelCalls === undefined) return "";
+  if (!record.usage && record.maxModelCalls === undefined) return saved;
   const budget = record.maxModelCalls !== undefined ? ` of ${record.maxModelCalls}` : "";
-  return `, ${record.usage?.estimated ? "~" : ""}${formatTokens(record.usage?.totalTokens ?? 0)} in ${calls}${budget} model call${(record.maxModelCalls ?? calls) === 1 ? "" : "s"}${budget ? " (--max-model-calls)" : ""}`;
+  return `, ${record.usage?.estimated ? "~" : ""}${formatTokens(record.usage?.totalTokens ?? 0)} in ${calls}${budget} model call${(record.maxModelCalls ?? calls) === 1 ? "" : "s"}${budget ? " (--max-model-calls)" : ""}${saved}`;
+}
+
+/** How many steps of a run replayed the action lock (an ACT's recorded actions, a read's recipe): each one a model call the recording made and the run did not. */
+export function replayedSteps(record: { steps?: RunRecord["steps"] }): number {
+  return (record.steps ?? []).filter((s) => s.replayed).length;
+}
+
+/** `, 3 model calls saved (replayed from the lock)`; empty for 0. */
+export function lockSummary(replayed: number): string {
+  return replayed > 0 ? `, ${replayed} model call${replayed === 1 ? "" : "s"} saved (replayed from the lock)` : "";
 }
 
 /**

@@ -12,7 +12,7 @@ import { createColors } from "picocolors";
 import type { RunRecord } from "@wf/runtime";
 import { parseCliEnv, type ReporterSpec } from "./config.js";
 import { CliUsageError } from "./errors.js";
-import { createReporter, formatMs, groupPath, modelSummary, type OutputStream, type Reporter } from "./reporters.js";
+import { createReporter, formatMs, groupPath, lockSummary, modelSummary, replayedSteps, type OutputStream, type Reporter } from "./reporters.js";
 import { entryLabel, type SuiteResult, type WorkflowEntry, type WorkflowResult } from "./suite-result.js";
 import { isLiveTerminal, wantsColor } from "./color.js";
 import { redactJson } from "./redact-json.js";
@@ -147,8 +147,9 @@ function createSuiteReporter(spec: ReporterSpec, options: SuiteReporterOptions):
 
 type Colors = ReturnType<typeof createColors>;
 
-/** `2 passed, 1 flaky, 1 failed, 1 did not run (3.4s)`. */
+/** `2 passed, 1 flaky, 1 failed, 1 did not run (3.4s)`, with `, 5 model calls saved (replayed from the lock)` in the parentheses when some were. */
 function summary(result: SuiteResult, c: Colors): string {
+  const saved = result.results.reduce((n, r) => n + r.attempts.reduce((m, a) => m + replayedSteps(a), 0), 0);
   const { passed, flaky, failed, interrupted, skipped } = result.stats;
   const parts = [
     passed ? c.green(`${passed} passed`) : "",
@@ -157,7 +158,7 @@ function summary(result: SuiteResult, c: Colors): string {
     interrupted ? c.yellow(`${interrupted} interrupted`) : "",
     skipped ? c.dim(`${skipped} did not run`) : "",
   ].filter(Boolean);
-  return `  ${parts.join(", ") || "0 passed"} ${c.dim(`(${formatMs(result.durationMs)})`)}`;
+  return `  ${parts.join(", ") || "0 passed"} ${c.dim(`(${formatMs(result.durationMs)}${lockSummary(saved)})`)}`;
 }
 
 /** The failed workflows, numbered, each with the failing step, its code, message and call site. */

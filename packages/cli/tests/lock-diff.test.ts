@@ -88,10 +88,87 @@ describe("wf lock diff", () => {
     expect(diff.changes[0].new.actions[0].element.name).toBe("Work email");
   });
 
+  it("shows a heal's rewritten read: the old recipe and the new one, or why the new entry has none (issue 35)", async () => {
+    const g = (...args: string[]) => git("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args]);
+    await g("init", "-q");
+    const lockPath = join(dir, "orders.wf.lock.json");
+    await writeFile(lockPath, formatLock({ version: 1, entries: [readEntry("orders.ts:5:9", "the balance due", { recipe: { parts: [{ path: "/value", label: "Balance due", as: "number" }] } })] }));
+    await g("add", ".");
+    await g("commit", "-q", "-m", "lock");
+    await writeFile(lockPath, formatLock({ version: 1, entries: [readEntry("orders.ts:5:9", "the balance due", { noRecipe: "the answer needs judgement: /value is a sum of page numbers" })] }));
+    const result = await wf(["lock", "diff", "orders.ts"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  ~ "the balance due" at orders.ts:5:9');
+    expect(result.stdout).toMatch(/read recipe\s+\{"parts":\[\{"path":"\/value","label":"Balance due","as":"number"\}\]\} → \(none\)/);
+    expect(result.stdout).toMatch(/read without recipe\s+\(none\) → the answer needs judgement: \/value is a sum of page numbers/);
+  });
+
   it("outside a git work tree, says there is no committed lock to compare with (exit 2)", async () => {
     await writeFile(join(dir, "x.wf.lock.json"), formatLock({ version: 1, entries: [entry("x.ts:1:1", "go", "Email")] }));
     const result = await wf(["lock", "diff", "x.wf.lock.json"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/is not in a git work tree, so there is no committed lock to compare with/);
+  });
+});
+
+const readEntry = (callSite: string, instruction: string, read: Omit<NonNullable<LockEntry["read"]>, "schemaHash">): LockEntry => ({
+  callSite,
+  instruction,
+  page: "https://shop.test/orders",
+  actions: [],
+  read: { schemaHash: "sha256:0123456789abcdef", ...read },
+  model: "test-model",
+  recordedAt: "2026-01-01T00:00:00.000Z",
+});
+
+describe("wf lock <file>", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "wf-lock-list-"));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  const wf = async (args: string[]) => {
+    const stdout = collector();
+    const stderr = collector();
+    const code = await runCli(args, { cwd: dir, env: {}, stdout, stderr });
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  };
+
+  it("lists each entry: an act's actions, what a read's recipe reads, and why a read has no recipe (it goes to the model on every run) (issue 35)", async () => {
+    await writeFile(
+      join(dir, "orders.wf.lock.json"),
+      formatLock({
+        version: 1,
+        entries: [
+          entry("orders.ts:4:9", "sign in as {{user}}", "Email"),
+          readEntry("orders.ts:5:9", "the pending orders", {
+            recipe: { parts: [{ path: "/value", table: { headers: ["Order", "Status"] }, where: [{ header: "Status", equals: "Pending" }], columns: { order: { header: "Order", as: "text" } } }] },
+          }),
+          readEntry("orders.ts:6:9", "how many orders are pending", { noRecipe: "the answer needs judgement: /value is a count of page items, not text the page writes in one place" }),
+        ],
+      }),
+    );
+    const result = await wf(["lock", "orders.ts"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("orders.wf.lock.json: 3 entries (1 act, 1 read replayed by a recipe, 1 read with no recipe)");
+    expect(result.stdout).toContain('  act   "sign in as {{user}}" at orders.ts:4:9: 1 action');
+    expect(result.stdout).toContain('  read  "the pending orders" at orders.ts:5:9: /value from the table with "Order", "Status" (rows selected)');
+    expect(result.stdout).toContain(
+      '  model "how many orders are pending" at orders.ts:6:9: no recipe, goes to the model on every run (fails WF_LOCK_MISSING under --lock frozen): the answer needs judgement: /value is a count of page items',
+    );
+    const json = await wf(["lock", "orders.wf.lock.json", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ exists: true, entries: [{ kind: "act" }, { kind: "read" }, { kind: "model", detail: expect.stringMatching(/^the answer needs judgement/) }] });
+  });
+
+  it("says when the workflow has no lock file yet, and that a broken one is not a lock (exit 2)", async () => {
+    const none = await wf(["lock", "flow.ts"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(/^flow\.wf\.lock\.json: no lock file \(record one with `wf run flow\.ts --lock write`/);
+    await writeFile(join(dir, "flow.wf.lock.json"), "{ not json");
+    const broken = await wf(["lock", "flow.ts"]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/flow\.wf\.lock\.json/);
   });
 });

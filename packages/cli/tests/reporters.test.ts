@@ -70,6 +70,22 @@ describe("reporters", () => {
     expect(lines(true)).toContain("250ms · ~330 tokens in 3 calls");
   });
 
+  it("count the model calls the action lock saved (replayed ACTs and reads) in the run's summary (issue 35)", () => {
+    const replayedAct: StepRecord = { ...act, interpreter: "grammar", replayed: true, resolved: 'click the "Sign in" button' };
+    const replayedAsk: StepRecord = { ...ask, interpreter: "grammar", replayed: true };
+    const third: StepRecord = { ...ask, index: 3, interpreter: "grammar", replayed: true };
+    const summaryOf = (steps: StepRecord[], extra: Partial<RunRecord> = {}) => {
+      const stdout = collector({ isTTY: false, columns: 120 });
+      const reporter = createReporter("pretty", { stdout, stderr: collector(), redact, env: { NO_COLOR: "1" } });
+      reporter.onEvent({ type: "run-finished", record: { ...record, steps, ...extra } } as RunEvent);
+      reporter.end();
+      return stdout.text();
+    };
+    expect(summaryOf([replayedAct, replayedAsk, third])).toMatch(/run succeeded \(3 steps in 2\.0s, 3 model calls saved \(replayed from the lock\)\)/);
+    expect(summaryOf([act, replayedAsk], { maxModelCalls: 0 })).toMatch(/run succeeded \(2 steps in 2\.0s, 0 tokens in 0 of 0 model calls \(--max-model-calls\), 1 model call saved \(replayed from the lock\)\)/);
+    expect(summaryOf([act, ask])).toMatch(/run succeeded \(2 steps in 2\.0s\)$/m);
+  });
+
   it("pretty off a terminal: plain lines, debugger URL first, each step started then finished, the output", () => {
     const { out } = feed("pretty");
     expect(out).not.toMatch(/\x1b/);

@@ -34,6 +34,14 @@ function answer(request: RecordedRequest): unknown {
       ]),
     );
   }
+  if (page.includes("Question: how many orders are pending")) {
+    // A count: grounded by the rows it counted, which no recipe reads as one value.
+    return askReply(request, { value: 2 }, [
+      { path: "/value", quote: "#1042" },
+      { path: "/value", quote: "#1044" },
+    ]);
+  }
+  if (page.includes("Question: the account manager\n")) return askReply(request, { manager: "Dana Whitfield" }, [{ path: "/manager", quote: "Dana Whitfield" }]);
   return askReply(request, { manager: "Dana Whitfield", balance: 1284.5 }, [
     { path: "/manager", quote: "Dana Whitfield" },
     { path: "/balance", quote: "$1,284.50" },
@@ -140,5 +148,65 @@ describe("wf run with read recipes in the lock (spawned)", { timeout: 300_000 },
     // The cards are no table: the new entry says why it has no recipe (the model reads it on every run).
     expect(lock.entries[0].read.recipe).toBeUndefined();
     expect(lock.entries[0].read.noRecipe).toMatch(/no table/);
+  });
+});
+
+describe("wf run --lock frozen and a read with no recipe (spawned)", { timeout: 300_000 }, () => {
+  let pages: Awaited<ReturnType<typeof startPages>>;
+  let scratch: Awaited<ReturnType<typeof scratchDir>>;
+  let model: ModelDouble;
+  let flow: string;
+  let lockPath: string;
+  beforeAll(async () => {
+    pages = await startPages(SERVER_PAGES);
+    scratch = await scratchDir();
+    flow = join(scratch.dir, "read-lock-judged.ts");
+    lockPath = join(scratch.dir, "read-lock-judged.wf.lock.json");
+    await copyFile(join(FIXTURES, "read-lock-judged.ts"), flow);
+    model = await startModelDouble((request) => ({ content: answer(request), usage: { prompt_tokens: 400, completion_tokens: 40 } }));
+  });
+  beforeEach(() => void model.requests.splice(0));
+  afterAll(async () => {
+    await pages?.close();
+    await scratch?.remove();
+    await model?.close();
+  });
+
+  const withModel = (extra: Record<string, string> = {}) => ({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: "sk-test-read", WF_MODEL: "test-model", CI: "", ...extra });
+  const run = (args: string[], env: Record<string, string>) => runWf(["run", flow, "--param", `url=${pages.url}/read-orders.html`, "--reporter", "json", ...args], { cwd: scratch.dir, env, timeoutMs: 150_000 });
+
+  it("frozen with a model configured, before anything is recorded: the first ASK fails WF_LOCK_MISSING naming it, with no model call", async () => {
+    const result = await run(["--lock", "frozen"], withModel());
+    expect(result.code).toBe(1);
+    const record = JSON.parse(result.stdout);
+    expect(record.steps[1]).toMatchObject({ status: "failed", error: { code: "WF_LOCK_MISSING" } });
+    expect(record.steps[1].error.message).toMatch(/has no read recipe for this step.*--lock frozen calls no model.*it has no entry for "the account manager" at read-lock-judged\.ts:8:\d+/);
+    expect(record.steps[1].error.message).toContain("--lock write");
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("a count recorded with --lock write says why it has no recipe; frozen replays the other read and fails the count WF_LOCK_MISSING with that reason, with no model call", async () => {
+    const write = await run(["--lock", "write"], withModel());
+    expect(write.code).toBe(0);
+    expect(JSON.parse(write.stdout).output).toEqual({ manager: "Dana Whitfield", pending: 2 });
+    const lock = JSON.parse(await readFile(lockPath, "utf8"));
+    expect(lock.entries[1].read.recipe).toBeUndefined();
+    expect(lock.entries[1].read.noRecipe).toMatch(/needs judgement: .*a count of page items/);
+
+    model.requests.splice(0);
+    const frozen = await run(["--lock", "frozen"], withModel());
+    expect(frozen.code).toBe(1);
+    const record = JSON.parse(frozen.stdout);
+    expect(record.steps[1]).toMatchObject({ status: "succeeded", replayed: true });
+    expect(record.steps[2]).toMatchObject({ status: "failed", error: { code: "WF_LOCK_MISSING" } });
+    expect(record.steps[2].error.message).toMatch(/"how many orders are pending" at read-lock-judged\.ts:9:\d+ has no recipe: the answer needs judgement/);
+    expect(record.steps[2].error.message).toMatch(/goes to the model on every run: run it with --lock read or heal/);
+    expect(model.requests).toHaveLength(0);
+
+    // read: the same step goes to the model, as it must on every run.
+    const read = await run(["--lock", "read"], withModel());
+    expect(read.code).toBe(0);
+    expect(JSON.parse(read.stdout).output).toEqual({ manager: "Dana Whitfield", pending: 2 });
+    expect(model.requests).toHaveLength(1);
   });
 });

@@ -57,9 +57,11 @@ export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "i
 
 /**
  * Sends a step once: with a lock entry's actions to `replay` (and `refind` in `heal`), or without
- * them; `allowModel: false` (a `frozen` step with no entry) asks the service not to call its model.
+ * them; `allowModel: false` (a `frozen` step with no entry) asks the service not to call its model;
+ * an ASK with a read `recipe` to run, or with `deriveRecipe` (the lock records what the model
+ * answers: `write`, `heal`), which asks the service for the answer's recipe.
  */
-export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean, allowModel?: boolean, recipe?: ReadRecipe) => Promise<FinishedStatus>;
+export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean, allowModel?: boolean, recipe?: ReadRecipe, deriveRecipe?: boolean) => Promise<FinishedStatus>;
 
 /** What a run tells {@link runLockedAct} about itself. */
 export interface LockedActHooks {
@@ -191,13 +193,17 @@ export function schemaHashOf(responseFormat: unknown): string {
 }
 
 /**
- * Runs an ASK (not a check) with the lock. An entry whose recipe was recorded for this schema is
+ * Runs an ASK (not a check: a check does not go through the lock) with the lock. An entry whose recipe was recorded for this schema is
  * sent as the step's `recipe`: the service reads the page with it and calls no model. A recipe
  * that no longer applies (`WF_LOCK_STALE`) goes to the model when one is configured and the mode
  * is `read` or `heal` (`heal` records the new recipe); otherwise the step fails, naming the entry
  * and the command that records it again. A step with no recipe (none recorded, one that needed
- * judgement, another schema) goes to the service as before the lock knew reads. In `write` and
- * `heal`, what the model answered is recorded: its recipe, or why none.
+ * judgement, another schema) goes to the service as before the lock knew reads, except in `frozen`:
+ * there it is sent with `allowModel: false`, so one that needs the model fails `WF_LOCK_MISSING`
+ * (`WF_LOCK_STALE` for a recipe of another schema) naming the entry and why it has no recipe, with
+ * no model call; a read the service answers without the model (the model-free reader of a service
+ * with no model) still runs. In `write` and `heal`, what the model answered
+ * is recorded: its recipe, or why none.
  *
  * @param step - the step's index, question (values filled in), call site and response format.
  * @returns the step's final status (a stale recipe's error naming the entry) and whether it was healed.
@@ -214,13 +220,22 @@ export async function runLockedAsk(
   const schemaHash = schemaHashOf(step.responseFormat);
   const entry = mode === "write" ? undefined : findEntry(lock.file, key);
   const recipe = entry?.read?.recipe && entry.read.schemaHash === schemaHash ? entry.read.recipe : undefined;
-  let status = await attempt(undefined, false, true, recipe);
+  // frozen: a read with no recipe calls no model. One the service answers without it (the
+  // model-free reader on a service with no model) still runs; one that needs it fails.
+  if (!recipe && mode === "frozen") {
+    const status = await attempt(undefined, false, false);
+    if (status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") return { status: { ...status, error: readNeedsModel(status.error, key, lock, entry, schemaHash) }, healed: false };
+    return { status, healed: false };
+  }
+  // Only a run that records reads asks for the answer's recipe: deriving it reads the page once more.
+  const derive = mode === "write" || mode === "heal";
+  let status = await attempt(undefined, false, true, recipe, derive);
   let healed = false;
   if (recipe && status.status === "FAILED" && status.error?.code === LOCK_STALE_CODE) {
     if (model && (mode === "heal" || mode === "read")) {
       const stale = status.error;
       hooks.log(`The recorded read ${describeEntry(key)} in ${lock.options.path} no longer applies (${stale.message}); the model read the page instead.${mode === "read" ? ` Record it again with \`${lock.options.refreshCommand}\`.` : ""}`);
-      status = await attempt();
+      status = await attempt(undefined, false, true, undefined, derive);
       healed = mode === "heal" && status.status === "SUCCEEDED";
     } else {
       const why = mode === "heal" ? " No model is configured to read it instead." : "";
@@ -243,6 +258,32 @@ async function recordRead(lock: LockState, key: Pick<LockEntry, "test" | "callSi
   const secrets = lock.params.filter((p) => p.secret).map((p) => p.value);
   if (read.recipe && secrets.some((s) => JSON.stringify(read!.recipe).includes(s))) read = { schemaHash, noRecipe: "its recipe holds the value of a secret param, which the lock never writes" };
   await writeEntry(lock, { ...key, ...(startedOn ? { page: startedOn } : {}), actions: [], read, ...(status.usage?.model ? { model: status.usage.model } : {}), recordedAt: new Date().toISOString() }, hooks);
+}
+
+/**
+ * The failure of a `frozen` ASK that needs the model and has no recipe to
+ * replay: `WF_LOCK_MISSING` when the lock has no entry for it or its entry records why no recipe
+ * reproduces the answer (`noRecipe`: it needs judgement, …), `WF_LOCK_STALE` when its recipe was
+ * recorded for another schema. The message names the entry, the reason and the command that
+ * records it; `details.reason` holds the reason alone.
+ */
+function readNeedsModel(error: NonNullable<FinishedStatus["error"]>, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, lock: LockState, entry: LockEntry | undefined, schemaHash: string): NonNullable<FinishedStatus["error"]> {
+  const { path, refreshCommand } = lock.options;
+  const read = entry?.read;
+  let code = LOCK_MISSING_CODE;
+  let reason: string;
+  if (!read) reason = entry ? `its entry for ${describeEntry(key)} records actions, not a read` : `it has no entry for ${describeEntry(key)}`;
+  else if (read.schemaHash !== schemaHash) {
+    code = LOCK_STALE_CODE;
+    reason = `its entry for ${describeEntry(key)} was recorded for another schema (${read.schemaHash}; this step's is ${schemaHash})`;
+  } else reason = `its entry for ${describeEntry(key)} has no recipe: ${read.noRecipe ?? "none was recorded"}`;
+  return {
+    code,
+    message:
+      `The lock ${path} has no read recipe for this step, and the step needs the model (--lock frozen calls no model for it): ${reason}. ` +
+      `${read?.noRecipe && read.schemaHash === schemaHash ? "Such a read goes to the model on every run: run it with --lock read or heal and a model configured. " : `Record it with a model configured: \`${refreshCommand}\`. `}(The service said: ${error.message})`,
+    details: { serviceCode: error.code, callSite: key.callSite, reason, refreshCommand },
+  };
 }
 
 /** `WF_LOCK_MISSING`: the step needs the model and the lock has no entry for it (or one this run cannot fill in). */

@@ -427,13 +427,14 @@ class ServiceExecutor implements Executor {
       if (groups.length > 0) request.groups = groups;
       const { budget } = this.init;
       const overBefore = budget.overspent;
-      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true, recipe?: ReadRecipe): Promise<FinishedStatus> => {
+      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true, recipe?: ReadRecipe, deriveRecipe = false): Promise<FinishedStatus> => {
         // The budget forbids the model once it is spent; the lock (frozen) may forbid it first.
         const budgetForbids = allowModel && !budget.allowsModel;
         const body = {
           ...request,
           ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}),
           ...(recipe ? { recipe } : {}),
+          ...(deriveRecipe ? { deriveRecipe } : {}),
           ...(!allowModel || budgetForbids ? { allowModel: false } : {}),
         };
         const deadline = performance.now() + timeoutMs + this.init.statusGraceMs;

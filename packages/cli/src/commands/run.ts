@@ -68,7 +68,7 @@ export const runCommand = defineCommand({
       .option("lock", {
         choices: ["frozen", "read", "write", "heal", "off"] as const,
         describe:
-          "The action lock beside the workflow (<name>.wf.lock.json): frozen = replay, and an ACT with no entry that needs the model fails WF_LOCK_MISSING (like npm ci); read = replay, an ACT with no entry may use the model (the step says so); write = record what the model resolves; heal = replay, and let the model repair a step that no longer replays; off. ASK steps are never locked [default: frozen on CI (CI=true); else lock in wf.config.ts; else heal with a model, read without]",
+          "The action lock beside the workflow (<name>.wf.lock.json): frozen = replay, and an ACT with no entry that needs the model fails WF_LOCK_MISSING (like npm ci); read = replay, an ACT with no entry may use the model (the step says so); write = record what the model resolves; heal = replay, and let the model repair a step that no longer replays; off. an ASK is replayed by its read recipe, and one with none that needs the model fails WF_LOCK_MISSING under frozen [default: frozen on CI (CI=true); else lock in wf.config.ts; else heal with a model, read without]",
       })
       .option("max-model-calls", {
         type: "number",

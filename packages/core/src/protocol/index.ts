@@ -427,6 +427,12 @@ export const RunStepRequest = z
     recipe: ReadRecipe.optional().describe(
       "ASK only (not a check): run a recorded read recipe (an action lock's read entry) instead of answering `step`; no model is called. The answer is read from the page as it is now and checked against `schema`; a recipe whose table, label or list is no longer on the page, or whose answer does not fit the schema, fails the step WF_LOCK_STALE naming what was looked for and what was seen.",
     ),
+    deriveRecipe: z
+      .boolean()
+      .optional()
+      .describe(
+        "ASK only (ignored otherwise): when the model answers, derive a read recipe from its answer and report it as the status's `recipe` (verified on the same page), or why none as `noRecipe`. It costs one more read of the page, so only a client that records it asks (an action lock being written: `--lock write` or `heal`). Default false: neither field is reported.",
+      ),
     refind: z
       .boolean()
       .optional()

@@ -231,6 +231,11 @@ export interface AskContext extends StepContextBase {
   question: string;
   /** The wanted structured output, or undefined for a text answer. */
   schema?: NormalizedStepSchema;
+  /**
+   * Whether a model's answer gets a read recipe derived (`report.recipe`, else `report.noRecipe`):
+   * one more read of the page, asked for only when a lock records it. @default false
+   */
+  deriveRecipe?: boolean;
 }
 
 /** What a check gets (an ASK sent with `check`). */

@@ -62,6 +62,8 @@ export interface BrowserStepInput {
   refind?: boolean;
   /** ASK only: a recorded read recipe to run instead of interpreting `step` (see `interpreter/lock/read-recipe.ts`). */
   recipe?: ReadRecipe;
+  /** ASK: derive a read recipe from the model's answer (one more page read). @default false */
+  deriveRecipe?: boolean;
   /** Whether the step may call the model; false makes a step that needs it fail `WF_MODEL_FORBIDDEN`. @default true */
   allowModel?: boolean;
   /** ACT: files the step brought (a remote client's upload bytes). */
@@ -320,13 +322,13 @@ export class SessionBrowser {
       const scratch = await this.tabs.openScratch();
       try {
         await scratch.setContent(withBaseHref(input.currentDom, input.currentPageURL), { timeout: base.timeoutMs, waitUntil: "domcontentloaded" });
-        const context = { page: scratch, question: input.step, ...(schema ? { schema } : {}), ...base };
+        const context = { page: scratch, question: input.step, ...(schema ? { schema } : {}), ...(input.deriveRecipe ? { deriveRecipe: true } : {}), ...base };
         answer = input.recipe ? await replayRead(context, input.recipe) : await interpreter.ask(context);
       } finally {
         await scratch.close().catch(() => undefined);
       }
     } else {
-      const context = { page: this.page, question: input.step, ...(schema ? { schema } : {}), ...base };
+      const context = { page: this.page, question: input.step, ...(schema ? { schema } : {}), ...(input.deriveRecipe ? { deriveRecipe: true } : {}), ...base };
       answer = input.recipe ? await replayRead(context, input.recipe) : await interpreter.ask(context);
     }
     if (schema) validateAnswer(answer, schema.schema);

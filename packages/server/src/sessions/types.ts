@@ -62,6 +62,8 @@ export interface StepInput {
   refind?: boolean;
   /** ASK only (not a check): a recorded read recipe to run instead of interpreting `step` (see `interpreter/lock/read-recipe.ts`). */
   recipe?: ReadRecipe;
+  /** ASK: derive a read recipe from the model's answer (one more page read; see `interpreter/lock/derive-recipe.ts`). @default false */
+  deriveRecipe?: boolean;
   /** Whether the step may call the model (see `BrowserStepInput`). @default true */
   allowModel?: boolean;
   /** ACT: files the step brought (a remote client's upload bytes); never recorded (see `uploads.ts`). */

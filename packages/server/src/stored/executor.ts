@@ -20,6 +20,7 @@ export type RunSessionStep = (
     replay?: ReplayAction[];
     refind?: boolean;
     recipe?: ReadRecipe;
+    deriveRecipe?: boolean;
     allowModel?: boolean;
     check?: { timeoutMs?: number };
     groups?: Array<{ id: string; title: string }>;
@@ -65,7 +66,7 @@ export function createStoredRunExecutor(
       if (signal.aborted) throw new RunAbortedError(signal.reason);
       const { budget } = options;
       const overBefore = budget?.overspent ?? false;
-      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true, recipe?: ReadRecipe): Promise<StepStatus> => {
+      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true, recipe?: ReadRecipe, deriveRecipe = false): Promise<StepStatus> => {
         const budgetForbids = allowModel && budget !== undefined && !budget.allowsModel;
         const pending = runStep(sessionId, {
           // A check runs as an ASK with `check`, as over HTTP.
@@ -77,6 +78,7 @@ export function createStoredRunExecutor(
           ...(secrets.length > 0 ? { redact: [...secrets] } : {}),
           ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}),
           ...(recipe ? { recipe } : {}),
+          ...(deriveRecipe ? { deriveRecipe } : {}),
           ...(!allowModel || budgetForbids ? { allowModel: false } : {}),
           ...(request.groupId !== undefined ? { groups: groupPath(request.groupId) } : {}),
         }, { signal });

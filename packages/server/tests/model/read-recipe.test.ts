@@ -46,8 +46,9 @@ async function goTo(variant = ""): Promise<void> {
   expect(status.error ?? undefined).toBeUndefined();
 }
 
-function ask(step: string, schema: Record<string, unknown>, recipe?: ReadRecipe): Promise<StepStatus> {
-  return server.context.sessions.runStep(session.sessionId, { type: "ASK", step, schema, ...(recipe ? { recipe } : {}) });
+/** An ASK: with `recipe`, its replay; without, the model's answer and (`deriveRecipe`, as a lock being written asks) its recipe. */
+function ask(step: string, schema: Record<string, unknown>, recipe?: ReadRecipe, deriveRecipe = true): Promise<StepStatus> {
+  return server.context.sessions.runStep(session.sessionId, { type: "ASK", step, schema, ...(recipe ? { recipe } : deriveRecipe ? { deriveRecipe } : {}) });
 }
 
 const pendingNow = [
@@ -168,6 +169,16 @@ describe("read recipes", { timeout: 120_000 }, () => {
     expect(status.result).toEqual({ value: 2 });
     expect(status.recipe).toBeUndefined();
     expect(status.noRecipe).toMatch(/needs judgement: \/value is a count/);
+  });
+
+  it("without deriveRecipe (no lock being written) the model's answer gets no recipe and no reason: the page is not read again for one", async () => {
+    await goTo();
+    answerPending();
+    const status = await ask("the pending orders", PENDING, undefined, false);
+    expect(status.error ?? undefined).toBeUndefined();
+    expect(status).toMatchObject({ status: "SUCCEEDED", interpreter: "model", result: { value: pendingNow } });
+    expect(status.recipe).toBeUndefined();
+    expect(status.noRecipe).toBeUndefined();
   });
 
   it("a recipe is for an ASK only: an ACT or a check sent with one is a 422-class refusal", async () => {

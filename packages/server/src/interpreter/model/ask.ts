@@ -17,7 +17,9 @@ import { ANSWER_KEY, groundAnswer, groundedResponseSchema, splitGroundedAnswer, 
 import { ASK_SYSTEM_PROMPT, stepMessage, TEXT_ANSWER_SCHEMA } from "./prompts.js";
 
 /**
- * Answers an ASK with the model; the answer's grounding goes to `context.report.grounding`.
+ * Answers an ASK with the model; the answer's grounding goes to `context.report.grounding`. With
+ * `context.deriveRecipe`, a read recipe of the answer goes to `context.report.recipe` (or why none,
+ * `noRecipe`): the page is read once more for it, so only a lock being written asks.
  * @throws {@link InterpreterError} `WF_ANSWER_UNCERTAIN` (values the page does not support, also
  *   when asked again; `details.fields` names them), `WF_ANSWER_NOT_FOUND` (a text ASK the page
  *   does not answer), and those of {@link ModelConversation.converse}.
@@ -59,12 +61,15 @@ export async function modelAsk(context: AskContext, { converse, pageBudget, sche
     context.report.grounding = grounded.grounding;
     if (context.schema) {
       // What a lock records to replay this read with no model: kept only when it reproduces the answer here.
-      const derived = await recordReadRecipe(context.page, grounded.answer, context.schema.schema, grounded.grounding, clock);
-      if ("recipe" in derived) context.report.recipe = derived.recipe;
-      else context.report.noRecipe = derived.noRecipe;
+      // Only when asked (a lock being written): it reads the page once more.
+      if (context.deriveRecipe) {
+        const derived = await recordReadRecipe(context.page, grounded.answer, context.schema.schema, grounded.grounding, clock);
+        if ("recipe" in derived) context.report.recipe = derived.recipe;
+        else context.report.noRecipe = derived.noRecipe;
+      }
       return grounded.answer;
     }
-    context.report.noRecipe = "a text answer (an ASK without a schema) gets no recipe yet";
+    if (context.deriveRecipe) context.report.noRecipe = "a text answer (an ASK without a schema) gets no recipe yet";
     const text = (grounded.answer as { value: string | null }).value;
     if (text === null) throw new InterpreterError("WF_ANSWER_NOT_FOUND", `The model found no answer on the page to ${JSON.stringify(question)}.`);
     return text;
