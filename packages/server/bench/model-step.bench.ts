@@ -7,13 +7,15 @@
  * a model step the grammar parses but finds no target for, and a model ASK (the to-do items and
  * how many there are, answered with quotes). Prints the medians, where a model step's time goes (before the provider is called: the grammar's parse,
  * the hand-over, the page view; the provider call; after the answer: ref, action, records), then
- * the parts of the page view timed on their own (and an ASK answer's check against the page), and, as its last line,
- * `model step overhead beyond a grammar step: N ms (median)`.
+ * the parts of the page view timed on their own (and an ASK answer's check against the page), the
+ * machine's load, and, as its last two lines, each kind of hand-over as overhead beyond a grammar
+ * step on the same page (measured alternately in the same run): `model step overhead beyond a
+ * grammar step, not parsed: N ms (median)`, then the same for `parsed, not found`.
  *
  * Run: `pnpm --filter @wf/server bench:model-step` (`WF_BENCH_RUNS=30` for more pairs).
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
     console.log(`  the provider call (SDK + loopback HTTP)  median ${ms(median(call))}`);
     console.log(`  after the answer                         median ${ms(median(afterAnswer))}  (answer check, ref resolution, the action, the step's record)`);
     console.log(`model step after a grammar not-found (${JSON.stringify(NOT_FOUND)})`);
-    console.log(`                                           median ${ms(median(notFound))}  (the grammar waits for the page to settle first)`);
+    console.log(`                                           median ${ms(median(notFound))}  (the grammar's look, the page settled by its events, the hand-over)`);
     console.log(`model ASK (the to-do items and their count, with quotes)`);
     console.log(`                                           median ${ms(median(askModel))}  (page view, provider call, schema and page checks of the answer, record)`);
 
@@ -198,8 +200,11 @@ async function main(): Promise<void> {
     }
     await server.context.sessions.finishSession(sessionId, { status: "SUCCEEDED" });
     const overhead = median(modelTotal) - median(grammar);
+    const notFoundOverhead = median(notFound) - median(grammar);
     console.log(`the same less the page view's quiet wait (measured on its own): ~${Math.round(overhead - quietWait)} ms (an estimate)`);
-    console.log(`model step overhead beyond a grammar step: ${Math.round(overhead)} ms (median)`);
+    console.log(`load average (1, 5, 15 min): ${loadavg().map((l) => l.toFixed(2)).join(", ")}; goal ≤ 100 ms for each case`);
+    console.log(`model step overhead beyond a grammar step, not parsed (${JSON.stringify(NOT_UNDERSTOOD)}): ${Math.round(overhead)} ms (median)`);
+    console.log(`model step overhead beyond a grammar step, parsed, not found (${JSON.stringify(NOT_FOUND)}): ${Math.round(notFoundOverhead)} ms (median)`);
   } finally {
     await server.close();
     await model.close();

@@ -69,11 +69,13 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         const results: ActionDone[] = [];
         for (const [index, action] of actions.entries()) {
           const findMs = index === 0 ? Math.min(findTimeoutMs, context.firstFindTimeoutMs ?? Infinity) : findTimeoutMs;
+          const handOver = index === 0 && context.handOver ? { handOver: { settleCapMs: context.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS } } : {};
           results.push(
             await performAction(context.page, action, clock, {
               uploadRoot,
               findTimeoutMs: findMs,
               allowFileUrls,
+              ...handOver,
               ...(context.tabs ? { tabs: context.tabs } : {}),
               ...(context.uploads ? { uploads: context.uploads } : {}),
             }).catch((error: unknown) => {

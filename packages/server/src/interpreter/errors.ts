@@ -175,6 +175,34 @@ export class InterpreterError extends WfError {
   }
 }
 
+/**
+ * A `WF_ELEMENT_NOT_FOUND` thrown before it says what the page has instead: the closest candidates,
+ * the scopes and frames the page lacks, closed shadow roots. Saying so costs page reads (hundreds of
+ * ms on a large page) that a policy handing the step to the model needs only when the model fails
+ * too; {@link UnexplainedNotFound.explain} does them then. Thrown by the grammar's find in its
+ * hand-over mode only (`locateTarget`'s `handOver`); as it stands its message names the target.
+ */
+export class UnexplainedNotFound extends InterpreterError {
+  readonly #explain: (timeLeftMs: number) => Promise<InterpreterError>;
+
+  constructor(message: string, details: InterpreterErrorDetails, explain: (timeLeftMs: number) => Promise<InterpreterError>) {
+    super("WF_ELEMENT_NOT_FOUND", message, details);
+    this.#explain = explain;
+  }
+
+  /**
+   * The full not-found (the grammar's own message and `details.candidates`), read from the page as
+   * it is now, within `timeLeftMs` (the step's time left, in ms: the candidate search takes part of
+   * it, at most 3 s). Keeps this error's `actionIndex`. Never throws: a page that cannot be read
+   * leaves this error as it is.
+   */
+  async explain(timeLeftMs: number): Promise<InterpreterError> {
+    const full = await this.#explain(timeLeftMs).catch(() => this as InterpreterError);
+    if (this.details.actionIndex !== undefined) full.details.actionIndex = this.details.actionIndex;
+    return full;
+  }
+}
+
 /** True when `error` is an {@link InterpreterError} (also one from a second copy of this module). */
 export function isInterpreterError(error: unknown): error is InterpreterError {
   return error instanceof InterpreterError || (error instanceof Error && error.name === "InterpreterError" && typeof (error as { code?: unknown }).code === "string");

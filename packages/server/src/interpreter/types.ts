@@ -118,6 +118,15 @@ export interface ActContext extends StepContextBase {
    * @default the interpreter's own
    */
   firstFindTimeoutMs?: number;
+  /**
+   * Set by a policy that hands a first target the grammar does not find to the model: the grammar
+   * then looks for it only until the page has settled by its events (its requests done, the DOM
+   * quiet for a read's short while; at most `settleTimeoutMs`), with no quiet
+   * rule of its own, and throws its not-found at once as an `UnexplainedNotFound`, whose closest
+   * candidates are read only if the policy asks (the model failed too). See
+   * docs/decisions/0064-hand-over-without-a-wait.md. @default false
+   */
+  handOver?: boolean;
   /** The session's tabs, to list, switch and close them; absent where a step has only one page. */
   tabs?: TabsController;
   /**

@@ -27,8 +27,12 @@ export async function performAction(page: Page, action: ParsedAction, clock: Ste
   const waitMs = () => Math.min(options.findTimeoutMs, clock.left());
   const notes: string[] = [];
   const given = Boolean(options.locate);
+  // The hand-over rule is for the action's own target only: once it is found, the action has begun.
+  let handOver = options.handOver;
   const locate = async (target: TargetSpec, purpose: TargetPurpose) => {
-    const el = await (options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal, undefined, clock.left()));
+    const rule = handOver ? { handOver } : undefined;
+    handOver = undefined;
+    const el = await (options.locate ? options.locate(target, purpose, waitMs()) : locateTarget(page, target, purpose, waitMs(), clock.signal, rule, clock.left()));
     if (el.note) notes.push(el.note);
     return el;
   };

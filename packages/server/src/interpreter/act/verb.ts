@@ -30,6 +30,13 @@ export interface PerformOptions {
    * grammar shortcut applies (see {@link VerbFit}).
    */
   locate?: (target: TargetSpec, purpose: TargetPurpose, waitMs: number) => Promise<FoundElement>;
+  /**
+   * The hand-over rule for the action's own target (the first element it looks for): the grammar's
+   * find stops once the page has settled by its events, with no quiet rule of its own, and a target
+   * not there is thrown as an `UnexplainedNotFound` (see `locateTarget`'s `NotFoundRule`). Set by the
+   * grammar for the first action of a step a policy may hand over. Absent: the grammar's own rule.
+   */
+  handOver?: { settleCapMs: number };
   /** The step's tabs (`switch to the … tab`, `close this tab`); without it those verbs fail `WF_TAB_NOT_FOUND`. */
   tabs?: TabsController;
   /** Files the step brought (path as the instruction names it → local file); `upload` looks here before `uploadRoot`. */

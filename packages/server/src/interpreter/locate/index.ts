@@ -4,6 +4,7 @@
  */
 export { childRoots, framePhrase } from "./frames.js";
 export { locateTarget } from "./locate.js";
+export type { NotFoundRule } from "./locate.js";
 export { scopePhrase } from "./pick.js";
 export type { FoundElement } from "./pick.js";
 export { loosePattern, PURPOSE_ROLES } from "./strategies.js";

@@ -6,13 +6,13 @@
  * beat later ones and visible elements beat hidden ones.
  */
 import type { Locator, Page } from "playwright-core";
-import { InterpreterError } from "../errors.js";
+import { InterpreterError, UnexplainedNotFound } from "../errors.js";
 import { childRoots, searchRoots, type SearchRoot } from "./frames.js";
 import type { TargetSpec } from "../grammar/index.js";
 import { closedComponents, closestCandidates, MIN_SIMILARITY } from "./candidates.js";
 import { actionLocator, pick, scopePhrase, targetLabel, type FoundElement } from "./pick.js";
 import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, type AriaRole, type Strategy, type TargetPurpose } from "./strategies.js";
-import { isNavigationRace, isSettled, QUIET_MS, watchRequests } from "../page/index.js";
+import { domStamp, isNavigationRace, isSettled, QUIET_MS, settleBeforeRead, watchRequests } from "../page/index.js";
 import { describeElements, inScopes, leadMatches, nearLabelMatches, type ElementInfo } from "../page/index.js";
 import { similarity } from "../_text.js";
 import { TIMED_OUT, within } from "../_clock.js";
@@ -132,19 +132,39 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
   }
   return hiddenFallback ? { hidden: hiddenFallback } : {};
 }
+/** When {@link locateTarget} stops waiting for a target that is not there (besides its `waitMs`). */
+export interface NotFoundRule {
+  /**
+   * The grammar's own rule: once the page's load is done, the network idle and the DOM unchanged
+   * for this long, in ms. @default {@link QUIET_MS} (500)
+   */
+  quietMs?: number;
+  /**
+   * The hand-over rule, for a policy that hands a target the grammar does not find to the model:
+   * the page settled by its events (`settleBeforeRead`: its requests done, then the DOM quiet for a
+   * read's short while, waited for at most `settleCapMs`) and not changed since the look; no quiet
+   * rule of its own. The not-found is then thrown at once as an {@link UnexplainedNotFound}: the
+   * closest candidates are read only if its `explain` is called. Absent: the grammar's own rule.
+   */
+  handOver?: { settleCapMs: number };
+}
+
 /**
  * Finds the one element `target` names, waiting up to `waitMs` for it to appear (polling, not
  * busy-looping: 100 ms, 250 ms, then every 250 ms), and no longer than the page takes to be loaded
- * and stable: once its load is done, the network idle and the DOM unchanged for `quietMs`, a
- * target still not there is not found.
+ * and stable: once its load is done, the network idle and the DOM unchanged for `rule.quietMs`, a
+ * target still not there is not found. With `rule.handOver`, no longer than the page takes to settle
+ * by its events (see {@link NotFoundRule}).
  *
  * A look tries every way to find the target, however short `waitMs` is (0 looks once): only on a
  * page so large that one look takes seconds is a look cut short, when `stepLeftMs` (the step's time
  * left) is given and less than {@link NOT_FOUND_MARGIN_MS} of it would remain, so the step still
  * ends with a not-found that says so rather than at its deadline.
  *
+ * @param rule - when a target not there is not found. @default the grammar's own rule
  * @param stepLeftMs - the step's time left, in ms. @default unbounded (a look is never cut short)
- * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` with the closest candidates, or
+ * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` with the closest candidates (with
+ *   `rule.handOver`: an {@link UnexplainedNotFound}, unless only hidden elements match), or
  *   `WF_ELEMENT_AMBIGUOUS` with the equally good matches.
  */
 export async function locateTarget(
@@ -153,7 +173,7 @@ export async function locateTarget(
   purpose: TargetPurpose,
   waitMs: number,
   signal?: AbortSignal,
-  quietMs: number = QUIET_MS,
+  rule: NotFoundRule = {},
   stepLeftMs?: number,
 ): Promise<FoundElement> {
   const started = Date.now();
@@ -163,6 +183,10 @@ export async function locateTarget(
   const pauses = [100, 250];
   let last: Missed = {};
   const network = watchRequests(page);
+  const { handOver } = rule;
+  // The hand-over rule: the page as it was when looked at (a look on a page that has not changed since it settled stands).
+  let looked = handOver ? await domStamp(page) : undefined;
+  let changedDuringLook = false;
   for (;;) {
     let result: FoundElement | Missed;
     try {
@@ -176,8 +200,23 @@ export async function locateTarget(
     last = result;
     const left = deadline - Date.now();
     if (left <= 0 || signal?.aborted) break;
+    if (looked) {
+      // Once the page has settled by its events (requests done, the DOM quiet for a read's short
+      // while), a target the look did not find on it is not there: no quiet rule of our own. A page
+      // that changed since the look began is looked at again: after the settle waited for it (a
+      // request's answer, a re-render), and once (not twice in a row) when it changed during the look
+      // and was quiet again by the settle, as a page that changes more often than a look takes (a
+      // busy machine) would otherwise be looked at until the find's time is up.
+      const settle = await settleBeforeRead(page, Math.min(left, handOver!.settleCapMs));
+      const now = await domStamp(page);
+      const changed = now.id !== looked.id || now.changes !== looked.changes;
+      looked = now;
+      if (!changed || (!settle.waited && changedDuringLook)) break;
+      changedDuringLook = !settle.waited;
+      continue;
+    }
     // A loaded page that has stopped changing will not show the target by waiting longer.
-    if (await isSettled(page, quietMs, network.inflight())) break;
+    if (await isSettled(page, rule.quietMs ?? QUIET_MS, network.inflight())) break;
     await page.waitForTimeout(Math.min(left, pauses.shift() ?? 250));
   }
   if (last.hidden) {
@@ -197,6 +236,19 @@ export async function locateTarget(
       { target: target.text, candidates: hidden },
     );
   }
+  if (handOver) {
+    throw new UnexplainedNotFound(`no element matches ${targetLabel(target)}.`, { target: target.text }, (timeLeftMs) => notFound(page, target, last, timeLeftMs));
+  }
+  throw await notFound(page, target, last, stepLeftMs === undefined ? undefined : stepLeftMs - (Date.now() - started));
+}
+
+/**
+ * The not-found of a target no look found visible: what the page has instead (the frames or the
+ * place a scope names that it lacks, the closest candidates, closed shadow roots), read within
+ * `stepLeftMs` (the step's time left, in ms; unbounded when undefined).
+ */
+async function notFound(page: Page, target: TargetSpec, last: Missed, stepLeftMs?: number): Promise<InterpreterError> {
+  const started = Date.now();
   // A place the page does not have is the thing to name: `in the "Payment" frame`, `in the "Shipping" section`.
   const frameScopes = target.scopes?.filter((sc) => sc.kind === "frame") ?? [];
   const roots = await searchRoots(page, frameScopes).catch(() => [] as SearchRoot[]);
@@ -204,7 +256,7 @@ export async function locateTarget(
     const all = await childRoots(page).catch(() => [] as SearchRoot[]);
     const labels = [...new Set(all.map((r) => r.frames[0]!.label).filter(Boolean))].map((l) => JSON.stringify(l));
     const wanted = scopePhrase(frameScopes).replace(/^in /, "");
-    throw new InterpreterError(
+    return new InterpreterError(
       "WF_ELEMENT_NOT_FOUND",
       `no element matches ${targetLabel(target)}: the page has no ${wanted.replace(/^the /, "")}. ` +
         (all.length ? `Its frames: ${labels.length ? labels.join(", ") : "none with a title, name, aria-label or id"}` : "It shows no frames") +
@@ -223,7 +275,7 @@ export async function locateTarget(
       if (any) break;
     }
     if (!any) {
-      throw new InterpreterError(
+      return new InterpreterError(
         "WF_ELEMENT_NOT_FOUND",
         `no element matches ${targetLabel(target)}: the page has no ${scope.text ? `${JSON.stringify(scope.text)} ` : ""}${scope.kind}` +
           `${scope.kind === "section" ? " (no heading or labelled region of that name)" : ""}. Check the name as the page writes it, or leave the place out.`,
@@ -255,7 +307,7 @@ export async function locateTarget(
   const hidden = closed.length
     ? ` The page shows components whose content no one can reach (closed shadow roots): ${closed.map((t) => `<${t}>`).join(", ")}; an element inside them cannot be found by any interpreter.`
     : "";
-  throw new InterpreterError(
+  return new InterpreterError(
     "WF_ELEMENT_NOT_FOUND",
     `no element matches ${targetLabel(target)}.${closest}${large}${hidden} Check the spelling, name the role (\`the "Save" button\`), or wait for the page to show it first.`,
     { target: target.text, candidates, ...(last.stoppedEarly || !search.complete ? { searchComplete: false } : {}) },

@@ -4,7 +4,7 @@
  * `conversation.ts`), and the policy that puts it behind the grammar
  * ({@link createGrammarThenModelInterpreter}).
  */
-import { InterpreterError } from "../errors.js";
+import { InterpreterError, UnexplainedNotFound } from "../errors.js";
 import type { PerformOptions } from "../act/index.js";
 import { routeCheck } from "../check/index.js";
 import type { ActContext, ActResult, AskContext, StepInterpreter } from "../types.js";
@@ -45,7 +45,10 @@ export function createModelInterpreter(options: ModelInterpreterOptions): StepIn
 /**
  * Longest wait of the grammar for a target to appear when a model is configured, in ms: short,
  * since the model's page view then waits for the page to settle anyway (`readPageView`, at most the
- * server's `settleTimeoutMs`) before the model reads it. See docs/decisions/0019-hand-over-to-the-model.md.
+ * server's `settleTimeoutMs`) before the model reads it. On a page that settles by its events the
+ * grammar stops sooner: once it has settled with the target not there (the hand-over rule,
+ * `locateTarget`'s `NotFoundRule`). See docs/decisions/0019-hand-over-to-the-model.md and
+ * docs/decisions/0064-hand-over-without-a-wait.md.
  */
 export const HAND_OVER_FIND_MS = 2_000;
 
@@ -58,8 +61,12 @@ export interface GrammarThenModelOptions {
 /**
  * The policy when a model is configured: an ACT goes to the grammar first (no model call when it
  * understands the instruction and finds its target), and to the model when the grammar does not
- * understand it (at once: the parse comes before any wait), finds no target (after at most
- * `grammarFindTimeoutMs`, and less on a page that has settled), or finds several; an ASK goes to the model.
+ * understand it (at once: the parse comes before any wait), finds no target (as soon as the page
+ * has settled by its events without showing it, with no quiet rule of the grammar's own; at most
+ * `grammarFindTimeoutMs`), or finds several; an ASK goes to the model. The grammar's closest
+ * candidates for a target it did not find are read only for an error: when the model fails too
+ * (added to the model's failure, `The grammar alone: …`, with at least 1.5 s of the step left), or
+ * when the step may not call the model (`WF_MODEL_FORBIDDEN`).
  *
  * With `allowModel: false` (a spent `--max-model-calls` budget, a frozen lock), a step that needs
  * the model fails `WF_MODEL_FORBIDDEN` without calling it: an ACT the grammar would hand over, and
@@ -71,13 +78,21 @@ export function createGrammarThenModelInterpreter(grammar: StepInterpreter, mode
     check: (context) => routeCheck(grammar, model, context),
     async act(context: ActContext): Promise<ActResult> {
       const started = Date.now();
+      const timeLeft = () => Math.max(1, context.timeoutMs - (Date.now() - started));
       try {
-        return await grammar.act({ ...context, firstFindTimeoutMs: Math.min(context.firstFindTimeoutMs ?? Infinity, grammarFindMs) });
+        return await grammar.act({ ...context, firstFindTimeoutMs: Math.min(context.firstFindTimeoutMs ?? Infinity, grammarFindMs), handOver: true });
       } catch (error) {
-        if (!handsOverToModel(error) || context.signal.aborted) throw error;
-        if (context.allowModel === false) throw modelForbidden(error as InterpreterError, "the grammar");
+        if (context.signal.aborted) throw error;
+        // The grammar's not-found says what the page has instead only where that is the step's answer.
+        if (!handsOverToModel(error)) throw await explained(error, timeLeft());
+        if (context.allowModel === false) throw modelForbidden((await explained(error, timeLeft())) as InterpreterError, "the grammar");
         context.report.resolved = undefined;
-        return model.act({ ...context, timeoutMs: Math.max(1, context.timeoutMs - (Date.now() - started)) });
+        try {
+          return await model.act({ ...context, timeoutMs: timeLeft() });
+        } catch (modelError) {
+          if (!(error instanceof UnexplainedNotFound) || !(modelError instanceof InterpreterError) || modelError.code === "WF_STEP_TIMEOUT" || context.signal.aborted) throw modelError;
+          throw await withGrammarNotFound(modelError, error, timeLeft());
+        }
       }
     },
     async ask(context: AskContext): Promise<unknown> {
@@ -101,6 +116,27 @@ function modelForbidden(error: InterpreterError, who: string): InterpreterError 
     `The step needs the model, and it was sent with allowModel: false (no model was called). ${who[0]!.toUpperCase()}${who.slice(1)} alone: ${error.message}`,
     { ...error.details, cause: { code: error.code, message: error.message } },
   );
+}
+
+/** Least step time left, in ms, for which a failed model step still reads what the grammar's not-found would have listed. */
+const EXPLAIN_MIN_MS = 1_500;
+
+/** `error`, or the full not-found when it is one the grammar threw without reading the page's candidates. */
+async function explained(error: unknown, timeLeftMs: number): Promise<unknown> {
+  return error instanceof UnexplainedNotFound ? error.explain(timeLeftMs) : error;
+}
+
+/**
+ * The model's failure of a step the grammar handed over for a target it did not find, with what the
+ * grammar's not-found says of the page (its closest candidates) after it: read now, only because the
+ * model failed too, and only with {@link EXPLAIN_MIN_MS} of the step left (else the model's failure as it is).
+ */
+async function withGrammarNotFound(modelError: InterpreterError, grammarError: UnexplainedNotFound, timeLeftMs: number): Promise<InterpreterError> {
+  if (timeLeftMs < EXPLAIN_MIN_MS) return modelError;
+  const full = await grammarError.explain(timeLeftMs - EXPLAIN_MIN_MS / 2);
+  if (full === grammarError) return modelError;
+  const candidates = modelError.details.candidates ?? full.details.candidates;
+  return new InterpreterError(modelError.code, `${modelError.message} The grammar alone: ${full.message}`, { ...modelError.details, ...(candidates ? { candidates } : {}) }, { cause: modelError.cause });
 }
 
 /** Grammar failures the model may resolve: only before the grammar acted (its first action, or the parse). */
