@@ -4,7 +4,8 @@
  * replays `--lock frozen` with the model still configured and not one call to it: the members
  * table is read by the recorded recipe, its answer equal to the model's. Then the app's data
  * changes (its `team.js`: a role and a newsletter flag changed, another member invited) and the
- * frozen replay returns the new table, again with no model call.
+ * frozen replay returns the new table, again with no model call. A renamed column is no data
+ * change: that replay fails WF_LOCK_STALE, with no model call and no old answer.
  *
  * Each run is `wf run` in a child process, on a copy of the example (workflow and app) in a
  * scratch folder, so the lock it writes and the data it edits are the copy's.
@@ -130,6 +131,20 @@ describe("examples/team-admin with its read recorded in the lock", { timeout: EX
     ]);
     expect(stepsOf(result.record).find((s) => s.type === "ASK")).toMatchObject({ status: "succeeded", replayed: true });
     expect((result.record as { usage?: unknown }).usage).toBeUndefined();
+  });
+
+  it("after the table's structure changed (its Role column renamed), the frozen replay fails WF_LOCK_STALE naming the entry, never the old answer, with 0 model calls", async () => {
+    const page = join(dir, "app", "index.html");
+    const html = await readFile(page, "utf8");
+    expect(html).toContain("<th>Role</th>");
+    await writeFile(page, html.replace("<th>Role</th>", "<th>Access</th>"));
+    const result = await run("frozen");
+    expect(result.exitCode, describeRun(result)).toBe(1);
+    expect(model.requests).toHaveLength(0);
+    const ask = stepsOf(result.record).find((s) => s.type === "ASK") as Step & { error?: { code: string; message: string } };
+    expect(ask).toMatchObject({ status: "failed", error: { code: "WF_LOCK_STALE" } });
+    expect(ask.error!.message).toMatch(/"the members table" at workflow\.ts:\d+:\d+ .*is stale: .*a table with the headers/);
+    expect((result.record as { output?: unknown }).output).toBeUndefined();
   });
 });
 
