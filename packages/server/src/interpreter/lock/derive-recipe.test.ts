@@ -100,3 +100,77 @@ describe("deriveRecipe", () => {
     expect("recipe" in derived).toBe(false);
   });
 });
+
+describe("deriveRecipe: row selections beyond equality, and split cells", () => {
+  const catalog: PageData = {
+    ...page,
+    pairs: [{ key: "Tags", value: "backup; storage; eu", source: "text" }],
+    groups: [],
+    tables: [
+      {
+        caption: "",
+        context: "Products",
+        headers: ["Name", "Description", "Price", "Labels"],
+        rows: [
+          ["Cron", "Runs on a schedule", "$12.50", "ops, time"],
+          ["Hook", "Runs when called", "$10.00", "web"],
+          ["Queue", "Waits on a topic", "$30", "ops, messaging, async"],
+          ["Ping", "Checks a host", "$9.99", ""],
+        ],
+      },
+    ],
+  };
+  const named = object({ value: { type: "array", items: object({ name: { type: "string" } }) } });
+  const names = (...n: string[]) => ({ value: n.map((name) => ({ name })) });
+  const withRows = (...rows: string[][]): PageData => ({ ...catalog, tables: [{ ...catalog.tables[0]!, rows: [...catalog.tables[0]!.rows, ...rows] }] });
+  const recipeOf = (derived: ReturnType<typeof deriveRecipe>) => {
+    if (!("recipe" in derived)) throw new Error(`no recipe: ${derived.noRecipe}`);
+    return derived.recipe;
+  };
+
+  it("contains: the phrase the question quotes, which every selected description holds and no other; a row added that holds it is read, one that does not is not", () => {
+    const recipe = recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], 'the products whose description contains "on a"'));
+    expect(recipe.parts[0]!.where).toEqual([{ header: "Description", contains: "on a" }]);
+    const changed = withRows(["Mail", "Sends ON A trigger", "$5", ""], ["Log", "Writes a line", "$1", ""]);
+    expect(runRecipe(changed, recipe)).toEqual(names("Cron", "Queue", "Mail"));
+  });
+
+  it("a number comparison: the threshold the question writes, over it (`gt`) since a row at exactly $10 is left out; new rows compared by their price", () => {
+    const recipe = recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "the products over $10"));
+    expect(recipe.parts[0]!.where).toEqual([{ header: "Price", gt: 10 }]);
+    expect(runRecipe(withRows(["Mail", "Sends mail", "$1,200.00", ""], ["Log", "Writes a line", "$10", ""], ["Beta", "Soon", "n/a", ""]), recipe)).toEqual(names("Cron", "Queue", "Mail"));
+  });
+
+  it("a number comparison the rows alone leave open (no row at the threshold) takes the question's words: `at least` is gte, `under` is lt; words the rows contradict give no comparison", () => {
+    expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "products costing at least 11 dollars")).parts[0]!.where).toEqual([{ header: "Price", gte: 11 }]);
+    expect(recipeOf(deriveRecipe(catalog, names("Hook", "Ping"), named, [], "the products under 11")).parts[0]!.where).toEqual([{ header: "Price", lt: 11 }]);
+    // "under 11" but the answer holds the dearer rows: not a comparison; the rows alone name them.
+    expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "the products under 11")).parts[0]!.where).toEqual([{ header: "Name", in: ["Cron", "Queue"] }]);
+    // No word says whether 11 itself counts: not guessed.
+    expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "products and 11")).parts[0]!.where).toEqual([{ header: "Name", in: ["Cron", "Queue"] }]);
+  });
+
+  it("the simplest condition the question names wins: a text it names (equals), then texts it names (in), before a phrase or a number", () => {
+    const labelled: PageData = withRows(["Cron 2", "Runs on a schedule", "$12.50", "ops, time"]);
+    // "ops, time" is the Labels cell of both Crons and of no other row, and the question names it whole.
+    expect(recipeOf(deriveRecipe(labelled, names("Cron", "Cron 2"), named, [], 'products labelled "ops, time" that run on a schedule')).parts[0]!.where).toEqual([{ header: "Labels", equals: "ops, time" }]);
+    expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "Cron and Queue, which cost over $10")).parts[0]!.where).toEqual([{ header: "Name", in: ["Cron", "Queue"] }]);
+  });
+
+  it("split: a cell holding several values becomes an array field; a label's value too", () => {
+    const schema = object({ value: { type: "array", items: object({ name: { type: "string" }, labels: { type: "array", items: { type: "string" } } }) } });
+    const answer = {
+      value: [
+        { name: "Cron", labels: ["ops", "time"] },
+        { name: "Hook", labels: ["web"] },
+        { name: "Queue", labels: ["ops", "messaging", "async"] },
+        { name: "Ping", labels: [] },
+      ],
+    };
+    const recipe = recipeOf(deriveRecipe(catalog, answer, schema, []));
+    expect(recipe.parts[0]!.columns).toEqual({ name: { header: "Name", as: "text" }, labels: { header: "Labels", as: "text", split: "," } });
+    expect(runRecipe(withRows(["Mail", "Sends mail", "$5", "web,  mail ,"]), recipe)).toEqual({ value: [...answer.value, { name: "Mail", labels: ["web", "mail"] }] });
+    const tags = recipeOf(deriveRecipe(catalog, { tags: ["backup", "storage", "eu"] }, object({ tags: { type: "array", items: { type: "string" } } }), []));
+    expect(tags).toEqual({ parts: [{ path: "/tags", label: "Tags", as: "text", split: ";" }] });
+  });
+});

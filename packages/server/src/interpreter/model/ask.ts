@@ -63,7 +63,7 @@ export async function modelAsk(context: AskContext, { converse, pageBudget, sche
       // What a lock records to replay this read with no model: kept only when it reproduces the answer here.
       // Only when asked (a lock being written): it reads the page once more.
       if (context.deriveRecipe) {
-        const derived = await recordReadRecipe(context.page, grounded.answer, context.schema.schema, grounded.grounding, clock);
+        const derived = await recordReadRecipe(context.page, grounded.answer, context.schema.schema, grounded.grounding, clock, context.question);
         if ("recipe" in derived) context.report.recipe = derived.recipe;
         else context.report.noRecipe = derived.noRecipe;
       }
