@@ -256,6 +256,36 @@ describe("read recipes", { timeout: 120_000 }, () => {
     });
   });
 
+  it("text ASKs (no schema): the main heading and the alert's message read from their elements; replayed with the new texts; gone, they are stale", async () => {
+    await server.context.sessions.runStep(session.sessionId, { type: "ACT", step: `go to "${pages.url}/read-integrations.html"` });
+    const recordText = async (question: string, text: string): Promise<ReadRecipe> => {
+      model.script = (request) => ({ content: askReply(request, { value: text }, [{ path: "/value", quote: text }]) });
+      const status = await server.context.sessions.runStep(session.sessionId, { type: "ASK", step: question, deriveRecipe: true });
+      expect(status.error ?? undefined).toBeUndefined();
+      expect(status).toMatchObject({ status: "SUCCEEDED", interpreter: "model", result: text });
+      expect(status.noRecipe).toBeUndefined();
+      return status.recipe!;
+    };
+    const heading = await recordText("the main heading", "Integrations");
+    expect(heading).toEqual({ parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] });
+    const alert = await recordText("the alert's message", "Billing sync failed: retry in 5 minutes");
+    expect(alert).toEqual({ parts: [{ path: "", element: { role: "alert" }, as: "text" }] });
+    model.script = () => ({ status: 500, message: "a replayed read must not call the model" });
+    model.requests.length = 0;
+    const replay = (question: string, recipe: ReadRecipe) => server.context.sessions.runStep(session.sessionId, { type: "ASK", step: question, recipe });
+    await server.context.sessions.runStep(session.sessionId, { type: "ACT", step: `go to "${pages.url}/read-integrations.html?variant=changed"` });
+    expect(await replay("the main heading", heading)).toMatchObject({ status: "SUCCEEDED", replayed: true, result: "Connected apps" });
+    expect(await replay("the alert's message", alert)).toMatchObject({ status: "SUCCEEDED", replayed: true, result: "Billing sync failed: retry in 10 minutes" });
+    await server.context.sessions.runStep(session.sessionId, { type: "ACT", step: `go to "${pages.url}/read-integrations.html?variant=moved"` });
+    const gone = await replay("the main heading", heading);
+    expect(gone.error?.code).toBe("WF_LOCK_STALE");
+    expect(gone.error?.message).toMatch(/the one heading of level 1; the page has no heading of level 1/);
+    const noAlert = await replay("the alert's message", alert);
+    expect(noAlert.error?.code).toBe("WF_LOCK_STALE");
+    expect(noAlert.result).toBeUndefined();
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("a recipe is for an ASK only: an ACT or a check sent with one is a 422-class refusal", async () => {
     await expect(server.context.sessions.runStep(session.sessionId, { type: "ACT", step: "go back", recipe: { parts: [{ path: "/x", label: "X", as: "text" }] } })).rejects.toThrow(/read recipe/);
   });

@@ -174,3 +174,45 @@ describe("deriveRecipe: row selections beyond equality, and split cells", () => 
     expect(tags).toEqual({ parts: [{ path: "/tags", label: "Tags", as: "text", split: ";" }] });
   });
 });
+
+describe("deriveRecipe: a text read from one element or section", () => {
+  const shell: PageData = {
+    ...page,
+    headings: [
+      { level: 1, text: "Integrations" },
+      { level: 2, text: "Billing" },
+      { level: 2, text: "Usage" },
+    ],
+    pairs: [],
+    tables: [],
+    groups: [],
+    dialogs: [
+      { kind: "alert", label: "", text: "Billing sync failed: retry in 5 minutes" },
+      { kind: "status", label: "Saved", text: "Your changes were saved" },
+    ],
+    sections: [
+      { heading: "Billing", level: 2, text: "Invoices are sent on the 1st." },
+      { heading: "Usage", level: 2, text: "Metered hourly." },
+    ],
+  };
+  const text = { type: "string" };
+
+  it("the page's one h1, the only alert, a named status, a heading's section: each read again with the new text", () => {
+    expect(deriveRecipe(shell, "Integrations", text, [], "the main heading")).toEqual({ recipe: { parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] } });
+    expect(deriveRecipe(shell, "Billing sync failed: retry in 5 minutes", text, [], "the alert's message")).toEqual({ recipe: { parts: [{ path: "", element: { role: "alert" }, as: "text" }] } });
+    expect(deriveRecipe(shell, { value: "Your changes were saved" }, object({ value: text }), [])).toEqual({ recipe: { parts: [{ path: "/value", element: { role: "status", name: "Saved" }, as: "text" }] } });
+    const billing = deriveRecipe(shell, "Invoices are sent on the 1st.", text, []);
+    expect(billing).toEqual({ recipe: { parts: [{ path: "", section: "Billing", as: "text" }] } });
+    const changed: PageData = { ...shell, headings: [{ level: 1, text: "Connected apps" }], dialogs: [{ kind: "alert", label: "", text: "All synced" }], sections: [{ heading: "Billing", level: 2, text: "Invoices are sent monthly." }] };
+    expect(runRecipe(changed, { parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] })).toBe("Connected apps");
+    expect(runRecipe(changed, { parts: [{ path: "", element: { role: "alert" }, as: "text" }] })).toBe("All synced");
+    expect(runRecipe(changed, (billing as { recipe: never }).recipe)).toBe("Invoices are sent monthly.");
+  });
+
+  it("an element that is gone, or no longer one, is stale; a text of two h2s is no recipe", () => {
+    expect(() => runRecipe({ ...shell, dialogs: [] }, { parts: [{ path: "", element: { role: "alert" }, as: "text" }] })).toThrow(/looked for the one alert; the page has no alert/);
+    expect(() => runRecipe({ ...shell, headings: [...shell.headings, { level: 1, text: "Two" }] }, { parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] })).toThrow(/2 such elements/);
+    const twins: PageData = { ...shell, headings: [{ level: 2, text: "Same" }, { level: 2, text: "Same" }], dialogs: [], sections: [] };
+    expect(deriveRecipe(twins, "Same", text, [])).toEqual({ noRecipe: expect.stringMatching(/no label, table cell, heading, alert, dialog or section on the page holds "Same" alone/) });
+  });
+});

@@ -20,7 +20,7 @@ import type { PageData } from "../page/index.js";
 import { normalizePage, readPage } from "../read/index.js";
 import type { GroundedValue } from "../types.js";
 import { selection } from "./derive-selection.js";
-import { captionOf, columnOf, labelKey, listsFor, runRecipe, splitText, tablesFor, RecipeStale } from "./read-recipe.js";
+import { captionOf, columnOf, elementsFor, labelKey, listsFor, runRecipe, splitText, tablesFor, RecipeStale } from "./read-recipe.js";
 
 type Json = Record<string, unknown>;
 type Table = PageData["tables"][number];
@@ -134,7 +134,12 @@ function partFor(data: PageData, value: unknown, schema: Json, root: Json, path:
   }
   const as = transformOf(schema, where);
   const lines = hints.hints.get(path) ?? [];
-  return labelPart(data, value, as, path, lines) ?? cellPart(data, value, as, path, lines) ?? refuse(`${where}: no label or table cell on the page holds ${JSON.stringify(value)} alone`);
+  return (
+    labelPart(data, value, as, path, lines) ??
+    cellPart(data, value, as, path, lines) ??
+    elementPart(data, value, as, path) ??
+    refuse(`${where}: no label, table cell, heading, alert, dialog or section on the page holds ${JSON.stringify(value)} alone`)
+  );
 }
 
 function refuse(why: string): never {
@@ -223,6 +228,30 @@ function cellPart(data: PageData, value: unknown, as: RecipeTransform, path: str
   const key = table.headers[0]!;
   const where: RecipeCondition[] = [{ header: key, equals: row[0]! }];
   return { path, table: tableRef(data, table, [key, table.headers[c]!]), where, column: { header: table.headers[c]!, as }, single: true };
+}
+
+/**
+ * A scalar as the whole text of one element (the one heading of its level, an alert, a status
+ * message or an open dialog, by its name when it has one and it is unique) or of one heading's
+ * section. Several such places: {@link NoRecipe}, the place is not known.
+ */
+function elementPart(data: PageData, value: unknown, as: RecipeTransform, path: string): RecipePart | undefined {
+  const found: RecipePart[] = [];
+  const levels = [...new Set(data.headings.filter((h) => reads(h.text, value, as)).map((h) => h.level))];
+  for (const level of levels) if (elementsFor(data, { role: "heading", level }).length === 1) found.push({ path, element: { role: "heading", level }, as });
+  for (const role of ["alert", "status", "dialog"] as const) {
+    const all = elementsFor(data, { role });
+    for (const e of all.filter((e) => reads(e.text, value, as))) {
+      const named = e.name && all.filter((o) => labelKey(o.name) === labelKey(e.name)).length === 1;
+      if (named) found.push({ path, element: { role, name: e.name }, as });
+      else if (all.length === 1) found.push({ path, element: { role }, as });
+    }
+  }
+  for (const s of (data.sections ?? []).filter((s) => s.heading && reads(s.text, value, as))) {
+    if ((data.sections ?? []).filter((o) => labelKey(o.heading) === labelKey(s.heading)).length === 1) found.push({ path, section: s.heading, as });
+  }
+  if (found.length > 1) throw new NoRecipe(`${path || "the answer"}: ${JSON.stringify(value)} is the text of several elements (${found.map((p) => (p.element ? `${p.element.role}${p.element.name ? ` ${JSON.stringify(p.element.name)}` : ""}` : `the section ${JSON.stringify(p.section)}`)).join(", ")}), and nothing says which was read`);
+  return found[0];
 }
 
 /** An array of objects as a table's rows (see the file comment). */

@@ -11,7 +11,7 @@
  * returns an answer it did not read.
  */
 import type { Page } from "playwright-core";
-import type { ReadRecipe, RecipeColumn, RecipeCondition, RecipePart, RecipeTable, RecipeTransform } from "@wf/core/protocol";
+import type { ReadRecipe, RecipeColumn, RecipeCondition, RecipeElement, RecipePart, RecipeTable, RecipeTransform } from "@wf/core/protocol";
 import { StepClock } from "../_clock.js";
 import { InterpreterError } from "../errors.js";
 import { normalizeText, parseNumber } from "../_text.js";
@@ -78,6 +78,9 @@ export async function replayRead(context: AskContext, recipe: ReadRecipe): Promi
         const shown = errors.slice(0, 3).map((e) => `${e.path || "(the answer)"} ${e.message}`).join("; ");
         throw stale(context.question, "an answer that fits the step's schema", `an answer where ${shown}`);
       }
+    } else if (typeof answer !== "string" || answer === "") {
+      // A text ASK (no schema) answers one text.
+      throw stale(context.question, "a text answer (the ASK has no schema)", `an answer ${JSON.stringify(answer)?.slice(0, 120)}`);
     }
     return answer;
   });
@@ -95,7 +98,37 @@ function readPart(data: PageData, part: RecipePart): unknown {
   if (part.label !== undefined) return readLabel(data, part.label, part.as ?? "text", part.split);
   if (part.table) return readTable(data, part);
   if (part.list) return readList(data, part.list.context, part.as ?? "text");
-  throw new RecipeStale(`a part at ${part.path || "(the answer)"} that names a label, a table or a list`, "a recipe part that names none (the lock entry was edited?)");
+  if (part.element) return transform(elementText(data, part.element), part.as ?? "text", describeElement(part.element));
+  if (part.section !== undefined) return transform(sectionText(data, part.section), part.as ?? "text", `the section under ${JSON.stringify(part.section)}`);
+  throw new RecipeStale(`a part at ${part.path || "(the answer)"} that names a label, a table, a list, an element or a section`, "a recipe part that names none (the lock entry was edited?)");
+}
+
+/** The elements of the page an {@link RecipeElement} may name, as `{ name, text }` (a heading's name is its text). */
+export function elementsFor(data: PageData, element: Pick<RecipeElement, "role" | "level">): Array<{ name: string; text: string }> {
+  if (element.role === "heading") return data.headings.filter((h) => h.level === (element.level ?? 1)).map((h) => ({ name: h.text, text: h.text }));
+  return (data.dialogs ?? []).filter((d) => d.kind === element.role).map((d) => ({ name: d.label, text: d.text }));
+}
+
+function describeElement(element: RecipeElement): string {
+  if (element.role === "heading") return `the one heading of level ${element.level ?? 1}`;
+  return `the ${element.name ? `${element.role} ${JSON.stringify(element.name)}` : `one ${element.role}`}`;
+}
+
+/** The text of the one element `element` names; {@link RecipeStale} when there is none or several. */
+function elementText(data: PageData, element: RecipeElement): string {
+  const all = elementsFor(data, element);
+  const found = element.role === "heading" || element.name === undefined ? all : all.filter((e) => labelKey(e.name) === labelKey(element.name!));
+  if (found.length === 1) return found[0]!.text;
+  const shown = all.map((e) => JSON.stringify(e.name || e.text.slice(0, 60)));
+  throw new RecipeStale(describeElement(element), found.length > 1 ? `${found.length} such elements (${listed(shown)})` : shown.length ? `only ${listed(shown)}` : `no ${element.role}${element.role === "heading" ? ` of level ${element.level ?? 1}` : ""}`);
+}
+
+/** The text of the one section under `heading`; {@link RecipeStale} when there is none or several. */
+function sectionText(data: PageData, heading: string): string {
+  const all = data.sections ?? [];
+  const found = all.filter((s) => labelKey(s.heading) === labelKey(heading));
+  if (found.length === 1) return found[0]!.text;
+  throw new RecipeStale(`the section under the heading ${JSON.stringify(heading)}`, found.length > 1 ? `${found.length} such headings` : all.length ? `the headings ${listed(all.map((s) => JSON.stringify(s.heading)))}` : "no headings");
 }
 
 /** A label as compared: case and a final colon aside. */
