@@ -148,6 +148,9 @@ describe("deriveRecipe: row selections beyond equality, and split cells", () => 
     expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "the products under 11")).parts[0]!.where).toEqual([{ header: "Name", in: ["Cron", "Queue"] }]);
     // No word says whether 11 itself counts: not guessed.
     expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "products and 11")).parts[0]!.where).toEqual([{ header: "Name", in: ["Cron", "Queue"] }]);
+    // "the 10 cheapest" is a rank: `lte 10` alone selects Hook ($10) and Ping here, but no word says "at most".
+    expect(recipeOf(deriveRecipe(catalog, names("Hook", "Ping"), named, [], "the 10 cheapest products")).parts[0]!.where).toEqual([{ header: "Name", in: ["Hook", "Ping"] }]);
+    expect(recipeOf(deriveRecipe(catalog, names("Hook", "Ping"), named, [], "the 2 cheapest products below 10.5")).parts[0]!.where).toEqual([{ header: "Price", lt: 10.5 }]);
   });
 
   it("the simplest condition the question names wins: a text it names (equals), then texts it names (in), before a phrase or a number", () => {

@@ -105,10 +105,11 @@ function phrases(question: string): string[] {
 }
 
 /**
- * A number comparison on column `c` whose threshold the question writes: the one operator that
- * selects exactly the rows, or the one the question's words name ("over", "at least", "under", "at
- * most"…) when both a strict and a non-strict one do. Undefined when the words contradict the rows
- * or do not say which.
+ * A number comparison on column `c` whose threshold the question writes with the words that say
+ * the comparison ("over", "at least", "under", "at most"…), when that operator selects exactly the
+ * rows. A number with no such words ("the 2 cheapest", "top 3") is a count or a rank, not a
+ * threshold, even when some operator happens to select the rows: undefined, as when the words
+ * contradict the rows.
  */
 function comparison(table: Table, rows: number[], c: number, question: string, selects: (c: RecipeCondition) => boolean): RecipeCondition | undefined {
   if (!rows.every((r) => parseNumber(table.rows[r]![c] ?? "") !== undefined)) return undefined;
@@ -118,7 +119,7 @@ function comparison(table: Table, rows: number[], c: number, question: string, s
     const fits = OPS.filter((op) => selects({ header: table.headers[c]!, [op]: threshold }));
     if (fits.length === 0) continue;
     const said = wordedOp(question.slice(Math.max(0, m.index! - 30), m.index!), question.slice(m.index! + m[0].length, m.index! + m[0].length + 15));
-    const op = said ? (fits.includes(said) ? said : undefined) : fits.length === 1 ? fits[0] : undefined;
+    const op = said && fits.includes(said) ? said : undefined;
     if (op) return { header: table.headers[c]!, [op]: threshold };
   }
   return undefined;
