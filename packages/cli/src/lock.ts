@@ -83,6 +83,8 @@ function listed(entry: LockEntry): ListedLockEntry {
     if (p.label !== undefined) return `${at} by the label ${JSON.stringify(p.label)}`;
     if (p.table) return `${at} from the table with ${p.table.headers.map((h) => JSON.stringify(h)).join(", ")}${p.where?.length ? " (rows selected)" : ""}`;
     if (p.list) return `${at} from the list under ${JSON.stringify(p.list.context || "(no heading)")}`;
+    if (p.element) return `${at} from the ${p.element.role === "heading" ? `page's one heading of level ${p.element.level ?? 1}` : p.element.name ? `${p.element.role} ${JSON.stringify(p.element.name)}` : `page's one ${p.element.role}`}`;
+    if (p.section !== undefined) return `${at} from the section under ${JSON.stringify(p.section)}`;
     return at;
   });
   return { entry: name, kind: "read", detail: parts.join("; ") };

@@ -162,6 +162,25 @@ describe("wf lock <file>", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ exists: true, entries: [{ kind: "act" }, { kind: "read" }, { kind: "model", detail: expect.stringMatching(/^the answer needs judgement/) }] });
   });
 
+  it("lists a text read by the element or section it comes from (issue 35)", async () => {
+    await writeFile(
+      join(dir, "shell.wf.lock.json"),
+      formatLock({
+        version: 1,
+        entries: [
+          readEntry("shell.ts:3:9", "the main heading", { recipe: { parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] } }),
+          readEntry("shell.ts:4:9", "the alert's message", { recipe: { parts: [{ path: "", element: { role: "alert" }, as: "text" }] } }),
+          readEntry("shell.ts:5:9", "the billing terms", { recipe: { parts: [{ path: "/value", section: "Billing", as: "text" }] } }),
+        ],
+      }),
+    );
+    const result = await wf(["lock", "shell.ts"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  read  "the main heading" at shell.ts:3:9: (the answer) from the page\'s one heading of level 1');
+    expect(result.stdout).toContain('  read  "the alert\'s message" at shell.ts:4:9: (the answer) from the page\'s one alert');
+    expect(result.stdout).toContain('  read  "the billing terms" at shell.ts:5:9: /value from the section under "Billing"');
+  });
+
   it("says when the workflow has no lock file yet, and that a broken one is not a lock (exit 2)", async () => {
     const none = await wf(["lock", "flow.ts"]);
     expect(none.code).toBe(0);

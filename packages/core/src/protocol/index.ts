@@ -307,16 +307,36 @@ export const RecipeCondition = z.object({
   header: z.string().max(400),
   equals: z.string().max(4000).optional().describe("The cell's text is this (whitespace folded, case as written)."),
   in: z.array(z.string().max(4000)).max(200).optional().describe("The cell's text is one of these."),
+  contains: z.string().min(1).max(4000).optional().describe("The cell's text holds this text (whitespace folded, case aside), e.g. `on a`."),
+  gt: z.number().optional().describe("The cell reads as a number (as the page writes it: `$1,299.00` → 1299) greater than this. A cell that is no number does not meet it."),
+  gte: z.number().optional().describe("The cell reads as a number greater than or equal to this."),
+  lt: z.number().optional().describe("The cell reads as a number less than this."),
+  lte: z.number().optional().describe("The cell reads as a number less than or equal to this."),
 });
 export type RecipeCondition = z.infer<typeof RecipeCondition>;
 
+/** The text between the values of a cell or label that holds several (`split`), e.g. `,` for "a, b, c". */
+export const RecipeSplit = z.string().min(1).max(10);
+
 /** A column of a table, read into one field. */
-export const RecipeColumn = z.object({ header: z.string().max(400), as: RecipeTransform });
+export const RecipeColumn = z.object({
+  header: z.string().max(400),
+  as: RecipeTransform,
+  split: RecipeSplit.optional().describe("The cell holds several values separated by this text (`a, b, c` with `,`): the field is an array of the pieces, each trimmed and read `as`, empty ones left out."),
+});
 export type RecipeColumn = z.infer<typeof RecipeColumn>;
+
+/** An element a read recipe reads the text of, by ARIA role and its name or heading level. */
+export const RecipeElement = z.object({
+  role: z.enum(["heading", "alert", "status", "dialog"]).describe("`heading` (h1–h6, role=heading), `alert` (role=alert), `status` (role=status), `dialog` (an open dialog)."),
+  level: z.number().int().min(1).max(6).optional().describe("With `heading`: its level; the page must have exactly one heading of it (its text is the value)."),
+  name: z.string().max(400).optional().describe("With `alert`, `status`, `dialog`: its accessible name or title; absent when it had none (then it must be the only one of its role)."),
+});
+export type RecipeElement = z.infer<typeof RecipeElement>;
 
 /**
  * One part of a read recipe: where one value of the answer (at `path`, a JSON Pointer into the
- * step's answer) comes from on the page. Exactly one of `label`, `table`, `list`.
+ * step's answer) comes from on the page. Exactly one of `label`, `table`, `list`, `element`, `section`.
  */
 export const RecipePart = z.object({
   path: z.string().max(400).describe("JSON Pointer of the value in the step's answer, e.g. /total, /value ('' for the whole answer)."),
@@ -327,7 +347,10 @@ export const RecipePart = z.object({
   column: RecipeColumn.optional().describe("With `table`: one cell of each row (an array of values), or of the one row selected (`single`)."),
   single: z.boolean().optional().describe("With `table`: exactly one row is selected and its value is the part's value (not an array)."),
   list: z.object({ context: z.string().max(400).describe("The heading or label the list lies under ('' for none).") }).optional().describe("The items of a list (their text), in page order."),
-  as: RecipeTransform.optional().describe("With `label` or `list`: how the text becomes the value."),
+  element: RecipeElement.optional().describe("The text of one element: the page's one h1, an alert's message, an open dialog's text."),
+  section: z.string().max(400).optional().describe("The text under the heading with this text, up to the next heading of its level or above."),
+  as: RecipeTransform.optional().describe("With `label`, `list`, `element` or `section`: how the text becomes the value."),
+  split: RecipeSplit.optional().describe("With `label`: the value holds several separated by this text; the part's value is the array of the pieces, each read `as`."),
 });
 export type RecipePart = z.infer<typeof RecipePart>;
 

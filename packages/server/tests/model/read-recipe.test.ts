@@ -181,6 +181,111 @@ describe("read recipes", { timeout: 120_000 }, () => {
     expect(status.noRecipe).toBeUndefined();
   });
 
+  describe("selections the question names, and cells holding several values", () => {
+    const TAGGED = schemaOf(strictObject({ value: { type: "array", items: strictObject({ name: { type: "string" }, tags: { type: "array", items: { type: "string" } } }) } }));
+    const PRICED = schemaOf(strictObject({ value: { type: "array", items: strictObject({ name: { type: "string" }, price: { type: "number" } }) } }));
+
+    async function goToIntegrations(variant = ""): Promise<void> {
+      const status = await server.context.sessions.runStep(session.sessionId, { type: "ACT", step: `go to "${pages.url}/read-integrations.html${variant ? `?variant=${variant}` : ""}"` });
+      expect(status.error ?? undefined).toBeUndefined();
+    }
+
+    /** Records `question` with the model's `answer` (each value quoted as the page writes it); the model must not be called after. */
+    async function record(question: string, schema: Record<string, unknown>, answer: { value: Array<Record<string, unknown>> }, quotes: Array<{ path: string; quote: string }>): Promise<ReadRecipe> {
+      await goToIntegrations();
+      model.script = (request) => ({ content: askReply(request, answer, quotes) });
+      const status = await ask(question, schema);
+      expect(status.error ?? undefined).toBeUndefined();
+      expect(status.noRecipe).toBeUndefined();
+      model.script = () => ({ status: 500, message: "a replayed read must not call the model" });
+      model.requests.length = 0;
+      return status.recipe!;
+    }
+
+    const onA = 'the integrations whose description contains "on a", with their tags';
+
+    it("description contains \"on a\", tags split: replayed on changed data, the added row that holds the phrase is read and the one that does not is not", async () => {
+      const recipe = await record(
+        onA,
+        TAGGED,
+        { value: [{ name: "Cron", tags: ["ops", "time"] }, { name: "Queue", tags: ["ops", "messaging"] }] },
+        [
+          { path: "/value/0/name", quote: "Cron" },
+          { path: "/value/0/tags/0", quote: "ops, time" },
+          { path: "/value/0/tags/1", quote: "ops, time" },
+          { path: "/value/1/name", quote: "Queue" },
+          { path: "/value/1/tags/0", quote: "ops, messaging" },
+          { path: "/value/1/tags/1", quote: "ops, messaging" },
+        ],
+      );
+      expect(recipe.parts[0]).toMatchObject({
+        where: [{ header: expect.stringMatching(/^description$/i), contains: "on a" }],
+        columns: { name: { header: expect.stringMatching(/^name$/i), as: "text" }, tags: { header: expect.stringMatching(/^tags$/i), as: "text", split: "," } },
+      });
+      await goToIntegrations("changed");
+      const replayed = await ask(onA, TAGGED, recipe);
+      expect(replayed.error ?? undefined).toBeUndefined();
+      expect(replayed).toMatchObject({ status: "SUCCEEDED", replayed: true });
+      expect(replayed.result).toEqual({ value: [{ name: "Cron", tags: ["ops", "time"] }, { name: "Queue", tags: ["ops", "messaging"] }, { name: "Mailer", tags: ["mail", "ops"] }] });
+      expect(model.requests).toHaveLength(0);
+    });
+
+    it("price over $10: the row at exactly $10 stays out; on changed data the new price and the added row over $10 are read, the one under is not; as cards it is stale", async () => {
+      const recipe = await record(
+        "the integrations that cost over $10 a month",
+        PRICED,
+        { value: [{ name: "Cron", price: 12.5 }, { name: "Queue", price: 30 }] },
+        [
+          { path: "/value/0/name", quote: "Cron" },
+          { path: "/value/0/price", quote: "$12.50" },
+          { path: "/value/1/name", quote: "Queue" },
+          { path: "/value/1/price", quote: "$30.00" },
+        ],
+      );
+      expect(recipe.parts[0]).toMatchObject({ where: [{ header: expect.stringMatching(/^price$/i), gt: 10 }] });
+      await goToIntegrations("changed");
+      const replayed = await ask("the integrations that cost over $10 a month", PRICED, recipe);
+      expect(replayed.error ?? undefined).toBeUndefined();
+      expect(replayed.result).toEqual({ value: [{ name: "Cron", price: 12.5 }, { name: "Queue", price: 35 }, { name: "Archive", price: 15 }] });
+      await goToIntegrations("moved");
+      const moved = await ask("the integrations that cost over $10 a month", PRICED, recipe);
+      expect(moved.error?.code).toBe("WF_LOCK_STALE");
+      expect(moved.error?.message).toMatch(/a table with the headers/);
+      expect(moved.result).toBeUndefined();
+      expect(model.requests).toHaveLength(0);
+    });
+  });
+
+  it("text ASKs (no schema): the main heading and the alert's message read from their elements; replayed with the new texts; gone, they are stale", async () => {
+    await server.context.sessions.runStep(session.sessionId, { type: "ACT", step: `go to "${pages.url}/read-integrations.html"` });
+    const recordText = async (question: string, text: string): Promise<ReadRecipe> => {
+      model.script = (request) => ({ content: askReply(request, { value: text }, [{ path: "/value", quote: text }]) });
+      const status = await server.context.sessions.runStep(session.sessionId, { type: "ASK", step: question, deriveRecipe: true });
+      expect(status.error ?? undefined).toBeUndefined();
+      expect(status).toMatchObject({ status: "SUCCEEDED", interpreter: "model", result: text });
+      expect(status.noRecipe).toBeUndefined();
+      return status.recipe!;
+    };
+    const heading = await recordText("the main heading", "Integrations");
+    expect(heading).toEqual({ parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] });
+    const alert = await recordText("the alert's message", "Billing sync failed: retry in 5 minutes");
+    expect(alert).toEqual({ parts: [{ path: "", element: { role: "alert" }, as: "text" }] });
+    model.script = () => ({ status: 500, message: "a replayed read must not call the model" });
+    model.requests.length = 0;
+    const replay = (question: string, recipe: ReadRecipe) => server.context.sessions.runStep(session.sessionId, { type: "ASK", step: question, recipe });
+    await server.context.sessions.runStep(session.sessionId, { type: "ACT", step: `go to "${pages.url}/read-integrations.html?variant=changed"` });
+    expect(await replay("the main heading", heading)).toMatchObject({ status: "SUCCEEDED", replayed: true, result: "Connected apps" });
+    expect(await replay("the alert's message", alert)).toMatchObject({ status: "SUCCEEDED", replayed: true, result: "Billing sync failed: retry in 10 minutes" });
+    await server.context.sessions.runStep(session.sessionId, { type: "ACT", step: `go to "${pages.url}/read-integrations.html?variant=moved"` });
+    const gone = await replay("the main heading", heading);
+    expect(gone.error?.code).toBe("WF_LOCK_STALE");
+    expect(gone.error?.message).toMatch(/the one heading of level 1; the page has no heading of level 1/);
+    const noAlert = await replay("the alert's message", alert);
+    expect(noAlert.error?.code).toBe("WF_LOCK_STALE");
+    expect(noAlert.result).toBeUndefined();
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("a recipe is for an ASK only: an ACT or a check sent with one is a 422-class refusal", async () => {
     await expect(server.context.sessions.runStep(session.sessionId, { type: "ACT", step: "go back", recipe: { parts: [{ path: "/x", label: "X", as: "text" }] } })).rejects.toThrow(/read recipe/);
   });

@@ -100,3 +100,122 @@ describe("deriveRecipe", () => {
     expect("recipe" in derived).toBe(false);
   });
 });
+
+describe("deriveRecipe: row selections beyond equality, and split cells", () => {
+  const catalog: PageData = {
+    ...page,
+    pairs: [{ key: "Tags", value: "backup; storage; eu", source: "text" }],
+    groups: [],
+    tables: [
+      {
+        caption: "",
+        context: "Products",
+        headers: ["Name", "Description", "Price", "Labels"],
+        rows: [
+          ["Cron", "Runs on a schedule", "$12.50", "ops, time"],
+          ["Hook", "Runs when called", "$10.00", "web"],
+          ["Queue", "Waits on a topic", "$30", "ops, messaging, async"],
+          ["Ping", "Checks a host", "$9.99", ""],
+        ],
+      },
+    ],
+  };
+  const named = object({ value: { type: "array", items: object({ name: { type: "string" } }) } });
+  const names = (...n: string[]) => ({ value: n.map((name) => ({ name })) });
+  const withRows = (...rows: string[][]): PageData => ({ ...catalog, tables: [{ ...catalog.tables[0]!, rows: [...catalog.tables[0]!.rows, ...rows] }] });
+  const recipeOf = (derived: ReturnType<typeof deriveRecipe>) => {
+    if (!("recipe" in derived)) throw new Error(`no recipe: ${derived.noRecipe}`);
+    return derived.recipe;
+  };
+
+  it("contains: the phrase the question quotes, which every selected description holds and no other; a row added that holds it is read, one that does not is not", () => {
+    const recipe = recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], 'the products whose description contains "on a"'));
+    expect(recipe.parts[0]!.where).toEqual([{ header: "Description", contains: "on a" }]);
+    const changed = withRows(["Mail", "Sends ON A trigger", "$5", ""], ["Log", "Writes a line", "$1", ""]);
+    expect(runRecipe(changed, recipe)).toEqual(names("Cron", "Queue", "Mail"));
+  });
+
+  it("a number comparison: the threshold the question writes, over it (`gt`) since a row at exactly $10 is left out; new rows compared by their price", () => {
+    const recipe = recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "the products over $10"));
+    expect(recipe.parts[0]!.where).toEqual([{ header: "Price", gt: 10 }]);
+    expect(runRecipe(withRows(["Mail", "Sends mail", "$1,200.00", ""], ["Log", "Writes a line", "$10", ""], ["Beta", "Soon", "n/a", ""]), recipe)).toEqual(names("Cron", "Queue", "Mail"));
+  });
+
+  it("a number comparison the rows alone leave open (no row at the threshold) takes the question's words: `at least` is gte, `under` is lt; words the rows contradict give no comparison", () => {
+    expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "products costing at least 11 dollars")).parts[0]!.where).toEqual([{ header: "Price", gte: 11 }]);
+    expect(recipeOf(deriveRecipe(catalog, names("Hook", "Ping"), named, [], "the products under 11")).parts[0]!.where).toEqual([{ header: "Price", lt: 11 }]);
+    // "under 11" but the answer holds the dearer rows: not a comparison; the rows alone name them.
+    expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "the products under 11")).parts[0]!.where).toEqual([{ header: "Name", in: ["Cron", "Queue"] }]);
+    // No word says whether 11 itself counts: not guessed.
+    expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "products and 11")).parts[0]!.where).toEqual([{ header: "Name", in: ["Cron", "Queue"] }]);
+    // "the 10 cheapest" is a rank: `lte 10` alone selects Hook ($10) and Ping here, but no word says "at most".
+    expect(recipeOf(deriveRecipe(catalog, names("Hook", "Ping"), named, [], "the 10 cheapest products")).parts[0]!.where).toEqual([{ header: "Name", in: ["Hook", "Ping"] }]);
+    expect(recipeOf(deriveRecipe(catalog, names("Hook", "Ping"), named, [], "the 2 cheapest products below 10.5")).parts[0]!.where).toEqual([{ header: "Price", lt: 10.5 }]);
+  });
+
+  it("the simplest condition the question names wins: a text it names (equals), then texts it names (in), before a phrase or a number", () => {
+    const labelled: PageData = withRows(["Cron 2", "Runs on a schedule", "$12.50", "ops, time"]);
+    // "ops, time" is the Labels cell of both Crons and of no other row, and the question names it whole.
+    expect(recipeOf(deriveRecipe(labelled, names("Cron", "Cron 2"), named, [], 'products labelled "ops, time" that run on a schedule')).parts[0]!.where).toEqual([{ header: "Labels", equals: "ops, time" }]);
+    expect(recipeOf(deriveRecipe(catalog, names("Cron", "Queue"), named, [], "Cron and Queue, which cost over $10")).parts[0]!.where).toEqual([{ header: "Name", in: ["Cron", "Queue"] }]);
+  });
+
+  it("split: a cell holding several values becomes an array field; a label's value too", () => {
+    const schema = object({ value: { type: "array", items: object({ name: { type: "string" }, labels: { type: "array", items: { type: "string" } } }) } });
+    const answer = {
+      value: [
+        { name: "Cron", labels: ["ops", "time"] },
+        { name: "Hook", labels: ["web"] },
+        { name: "Queue", labels: ["ops", "messaging", "async"] },
+        { name: "Ping", labels: [] },
+      ],
+    };
+    const recipe = recipeOf(deriveRecipe(catalog, answer, schema, []));
+    expect(recipe.parts[0]!.columns).toEqual({ name: { header: "Name", as: "text" }, labels: { header: "Labels", as: "text", split: "," } });
+    expect(runRecipe(withRows(["Mail", "Sends mail", "$5", "web,  mail ,"]), recipe)).toEqual({ value: [...answer.value, { name: "Mail", labels: ["web", "mail"] }] });
+    const tags = recipeOf(deriveRecipe(catalog, { tags: ["backup", "storage", "eu"] }, object({ tags: { type: "array", items: { type: "string" } } }), []));
+    expect(tags).toEqual({ parts: [{ path: "/tags", label: "Tags", as: "text", split: ";" }] });
+  });
+});
+
+describe("deriveRecipe: a text read from one element or section", () => {
+  const shell: PageData = {
+    ...page,
+    headings: [
+      { level: 1, text: "Integrations" },
+      { level: 2, text: "Billing" },
+      { level: 2, text: "Usage" },
+    ],
+    pairs: [],
+    tables: [],
+    groups: [],
+    dialogs: [
+      { kind: "alert", label: "", text: "Billing sync failed: retry in 5 minutes" },
+      { kind: "status", label: "Saved", text: "Your changes were saved" },
+    ],
+    sections: [
+      { heading: "Billing", level: 2, text: "Invoices are sent on the 1st." },
+      { heading: "Usage", level: 2, text: "Metered hourly." },
+    ],
+  };
+  const text = { type: "string" };
+
+  it("the page's one h1, the only alert, a named status, a heading's section: each read again with the new text", () => {
+    expect(deriveRecipe(shell, "Integrations", text, [], "the main heading")).toEqual({ recipe: { parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] } });
+    expect(deriveRecipe(shell, "Billing sync failed: retry in 5 minutes", text, [], "the alert's message")).toEqual({ recipe: { parts: [{ path: "", element: { role: "alert" }, as: "text" }] } });
+    expect(deriveRecipe(shell, { value: "Your changes were saved" }, object({ value: text }), [])).toEqual({ recipe: { parts: [{ path: "/value", element: { role: "status", name: "Saved" }, as: "text" }] } });
+    const billing = deriveRecipe(shell, "Invoices are sent on the 1st.", text, []);
+    expect(billing).toEqual({ recipe: { parts: [{ path: "", section: "Billing", as: "text" }] } });
+    const changed: PageData = { ...shell, headings: [{ level: 1, text: "Connected apps" }], dialogs: [{ kind: "alert", label: "", text: "All synced" }], sections: [{ heading: "Billing", level: 2, text: "Invoices are sent monthly." }] };
+    expect(runRecipe(changed, { parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] })).toBe("Connected apps");
+    expect(runRecipe(changed, { parts: [{ path: "", element: { role: "alert" }, as: "text" }] })).toBe("All synced");
+    expect(runRecipe(changed, (billing as { recipe: never }).recipe)).toBe("Invoices are sent monthly.");
+  });
+
+  it("an element that is gone, or no longer one, is stale; a text of two h2s is no recipe", () => {
+    expect(() => runRecipe({ ...shell, dialogs: [] }, { parts: [{ path: "", element: { role: "alert" }, as: "text" }] })).toThrow(/looked for the one alert; the page has no alert/);
+    expect(() => runRecipe({ ...shell, headings: [...shell.headings, { level: 1, text: "Two" }] }, { parts: [{ path: "", element: { role: "heading", level: 1 }, as: "text" }] })).toThrow(/2 such elements/);
+    const twins: PageData = { ...shell, headings: [{ level: 2, text: "Same" }, { level: 2, text: "Same" }], dialogs: [], sections: [] };
+    expect(deriveRecipe(twins, "Same", text, [])).toEqual({ noRecipe: expect.stringMatching(/no label, table cell, heading, alert, dialog or section on the page holds "Same" alone/) });
+  });
+});

@@ -19,7 +19,8 @@ import { normalizeText, parseNumber, similarity } from "../_text.js";
 import type { PageData } from "../page/index.js";
 import { normalizePage, readPage } from "../read/index.js";
 import type { GroundedValue } from "../types.js";
-import { captionOf, columnOf, labelKey, listsFor, runRecipe, tablesFor, RecipeStale } from "./read-recipe.js";
+import { selection } from "./derive-selection.js";
+import { captionOf, columnOf, elementsFor, labelKey, listsFor, runRecipe, splitText, tablesFor, RecipeStale } from "./read-recipe.js";
 
 type Json = Record<string, unknown>;
 type Table = PageData["tables"][number];
@@ -34,7 +35,7 @@ class NoRecipe extends Error {}
  * Reads the page once more and derives the recipe of a model's answer (see the file comment).
  * Never throws for the step: a page that cannot be read again is a `noRecipe`.
  */
-export async function recordReadRecipe(page: Page, answer: unknown, schema: Json, grounding: readonly GroundedValue[], clock: StepClock): Promise<DerivedRecipe> {
+export async function recordReadRecipe(page: Page, answer: unknown, schema: Json, grounding: readonly GroundedValue[], clock: StepClock, question = ""): Promise<DerivedRecipe> {
   // The answer is the step's: the recipe's check never makes it late. It gets what the step has left, less a margin, at most RECIPE_READ_MS.
   const budgetMs = Math.min(RECIPE_READ_MS, clock.left() - RECIPE_MARGIN_MS);
   if (budgetMs < MIN_RECIPE_READ_MS) return { noRecipe: "the step had no time left to read the page again and check a recipe" };
@@ -45,7 +46,7 @@ export async function recordReadRecipe(page: Page, answer: unknown, schema: Json
     return { noRecipe: `the page could not be read again to check a recipe (${(error as Error).message.split("\n")[0]})` };
   }
   if (data === TIMED_OUT) return { noRecipe: `reading the page again to check a recipe took over ${budgetMs} ms` };
-  return deriveRecipe(data, answer, schema, grounding);
+  return deriveRecipe(data, answer, schema, grounding, question);
 }
 
 /** Longest the page is read again for a recipe's check, in ms. */
@@ -61,15 +62,17 @@ const MIN_RECIPE_READ_MS = 200;
  * @param schema - the step's JSON Schema (strict: `$defs`/`$ref`, nullable as `anyOf`).
  * @param grounding - the answer's grounding (`StepReport.grounding`): a value that is a count, a
  *   sum or a judged yes/no gets no recipe.
+ * @param question - the step's question: the row selections it names come first, and only it can
+ *   name a `contains` phrase or a number to compare (`derive-selection.ts`). @default ""
  */
-export function deriveRecipe(raw: PageData, answer: unknown, schema: Json, grounding: readonly GroundedValue[]): DerivedRecipe {
+export function deriveRecipe(raw: PageData, answer: unknown, schema: Json, grounding: readonly GroundedValue[], question = ""): DerivedRecipe {
   const judged = grounding.find((g) => g.basis !== "quoted");
   if (judged) return { noRecipe: `the answer needs judgement: ${judged.path || "the answer"} is ${BASIS[judged.basis]}, not text the page writes in one place` };
   const data = normalizePage(raw);
   let recipe: ReadRecipe;
   try {
     const hints = new Map(grounding.map((g) => [g.path, g.quotes.map((q) => normalizeText(q.lineText))]));
-    recipe = { parts: partsFor(data, answer, schema, schema, "", hints) };
+    recipe = { parts: partsFor(data, answer, schema, schema, "", { hints, question }) };
   } catch (error) {
     if (error instanceof NoRecipe) return { noRecipe: error.message };
     throw error;
@@ -87,8 +90,11 @@ export function deriveRecipe(raw: PageData, answer: unknown, schema: Json, groun
 
 const BASIS: Record<GroundedValue["basis"], string> = { quoted: "quoted", count: "a count of page items", sum: "a sum of page numbers", judged: "a yes/no judged from the page" };
 
-/** The page view's lines the model quoted for each value (by path): where it read it. */
-type Hints = ReadonlyMap<string, string[]>;
+/** What tells the derivation where a value was read: the page view's lines the model quoted for each value (by path), and the question. */
+interface Hints {
+  hints: ReadonlyMap<string, string[]>;
+  question: string;
+}
 
 function partsFor(data: PageData, value: unknown, schema: Json, root: Json, path: string, hints: Hints): RecipePart[] {
   const s = resolve(schema, root);
@@ -117,13 +123,23 @@ function partFor(data: PageData, value: unknown, schema: Json, root: Json, path:
     const items = resolve((schema.items ?? {}) as Json, root);
     if (!Array.isArray(value)) throw new NoRecipe(`${where} is not an array`);
     if (value.length === 0) throw new NoRecipe(`${where} is an empty list: nothing tells which table or list it is read from`);
-    if (typeOf(items) === "object") return rowsPart(data, value, items, root, path);
+    if (typeOf(items) === "object") return rowsPart(data, value, items, root, path, hints.question);
     const as = transformOf(items, `${where}/0`);
-    return columnPart(data, value, as, path, name) ?? listPart(data, value, as, path) ?? refuse(`${where}: no table column or list on the page holds these ${value.length} values in this order`);
+    return (
+      columnPart(data, value, as, path, name, hints.question) ??
+      listPart(data, value, as, path) ??
+      splitLabelPart(data, value, as, path) ??
+      refuse(`${where}: no table column or list on the page holds these ${value.length} values in this order, and no label holds them as one separated text`)
+    );
   }
   const as = transformOf(schema, where);
-  const lines = hints.get(path) ?? [];
-  return labelPart(data, value, as, path, lines) ?? cellPart(data, value, as, path, lines) ?? refuse(`${where}: no label or table cell on the page holds ${JSON.stringify(value)} alone`);
+  const lines = hints.hints.get(path) ?? [];
+  return (
+    labelPart(data, value, as, path, lines) ??
+    cellPart(data, value, as, path, lines) ??
+    elementPart(data, value, as, path) ??
+    refuse(`${where}: no label, table cell, heading, alert, dialog or section on the page holds ${JSON.stringify(value)} alone`)
+  );
 }
 
 function refuse(why: string): never {
@@ -143,6 +159,33 @@ function transformOf(schema: Json, where: string): RecipeTransform {
 function reads(text: string | undefined, value: unknown, as: RecipeTransform): boolean {
   if (text === undefined) return false;
   return as === "text" ? normalizeText(text) === value : parseNumber(text) === value;
+}
+
+/** The texts between values that a `split` may use, tried in this order. */
+const SEPARATORS = [",", ";", "|", "/", "·", "•"];
+
+/** Whether a page text split at `separator` reads as the array `values` (each piece read `as`). */
+function splitsAs(text: string | undefined, values: unknown, as: RecipeTransform, separator: string): boolean {
+  if (text === undefined || !Array.isArray(values)) return false;
+  const pieces = splitText(text, separator);
+  return pieces.length === values.length && pieces.every((piece, i) => reads(piece, values[i], as));
+}
+
+/** The separator at which a page text reads as the array `values`; undefined when none does. */
+function splitAt(text: string | undefined, values: unknown, as: RecipeTransform): string | undefined {
+  return SEPARATORS.find((sep) => splitsAs(text, values, as, sep));
+}
+
+/** An array of scalars as the pieces of the one value beside a label (`Tags: a, b, c`). */
+function splitLabelPart(data: PageData, values: unknown[], as: RecipeTransform, path: string): RecipePart | undefined {
+  const found = data.pairs.filter((p) => p.key && splitAt(p.value, values, as) !== undefined);
+  const keys = [...new Set(found.map((p) => labelKey(p.key)))];
+  if (keys.length !== 1) {
+    if (keys.length > 1) throw new NoRecipe(`${path || "the answer"}: these ${values.length} values stand beside several labels (${[...new Set(found.map((p) => JSON.stringify(p.key)))].join(", ")})`);
+    return undefined;
+  }
+  const pair = found[0]!;
+  return { path, label: pair.key, as, split: splitAt(pair.value, values, as)! };
 }
 
 /**
@@ -187,36 +230,65 @@ function cellPart(data: PageData, value: unknown, as: RecipeTransform, path: str
   return { path, table: tableRef(data, table, [key, table.headers[c]!]), where, column: { header: table.headers[c]!, as }, single: true };
 }
 
+/**
+ * A scalar as the whole text of one element (the one heading of its level, an alert, a status
+ * message or an open dialog, by its name when it has one and it is unique) or of one heading's
+ * section. Several such places: {@link NoRecipe}, the place is not known.
+ */
+function elementPart(data: PageData, value: unknown, as: RecipeTransform, path: string): RecipePart | undefined {
+  const found: RecipePart[] = [];
+  const levels = [...new Set(data.headings.filter((h) => reads(h.text, value, as)).map((h) => h.level))];
+  for (const level of levels) if (elementsFor(data, { role: "heading", level }).length === 1) found.push({ path, element: { role: "heading", level }, as });
+  for (const role of ["alert", "status", "dialog"] as const) {
+    const all = elementsFor(data, { role });
+    for (const e of all.filter((e) => reads(e.text, value, as))) {
+      const named = e.name && all.filter((o) => labelKey(o.name) === labelKey(e.name)).length === 1;
+      if (named) found.push({ path, element: { role, name: e.name }, as });
+      else if (all.length === 1) found.push({ path, element: { role }, as });
+    }
+  }
+  for (const s of (data.sections ?? []).filter((s) => s.heading && reads(s.text, value, as))) {
+    if ((data.sections ?? []).filter((o) => labelKey(o.heading) === labelKey(s.heading)).length === 1) found.push({ path, section: s.heading, as });
+  }
+  if (found.length > 1) throw new NoRecipe(`${path || "the answer"}: ${JSON.stringify(value)} is the text of several elements (${found.map((p) => (p.element ? `${p.element.role}${p.element.name ? ` ${JSON.stringify(p.element.name)}` : ""}` : `the section ${JSON.stringify(p.section)}`)).join(", ")}), and nothing says which was read`);
+  return found[0];
+}
+
 /** An array of objects as a table's rows (see the file comment). */
-function rowsPart(data: PageData, items: unknown[], schema: Json, root: Json, path: string): RecipePart {
+function rowsPart(data: PageData, items: unknown[], schema: Json, root: Json, path: string, question: string): RecipePart {
+  // A property that is an array of texts or numbers is read from one cell holding them separated (`split`).
   const props = Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([key, sub]) => {
     const inner = resolve(sub, root);
-    return { key, as: transformOf(inner, `${path}/0/${key}`) };
+    if (typeOf(inner) !== "array") return { key, as: transformOf(inner, `${path}/0/${key}`), many: false };
+    return { key, as: transformOf(resolve((inner.items ?? {}) as Json, root), `${path}/0/${key}/0`), many: true };
   });
+  const fits = (cell: string | undefined, value: unknown, as: RecipeTransform, many: boolean) => (many ? splitAt(cell, value, as) !== undefined : reads(cell, value, as));
   for (const [i, item] of items.entries()) {
     for (const { key } of props) if ((item as Json)?.[key] === null || (item as Json)?.[key] === undefined) throw new NoRecipe(`${path}/${i}/${key} is null: the page does not state it, and a recipe reads only what the page states`);
   }
   let why = "no table on the page has rows holding these items";
   for (const table of data.tables) {
     if (!uniqueHeaders(table)) continue;
-    const rows = matchRows(table, items.length, (i, row) => props.every(({ key, as }) => row.some((cell) => reads(cell, (items[i] as Json)[key], as))));
+    const rows = matchRows(table, items.length, (i, row) => props.every(({ key, as, many }) => row.some((cell) => fits(cell, (items[i] as Json)[key], as, many))));
     if (!rows) continue;
     const columns: NonNullable<RecipePart["columns"]> = {};
     let ok = true;
-    for (const { key, as } of props) {
-      const fit = table.headers.map((_, c) => c).filter((c) => table.headers[c] && rows.every((r, i) => reads(table.rows[r]![c], (items[i] as Json)[key], as)));
+    for (const { key, as, many } of props) {
+      // For a split property, the one separator every row's cell splits at.
+      const separator = (c: number) => SEPARATORS.find((sep) => rows.every((r, i) => splitsAs(table.rows[r]![c], (items[i] as Json)[key], as, sep)));
+      const fit = table.headers.map((_, c) => c).filter((c) => table.headers[c] && (many ? separator(c) !== undefined : rows.every((r, i) => reads(table.rows[r]![c], (items[i] as Json)[key], as))));
       if (fit.length === 0) {
         ok = false;
         why = `no one column of the table with the headers ${table.headers.map((h) => JSON.stringify(h)).join(", ")} holds ${key} of every item`;
         break;
       }
       const c = fit.sort((a, b) => similarity(table.headers[b]!, key) - similarity(table.headers[a]!, key))[0]!;
-      columns[key] = { header: table.headers[c]!, as };
+      columns[key] = { header: table.headers[c]!, as, ...(many ? { split: separator(c)! } : {}) };
     }
     if (!ok) continue;
-    const where = selection(table, rows, Object.values(columns).map((c) => columnOf(table, c.header)));
+    const where = selection(table, rows, Object.values(columns).map((c) => columnOf(table, c.header)), question);
     if (where === undefined) {
-      why = `the rows the answer holds are not the rows where one column has one text (or one of a few texts)`;
+      why = NO_SELECTION;
       continue;
     }
     const used = [...new Set([...Object.values(columns).map((c) => c.header), ...where.map((w) => w.header)])];
@@ -225,15 +297,19 @@ function rowsPart(data: PageData, items: unknown[], schema: Json, root: Json, pa
   throw new NoRecipe(`${path || "the answer"}: ${why}`);
 }
 
+/** Why rows found in a table get no recipe when no condition selects them. */
+const NO_SELECTION =
+  "the rows the answer holds are not the rows where one column has one text (or one of a few texts), holds a phrase of the question, or is over or under a number of the question";
+
 /** An array of scalars as one column of a table (all rows, or those selected). */
-function columnPart(data: PageData, values: unknown[], as: RecipeTransform, path: string, name: string): RecipePart | undefined {
+function columnPart(data: PageData, values: unknown[], as: RecipeTransform, path: string, name: string, question: string): RecipePart | undefined {
   for (const table of data.tables) {
     if (!uniqueHeaders(table)) continue;
     const fit = table.headers.map((_, c) => c).filter((c) => table.headers[c]).sort((a, b) => similarity(table.headers[b]!, name) - similarity(table.headers[a]!, name));
     for (const c of fit) {
       const rows = matchRows(table, values.length, (i, row) => reads(row[c], values[i], as));
       if (!rows) continue;
-      const where = selection(table, rows, [c]);
+      const where = selection(table, rows, [c], question);
       if (where === undefined) continue;
       const used = [...new Set([table.headers[c]!, ...where.map((w) => w.header)])];
       return { path, table: tableRef(data, table, used), ...(where.length ? { where } : {}), column: { header: table.headers[c]!, as } };
@@ -261,30 +337,6 @@ function matchRows(table: Table, count: number, fits: (item: number, row: string
     next = r + 1;
   }
   return rows;
-}
-
-/**
- * The conditions that select exactly `rows` of `table`: none for all rows; one column whose cell is
- * the same text in every selected row and another in every other row (`equals`); else one of the
- * `keys` columns whose selected cells are all different and found in no other row (`in`).
- * Undefined when none does.
- */
-function selection(table: Table, rows: number[], keys: number[]): RecipeCondition[] | undefined {
-  if (rows.length === table.rows.length) return [];
-  const chosen = new Set(rows);
-  const cell = (r: number, c: number) => normalizeText(table.rows[r]![c] ?? "");
-  const others = table.rows.map((_, r) => r).filter((r) => !chosen.has(r));
-  for (let c = 0; c < table.headers.length; c++) {
-    if (!table.headers[c]) continue;
-    const text = cell(rows[0]!, c);
-    if (text && rows.every((r) => cell(r, c) === text) && others.every((r) => cell(r, c) !== text)) return [{ header: table.headers[c]!, equals: text }];
-  }
-  for (const c of [0, ...keys]) {
-    if (!table.headers[c]) continue;
-    const texts = rows.map((r) => cell(r, c));
-    if (new Set(texts).size === texts.length && texts.every(Boolean) && others.every((r) => !texts.includes(cell(r, c)))) return [{ header: table.headers[c]!, in: texts }];
-  }
-  return undefined;
 }
 
 /** The recipe's name of a table: the headers it uses, and its caption only when those headers alone name several tables. */

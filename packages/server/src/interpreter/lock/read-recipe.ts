@@ -11,7 +11,7 @@
  * returns an answer it did not read.
  */
 import type { Page } from "playwright-core";
-import type { ReadRecipe, RecipeColumn, RecipeCondition, RecipePart, RecipeTable, RecipeTransform } from "@wf/core/protocol";
+import type { ReadRecipe, RecipeColumn, RecipeCondition, RecipeElement, RecipePart, RecipeTable, RecipeTransform } from "@wf/core/protocol";
 import { StepClock } from "../_clock.js";
 import { InterpreterError } from "../errors.js";
 import { normalizeText, parseNumber } from "../_text.js";
@@ -78,6 +78,9 @@ export async function replayRead(context: AskContext, recipe: ReadRecipe): Promi
         const shown = errors.slice(0, 3).map((e) => `${e.path || "(the answer)"} ${e.message}`).join("; ");
         throw stale(context.question, "an answer that fits the step's schema", `an answer where ${shown}`);
       }
+    } else if (typeof answer !== "string" || answer === "") {
+      // A text ASK (no schema) answers one text.
+      throw stale(context.question, "a text answer (the ASK has no schema)", `an answer ${JSON.stringify(answer)?.slice(0, 120)}`);
     }
     return answer;
   });
@@ -92,10 +95,40 @@ function stale(question: string, lookedFor: string, seen: string): InterpreterEr
 }
 
 function readPart(data: PageData, part: RecipePart): unknown {
-  if (part.label !== undefined) return readLabel(data, part.label, part.as ?? "text");
+  if (part.label !== undefined) return readLabel(data, part.label, part.as ?? "text", part.split);
   if (part.table) return readTable(data, part);
   if (part.list) return readList(data, part.list.context, part.as ?? "text");
-  throw new RecipeStale(`a part at ${part.path || "(the answer)"} that names a label, a table or a list`, "a recipe part that names none (the lock entry was edited?)");
+  if (part.element) return transform(elementText(data, part.element), part.as ?? "text", describeElement(part.element));
+  if (part.section !== undefined) return transform(sectionText(data, part.section), part.as ?? "text", `the section under ${JSON.stringify(part.section)}`);
+  throw new RecipeStale(`a part at ${part.path || "(the answer)"} that names a label, a table, a list, an element or a section`, "a recipe part that names none (the lock entry was edited?)");
+}
+
+/** The elements of the page an {@link RecipeElement} may name, as `{ name, text }` (a heading's name is its text). */
+export function elementsFor(data: PageData, element: Pick<RecipeElement, "role" | "level">): Array<{ name: string; text: string }> {
+  if (element.role === "heading") return data.headings.filter((h) => h.level === (element.level ?? 1)).map((h) => ({ name: h.text, text: h.text }));
+  return (data.dialogs ?? []).filter((d) => d.kind === element.role).map((d) => ({ name: d.label, text: d.text }));
+}
+
+function describeElement(element: RecipeElement): string {
+  if (element.role === "heading") return `the one heading of level ${element.level ?? 1}`;
+  return `the ${element.name ? `${element.role} ${JSON.stringify(element.name)}` : `one ${element.role}`}`;
+}
+
+/** The text of the one element `element` names; {@link RecipeStale} when there is none or several. */
+function elementText(data: PageData, element: RecipeElement): string {
+  const all = elementsFor(data, element);
+  const found = element.role === "heading" || element.name === undefined ? all : all.filter((e) => labelKey(e.name) === labelKey(element.name!));
+  if (found.length === 1) return found[0]!.text;
+  const shown = all.map((e) => JSON.stringify(e.name || e.text.slice(0, 60)));
+  throw new RecipeStale(describeElement(element), found.length > 1 ? `${found.length} such elements (${listed(shown)})` : shown.length ? `only ${listed(shown)}` : `no ${element.role}${element.role === "heading" ? ` of level ${element.level ?? 1}` : ""}`);
+}
+
+/** The text of the one section under `heading`; {@link RecipeStale} when there is none or several. */
+function sectionText(data: PageData, heading: string): string {
+  const all = data.sections ?? [];
+  const found = all.filter((s) => labelKey(s.heading) === labelKey(heading));
+  if (found.length === 1) return found[0]!.text;
+  throw new RecipeStale(`the section under the heading ${JSON.stringify(heading)}`, found.length > 1 ? `${found.length} such headings` : all.length ? `the headings ${listed(all.map((s) => JSON.stringify(s.heading)))}` : "no headings");
 }
 
 /** A label as compared: case and a final colon aside. */
@@ -103,7 +136,7 @@ export function labelKey(text: string): string {
   return normalizeText(text).replace(/\s*:$/, "").toLowerCase();
 }
 
-function readLabel(data: PageData, label: string, as: RecipeTransform): unknown {
+function readLabel(data: PageData, label: string, as: RecipeTransform, split: string | undefined): unknown {
   const key = labelKey(label);
   const values = [...new Set(data.pairs.filter((p) => labelKey(p.key) === key).map((p) => p.value))];
   if (values.length === 0) {
@@ -111,7 +144,7 @@ function readLabel(data: PageData, label: string, as: RecipeTransform): unknown 
     throw new RecipeStale(`the value labelled ${JSON.stringify(label)}`, labels.length ? `the labels ${listed(labels)}` : "no labelled values");
   }
   if (values.length > 1) throw new RecipeStale(`one value labelled ${JSON.stringify(label)}`, `${values.length} different ones (${listed(values.map((v) => JSON.stringify(v)))})`);
-  return transform(values[0]!, as, `the value labelled ${JSON.stringify(label)}`);
+  return transform(values[0]!, as, `the value labelled ${JSON.stringify(label)}`, split);
 }
 
 /** The column index of `header` in a table (case aside); -1 when it has none. */
@@ -143,14 +176,23 @@ function describeTable(ref: RecipeTable, headers: string[]): string {
 
 /** The rows of `table` that meet every condition (page order). */
 export function selectRows(table: Table, where: readonly RecipeCondition[]): string[][] {
-  return table.rows.filter((row) =>
-    where.every((c) => {
-      const cell = normalizeText(row[columnOf(table, c.header)] ?? "");
-      if (c.equals !== undefined && cell !== normalizeText(c.equals)) return false;
-      if (c.in !== undefined && !c.in.map(normalizeText).includes(cell)) return false;
-      return true;
-    }),
-  );
+  return table.rows.filter((row) => where.every((c) => meets(row[columnOf(table, c.header)] ?? "", c)));
+}
+
+/**
+ * Whether a cell's text meets every test of a condition: `equals`/`in` on its folded text, `contains`
+ * on it with case aside, `gt`/`gte`/`lt`/`lte` on the number it reads as (a cell that is no number
+ * meets none of these).
+ */
+export function meets(text: string, c: RecipeCondition): boolean {
+  const cell = normalizeText(text);
+  if (c.equals !== undefined && cell !== normalizeText(c.equals)) return false;
+  if (c.in !== undefined && !c.in.map(normalizeText).includes(cell)) return false;
+  if (c.contains !== undefined && !cell.toLowerCase().includes(normalizeText(c.contains).toLowerCase())) return false;
+  if (c.gt === undefined && c.gte === undefined && c.lt === undefined && c.lte === undefined) return true;
+  const n = parseNumber(cell);
+  if (n === undefined) return false;
+  return (c.gt === undefined || n > c.gt) && (c.gte === undefined || n >= c.gte) && (c.lt === undefined || n < c.lt) && (c.lte === undefined || n <= c.lte);
 }
 
 function readTable(data: PageData, part: RecipePart): unknown {
@@ -164,7 +206,7 @@ function readTable(data: PageData, part: RecipePart): unknown {
   }
   const table = found[0]!;
   const rows = selectRows(table, part.where ?? []);
-  const cell = (row: string[], column: RecipeColumn, i: number) => transform(row[columnOf(table, column.header)] ?? "", column.as, `the ${JSON.stringify(column.header)} cell of row ${i + 1}`);
+  const cell = (row: string[], column: RecipeColumn, i: number) => transform(row[columnOf(table, column.header)] ?? "", column.as, `the ${JSON.stringify(column.header)} cell of row ${i + 1}`, column.split);
   const one = (row: string[], i: number): unknown => {
     if (part.column) return cell(row, part.column, i);
     return Object.fromEntries(Object.entries(part.columns ?? {}).map(([key, column]) => [key, cell(row, column, i)]));
@@ -178,7 +220,21 @@ function readTable(data: PageData, part: RecipePart): unknown {
 
 function conditions(where: readonly RecipeCondition[] | undefined): string {
   if (!where?.length) return "";
-  return ` where ${where.map((c) => `${JSON.stringify(c.header)} ${c.equals !== undefined ? `is ${JSON.stringify(c.equals)}` : `is one of ${listed((c.in ?? []).map((v) => JSON.stringify(v)))}`}`).join(" and ")}`;
+  return ` where ${where.map((c) => `${JSON.stringify(c.header)} ${describeCondition(c)}`).join(" and ")}`;
+}
+
+/** A condition's tests as a message says them: `is "Pending"`, `contains "on a"`, `is over 10`. */
+export function describeCondition(c: RecipeCondition): string {
+  const tests = [
+    ...(c.equals !== undefined ? [`is ${JSON.stringify(c.equals)}`] : []),
+    ...(c.in !== undefined ? [`is one of ${listed(c.in.map((v) => JSON.stringify(v)))}`] : []),
+    ...(c.contains !== undefined ? [`contains ${JSON.stringify(c.contains)}`] : []),
+    ...(c.gt !== undefined ? [`is over ${c.gt}`] : []),
+    ...(c.gte !== undefined ? [`is at least ${c.gte}`] : []),
+    ...(c.lt !== undefined ? [`is under ${c.lt}`] : []),
+    ...(c.lte !== undefined ? [`is at most ${c.lte}`] : []),
+  ];
+  return tests.join(" and ") || "is anything";
 }
 
 /** The lists (repeated items) of the page that lie under `context`. */
@@ -195,13 +251,29 @@ function readList(data: PageData, context: string, as: RecipeTransform): unknown
   return found[0]!.items.map((item, i) => transform(item.text, as, `item ${i + 1} of the list`));
 }
 
-/** A page text as a recipe's value: folded text, or the number the page writes. */
-export function transform(text: string, as: RecipeTransform, where: string): string | number {
+/**
+ * A page text as a recipe's value: folded text, or the number the page writes; with `split`, the
+ * array of its pieces (see {@link splitText}), each read so.
+ */
+export function transform(text: string, as: RecipeTransform, where: string, split?: string): string | number | Array<string | number> {
+  if (split !== undefined) return splitText(text, split).map((piece, i) => scalar(piece, as, `piece ${i + 1} of ${where}`));
+  return scalar(text, as, where);
+}
+
+function scalar(text: string, as: RecipeTransform, where: string): string | number {
   const folded = normalizeText(text);
   if (as === "text") return folded;
   const n = parseNumber(folded);
   if (n === undefined) throw new RecipeStale(`a number in ${where}`, JSON.stringify(folded));
   return n;
+}
+
+/** The pieces of a text that holds several values: split at `separator`, each whitespace folded and trimmed, empty ones left out. */
+export function splitText(text: string, separator: string): string[] {
+  return normalizeText(text)
+    .split(separator.trim() || separator)
+    .map(normalizeText)
+    .filter(Boolean);
 }
 
 /** Sets `value` at a JSON Pointer inside `root`, making the objects on the way. */

@@ -63,14 +63,19 @@ export async function modelAsk(context: AskContext, { converse, pageBudget, sche
       // What a lock records to replay this read with no model: kept only when it reproduces the answer here.
       // Only when asked (a lock being written): it reads the page once more.
       if (context.deriveRecipe) {
-        const derived = await recordReadRecipe(context.page, grounded.answer, context.schema.schema, grounded.grounding, clock);
+        const derived = await recordReadRecipe(context.page, grounded.answer, context.schema.schema, grounded.grounding, clock, context.question);
         if ("recipe" in derived) context.report.recipe = derived.recipe;
         else context.report.noRecipe = derived.noRecipe;
       }
       return grounded.answer;
     }
-    if (context.deriveRecipe) context.report.noRecipe = "a text answer (an ASK without a schema) gets no recipe yet";
     const text = (grounded.answer as { value: string | null }).value;
+    if (context.deriveRecipe) {
+      // A text answer's recipe reads the whole answer (path ""), one text.
+      const derived = text === null ? { noRecipe: "the model found no answer on the page" } : await recordReadRecipe(context.page, text, { type: "string" }, grounded.grounding.map((g) => ({ ...g, path: g.path.replace(/^\/value/, "") })), clock, context.question);
+      if ("recipe" in derived) context.report.recipe = derived.recipe;
+      else context.report.noRecipe = derived.noRecipe;
+    }
     if (text === null) throw new InterpreterError("WF_ANSWER_NOT_FOUND", `The model found no answer on the page to ${JSON.stringify(question)}.`);
     return text;
   });
