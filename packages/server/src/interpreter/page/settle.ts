@@ -200,14 +200,47 @@ const QUIET_PROBE = `new Promise(function (resolve) {
   setTimeout(finish, 50);
 })`;
 
-/** Waits until the DOM has not changed for {@link READ_QUIET_MS}, or `deadline`. @returns whether it is quiet, and whether it had to wait. */
+/**
+ * In-page: whether the DOM stays unchanged over the next two animation frames (and the task after
+ * the second): `true` when no change came meanwhile. Two frames let a change the page already
+ * scheduled (a microtask, a `setTimeout(0)`, a `requestAnimationFrame` render) happen first. A page
+ * in the background gets no frames: then at most {@link FRAMES_FALLBACK_MS}.
+ */
+const FRAMES_FALLBACK_MS = 100;
+const FRAMES_PROBE = `new Promise(function (resolve) {
+  ${QUIET_SCRIPT};
+  var q = window.__wfQuiet, id = q.id, changes = q.changes, done = false;
+  function finish() { if (done) return; done = true; var now = window.__wfQuiet; resolve(now === q && now.id === id && now.changes === changes); }
+  requestAnimationFrame(function () { requestAnimationFrame(function () { setTimeout(finish, 0); }); });
+  setTimeout(finish, ${FRAMES_FALLBACK_MS});
+})`;
+
+/**
+ * Waits until the DOM is quiet enough to read, or `deadline`. Quiet is one of (decision 0065,
+ * amending 0059):
+ * - no change for {@link READ_QUIET_MS}, counted from the later of the last change and the end of
+ *   the page's last request (fetch, XHR, script): an answer that just came may still be handled
+ *   (`await response.json()`, then a render);
+ * - when no such request ended within the last {@link READ_QUIET_MS}: no change over two animation
+ *   frames ({@link FRAMES_PROBE}), so a page that is already settled is read after ~2 frames, not
+ *   the rest of 100 ms counted from its last re-render.
+ * @returns whether it is quiet, and whether it had to wait for a change or an answer to pass.
+ */
 async function waitForDomQuiet(page: Page, deadline: number): Promise<{ quiet: boolean; waited: boolean }> {
+  const requests = trackRequests(page);
   const probe = () => page.evaluate(QUIET_PROBE).then(Number, () => READ_QUIET_MS);
-  for (let since = await probe(), waited = false; ; since = await probe(), waited = true) {
+  const framesQuiet = () => page.evaluate(FRAMES_PROBE).then(Boolean, () => false);
+  for (let waited = false; ; waited = true) {
+    const changed = await probe();
+    const answered = Date.now() - requests.lastEndedAt;
+    const since = Math.min(changed, answered);
     if (since >= READ_QUIET_MS) return { quiet: true, waited };
+    const byFrames = answered >= READ_QUIET_MS;
+    if (byFrames && (await framesQuiet())) return { quiet: true, waited };
     const left = deadline - Date.now();
     if (left <= 0) return { quiet: false, waited };
-    await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, READ_QUIET_MS - since))));
+    // The frames probe was itself a wait (two frames): look again at once.
+    if (!byFrames) await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, READ_QUIET_MS - since))));
   }
 }
 
