@@ -109,7 +109,9 @@ export const DEFAULT_SETTLE_TIMEOUT_MS = 3_000;
 
 /**
  * How long the DOM must have been unchanged before a step reads the page, in ms: counted from the
- * last mutation, so a page already quiet costs nothing (this is not a sleep).
+ * later of the last mutation and the end of the page's last request, so a page already quiet costs
+ * nothing (this is not a sleep). When no request ended within that time, two animation frames
+ * without a change are enough (decision 0065).
  */
 export const READ_QUIET_MS = 100;
 
@@ -130,8 +132,9 @@ const LISTED_REQUESTS = 5;
 /**
  * Waits, for at most `capMs`, until the page has settled enough to be read: its `load` done, no
  * request of its own in flight (fetch, XHR, script; see `requests.ts`: streams and requests open
- * longer than half the cap are not waited for), then no DOM change for {@link READ_QUIET_MS}
- * (the MutationObserver measure of {@link QUIET_SCRIPT}); again while the quiet wait brought new
+ * longer than half the cap are not waited for), then a quiet DOM (no change for {@link READ_QUIET_MS},
+ * or over two animation frames when no request ended within that time; the MutationObserver
+ * measure of {@link QUIET_SCRIPT}, see `waitForDomQuiet`); again while the quiet wait brought new
  * requests. Every wait is for an event (a request's end, a change) or for the rest of a period
  * counted from the last one: a page already quiet is read at once. Never throws: a page that does
  * not settle within the cap is read as it is, and the outcome says so (`capReached`).
