@@ -37,8 +37,8 @@ export interface FoundElement {
   /**
    * The element's facts and visibility as the look that found it read them (see
    * `ElementInfo.facts`); the check before the action (`act/fit.ts`) judges them instead of reading
-   * them again. Absent for an element found another way (a model's reference, a lock's locator,
-   * the checkbox beside an item): the check then reads them.
+   * them again; a model's reference reads them when it is resolved back to the element. Absent for
+   * an element found another way (a lock's locator, the checkbox beside an item): the check then reads them.
    */
   facts?: ElementFacts & { visible: boolean };
 }

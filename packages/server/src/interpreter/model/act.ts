@@ -51,7 +51,7 @@ export async function modelAct(context: ActContext, { converse, pageBudget, sche
     for (const action of plan.actions) {
       const target = action.ref ? await resolveRef(context.page, view.elements, action.ref) : undefined;
       const parsed = toParsedAction(action, target?.spec, placeholders);
-      // The verb fits the element as it is now (checked again, live, by performAction): a misfit is never recorded.
+      // The verb fits the element as the reference's resolution read it (judged again by performAction on the same facts; a disabled or hidden one is read live): a misfit is never recorded.
       if (target) await verifyElement(context.page, target.found, parsed, true, clock, perform.findTimeoutMs);
       // Recorded as an instruction the grammar resolves to this very element (checked before acting).
       const recorded = await recordInstruction(context.page, parsed, target, clock);
@@ -172,7 +172,12 @@ async function resolveRef(page: Page, elements: ViewElement[], ref: string): Pro
   const locator = element.frames.reduce<Page | FrameLocator>((scope, frame) => scope.frameLocator(frame), page).locator(element.selector);
   // The page may have changed since the view (an earlier action navigated or re-rendered it): the
   // element at that place must still be the one the model saw, or nothing is done. One round trip
-  // says how many are there, who the one is, and its link target.
+  // says how many are there, who the one is, its link target and its facts (judged by the checks
+  // before the action, which then read them no more). The readable locator is asked meanwhile.
+  const normalizing = locator.normalize().then(
+    (l) => l.toString(),
+    () => undefined,
+  );
   const matches = await locator.evaluateAll(identifyViewElements).catch(() => []);
   const now = matches.length === 1 ? matches[0] : undefined;
   if (!now || now.role !== element.role || now.name !== element.name) {
@@ -182,14 +187,11 @@ async function resolveRef(page: Page, elements: ViewElement[], ref: string): Pro
       { target: element.name, ...(now ? { candidates: [{ role: now.role, name: now.name }] } : {}) },
     );
   }
-  const normalized = await locator.normalize().then(
-    (l) => l.toString(),
-    () => undefined,
-  );
+  const normalized = await normalizing;
   const href = now.href;
   const ordinal = ordinalOf(normalized);
   return {
-    found: { locator, description: `${element.role} ${JSON.stringify(element.name)}`, href, role: element.role, name: element.name },
+    found: { locator, description: `${element.role} ${JSON.stringify(element.name)}`, href, role: element.role, name: element.name, facts: now.facts },
     identity: { role: element.role, name: element.name, ...(normalized ? { locator: normalized } : {}) },
     spec: { text: element.name, roles: [element.role], roleWord: ROLE_WORDS[element.role], quoted: true, ...(ordinal ? { ordinal } : {}) },
   };

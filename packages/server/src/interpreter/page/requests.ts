@@ -28,6 +28,11 @@ export interface PageRequests {
   readonly open: Map<Request, OpenRequest>;
   /** Called (then dropped) at the next request that ends. */
   readonly wake: Set<() => void>;
+  /**
+   * When the last request of a waited-for type (fetch, XHR, script) ended (`Date.now()`), 0 before
+   * any: the page may still be handling its answer (`settle.ts` then asks a longer DOM quiet).
+   */
+  lastEndedAt: number;
 }
 
 const tracked = new WeakMap<Page, PageRequests>();
@@ -48,7 +53,7 @@ const STREAM_TYPES = new Set(["eventsource", "websocket"]);
 export function trackRequests(page: Page): PageRequests {
   const known = tracked.get(page);
   if (known) return known;
-  const state: PageRequests = { started: 0, open: new Map(), wake: new Set() };
+  const state: PageRequests = { started: 0, open: new Map(), wake: new Set(), lastEndedAt: 0 };
   const wake = () => {
     if (state.wake.size === 0) return;
     const waiting = [...state.wake];
@@ -56,7 +61,11 @@ export function trackRequests(page: Page): PageRequests {
     for (const fn of waiting) fn();
   };
   const end = (request: Request) => {
-    if (state.open.delete(request)) wake();
+    const open = state.open.get(request);
+    if (!open) return;
+    state.open.delete(request);
+    if (WAITED_TYPES.has(open.type)) state.lastEndedAt = Date.now();
+    wake();
   };
   page.on("request", (request) => {
     if (state.open.size >= MAX_TRACKED_REQUESTS) state.open.delete(state.open.keys().next().value!);

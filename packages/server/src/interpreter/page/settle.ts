@@ -109,7 +109,9 @@ export const DEFAULT_SETTLE_TIMEOUT_MS = 3_000;
 
 /**
  * How long the DOM must have been unchanged before a step reads the page, in ms: counted from the
- * last mutation, so a page already quiet costs nothing (this is not a sleep).
+ * later of the last mutation and the end of the page's last request, so a page already quiet costs
+ * nothing (this is not a sleep). When no request ended within that time, two animation frames
+ * without a change are enough (decision 0066).
  */
 export const READ_QUIET_MS = 100;
 
@@ -130,8 +132,9 @@ const LISTED_REQUESTS = 5;
 /**
  * Waits, for at most `capMs`, until the page has settled enough to be read: its `load` done, no
  * request of its own in flight (fetch, XHR, script; see `requests.ts`: streams and requests open
- * longer than half the cap are not waited for), then no DOM change for {@link READ_QUIET_MS}
- * (the MutationObserver measure of {@link QUIET_SCRIPT}); again while the quiet wait brought new
+ * longer than half the cap are not waited for), then a quiet DOM (no change for {@link READ_QUIET_MS},
+ * or over two animation frames when no request ended within that time; the MutationObserver
+ * measure of {@link QUIET_SCRIPT}, see `waitForDomQuiet`); again while the quiet wait brought new
  * requests. Every wait is for an event (a request's end, a change) or for the rest of a period
  * counted from the last one: a page already quiet is read at once. Never throws: a page that does
  * not settle within the cap is read as it is, and the outcome says so (`capReached`).
@@ -200,14 +203,47 @@ const QUIET_PROBE = `new Promise(function (resolve) {
   setTimeout(finish, 50);
 })`;
 
-/** Waits until the DOM has not changed for {@link READ_QUIET_MS}, or `deadline`. @returns whether it is quiet, and whether it had to wait. */
+/**
+ * In-page: whether the DOM stays unchanged over the next two animation frames (and the task after
+ * the second): `true` when no change came meanwhile. Two frames let a change the page already
+ * scheduled (a microtask, a `setTimeout(0)`, a `requestAnimationFrame` render) happen first. A page
+ * in the background gets no frames: then at most {@link FRAMES_FALLBACK_MS}.
+ */
+const FRAMES_FALLBACK_MS = 100;
+const FRAMES_PROBE = `new Promise(function (resolve) {
+  ${QUIET_SCRIPT};
+  var q = window.__wfQuiet, id = q.id, changes = q.changes, done = false;
+  function finish() { if (done) return; done = true; var now = window.__wfQuiet; resolve(now === q && now.id === id && now.changes === changes); }
+  requestAnimationFrame(function () { requestAnimationFrame(function () { setTimeout(finish, 0); }); });
+  setTimeout(finish, ${FRAMES_FALLBACK_MS});
+})`;
+
+/**
+ * Waits until the DOM is quiet enough to read, or `deadline`. Quiet is one of (decision 0066,
+ * amending 0059):
+ * - no change for {@link READ_QUIET_MS}, counted from the later of the last change and the end of
+ *   the page's last request (fetch, XHR, script): an answer that just came may still be handled
+ *   (`await response.json()`, then a render);
+ * - when no such request ended within the last {@link READ_QUIET_MS}: no change over two animation
+ *   frames ({@link FRAMES_PROBE}), so a page that is already settled is read after ~2 frames, not
+ *   the rest of 100 ms counted from its last re-render.
+ * @returns whether it is quiet, and whether it had to wait for a change or an answer to pass.
+ */
 async function waitForDomQuiet(page: Page, deadline: number): Promise<{ quiet: boolean; waited: boolean }> {
+  const requests = trackRequests(page);
   const probe = () => page.evaluate(QUIET_PROBE).then(Number, () => READ_QUIET_MS);
-  for (let since = await probe(), waited = false; ; since = await probe(), waited = true) {
+  const framesQuiet = () => page.evaluate(FRAMES_PROBE).then(Boolean, () => false);
+  for (let waited = false; ; waited = true) {
+    const changed = await probe();
+    const answered = Date.now() - requests.lastEndedAt;
+    const since = Math.min(changed, answered);
     if (since >= READ_QUIET_MS) return { quiet: true, waited };
+    const byFrames = answered >= READ_QUIET_MS;
+    if (byFrames && (await framesQuiet())) return { quiet: true, waited };
     const left = deadline - Date.now();
     if (left <= 0) return { quiet: false, waited };
-    await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, READ_QUIET_MS - since))));
+    // The frames probe was itself a wait (two frames): look again at once.
+    if (!byFrames) await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, READ_QUIET_MS - since))));
   }
 }
 

@@ -123,14 +123,19 @@ export const identifyViewElement = new Function(
 )() as (element: Element) => { role: string; name: string };
 
 /**
- * `locator.evaluateAll(identifyViewElements)`: the role, accessible name and (for a link) resolved
- * `href` of every element a locator matches, in one round trip.
+ * `locator.evaluateAll(identifyViewElements)`: the role, accessible name, (for a link) resolved
+ * `href`, and facts and visibility (as `elementFacts` reads them) of every element a locator
+ * matches, in one round trip: what the check before an action judges, so it need not read them again.
  */
 export const identifyViewElements = new Function(
-  String.raw`return function (els) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}
-    return els.map(function (el) { return { role: role(el), name: (wfName(el) || "").replace(/\s+/g, " ").trim(), href: el.tagName === "A" && el.href ? String(el.href) : "" }; });
+  String.raw`return function (els) {${DESCRIBE_SOURCE}${VIEW_ROLE_SOURCE}${FACTS_SOURCE}
+    return els.map(function (el) {
+      var facts = wfFacts(el);
+      facts.visible = wfVisible(el);
+      return { role: role(el), name: (wfName(el) || "").replace(/\s+/g, " ").trim(), href: el.tagName === "A" && el.href ? String(el.href) : "", facts: facts };
+    });
   }`,
-)() as (elements: Element[]) => Array<{ role: string; name: string; href: string }>;
+)() as (elements: Element[]) => Array<{ role: string; name: string; href: string; facts: ElementFacts & { visible: boolean } }>;
 
 /** `frame.evaluate(snapshotPageView, options)`: one frame's view. */
 export const snapshotPageView = new Function(
