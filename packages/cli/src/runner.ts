@@ -18,7 +18,7 @@ import { loadWorkflowFile } from "./load-workflow.js";
 import { openService, runWorkflowFile, type OpenService } from "./run.js";
 import type { OutputStream } from "./reporters.js";
 import { createRunReport, reportSummary } from "./report/report.js";
-import { createSuiteReporters, type SuiteReporter } from "./suite-reporters.js";
+import type { SuiteReporter } from "./suite-reporters.js";
 import type { Shard } from "./shard.js";
 import { entryLabel, type SuiteResult, type WorkflowEntry, type WorkflowOutcome, type WorkflowResult } from "./suite-result.js";
 import { readParamsFile, scopeParams } from "./params.js";
@@ -139,6 +139,8 @@ export async function runWorkflows(options: RunWorkflowsOptions): Promise<{ exit
   const paramsOf = await bindParams(options, config, entries, chosen.cut, cwd);
 
   const specs = reporterSpecs(config, entries.length);
+  // The suite's reporters load with the suite: a single `wf run flow.ts` never needs them.
+  const { createSuiteReporters } = await import("./suite-reporters.js");
   const reporters = createSuiteReporters(specs, { stdout, stderr, env: config.env, cwd });
   const report = await createRunReport({ dir: config.reportDir, trace: config.trace, entries, cwd, warn: (m) => void stderr.write(`${m}\n`) });
   const service = options.service ?? (await openService(config, stderr, options.browser ? { browser: options.browser } : {}));
@@ -289,7 +291,6 @@ const IGNORED = ["**/node_modules/**", "**/*.d.ts", "**/*.d.mts", "**/*.test.ts"
  *   `WF_CLI_LOAD_FAILED` / `WF_CLI_NO_WORKFLOW` as {@link loadWorkflowFile} throws them.
  */
 export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string, testDir: string, options: { fresh?: boolean } = {}): Promise<WorkflowEntry[]> {
-  const { glob, isDynamicPattern } = await import("tinyglobby");
   const named = new Set<string>();
   const found = new Set<string>();
   if (patterns.length === 0 && !(await stat(testDir).catch(() => undefined))?.isDirectory()) {
@@ -302,8 +303,15 @@ export async function findWorkflows(patterns: ReadonlyArray<string>, cwd: string
   for (const pattern of patterns.length ? patterns : [testDir]) {
     const path = resolve(cwd, pattern);
     const info = await stat(path).catch(() => undefined);
+    if (info?.isFile()) {
+      named.add(path);
+      continue;
+    }
+    // tinyglobby (and its fdir and picomatch, ~10 modules) loads only for a folder or a pattern:
+    // `wf run flow.ts` starts without it (issue 36, docs/benchmarks.md "CLI: start-up").
+    const { glob, isDynamicPattern } = await import("tinyglobby");
     // A plain path that is not a folder is a file: loading it says "not found" with its path.
-    if (info?.isFile() || (!info && !isDynamicPattern(pattern))) {
+    if (!info && !isDynamicPattern(pattern)) {
       named.add(path);
       continue;
     }
