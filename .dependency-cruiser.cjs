@@ -95,7 +95,7 @@ module.exports = {
       ["act", "read|check|lock|model"],
       ["read", "grammar|act|check|lock|model"],
       ["check", "act|lock|model"],
-      ["lock", "check|model"],
+      ["lock", "model"],
     ].map(([folder, forbidden]) => ({
       name: `interpreter-${folder}-layer`,
       severity: "error",

@@ -129,6 +129,8 @@ export function changeRows(change: LockEntryChange): Array<[string, string | und
   const recipe = (e: Partial<LockEntry>) => (e.read?.recipe ? JSON.stringify(e.read.recipe) : undefined);
   if (o.read?.schemaHash !== n.read?.schemaHash) rows.push(["read schema", o.read?.schemaHash, n.read?.schemaHash]);
   if (recipe(o) !== recipe(n)) rows.push(["read recipe", recipe(o), recipe(n)]);
+  const check = (e: Partial<LockEntry>) => (e.read?.check ? JSON.stringify(e.read.check) : undefined);
+  if (check(o) !== check(n)) rows.push(["check recipe", check(o), check(n)]);
   if (o.read?.noRecipe !== n.read?.noRecipe) rows.push(["read without recipe", o.read?.noRecipe, n.read?.noRecipe]);
   return rows;
 }

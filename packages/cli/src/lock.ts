@@ -39,9 +39,9 @@ export async function pruneLock(file: string, options: { cwd?: string; dryRun?: 
 export interface ListedLockEntry {
   /** `"the pending orders" at orders.ts:11:27`. */
   entry: string;
-  /** `act`: recorded actions; `read`: a read recipe, replayed with no model; `model`: a read with no recipe, which goes to the model on every run (and fails under `--lock frozen`). */
-  kind: "act" | "read" | "model";
-  /** For `act`, how many actions; for `read`, what the recipe reads; for `model`, why it has no recipe. */
+  /** `act`: recorded actions; `read`: a read recipe, replayed with no model; `check`: a check recipe, evaluated with no model; `model`: a read or check with no recipe, which goes to the model on every run (and fails under `--lock frozen`). */
+  kind: "act" | "read" | "check" | "model";
+  /** For `act`, how many actions; for `read`, what the recipe reads; for `check`, the element and the text it must show; for `model`, why it has no recipe. */
   detail: string;
 }
 
@@ -56,7 +56,7 @@ export interface ListLockResult {
 
 /**
  * The entries of a lock (`wf lock <file>`), in the file's order: each ACT with its actions, each
- * read with what its recipe reads, and each read with no recipe with why (those steps call the
+ * read with what its recipe reads, each check with what its recipe evaluates, and each read or check with no recipe with why (those steps call the
  * model on every run, and fail `WF_LOCK_MISSING` under `--lock frozen`).
  * @param file - a workflow file (its lock beside it) or a lock file (`*.wf.lock.json`), relative to `cwd`.
  * @throws Error naming the file when it is not a wf lock (see `readLock`).
@@ -77,6 +77,11 @@ export async function listLock(file: string, options: { cwd?: string } = {}): Pr
 function listed(entry: LockEntry): ListedLockEntry {
   const name = `${JSON.stringify(entry.instruction)} at ${entry.callSite}${entry.ordinal && entry.ordinal > 1 ? ` (#${entry.ordinal})` : ""}${entry.test !== undefined ? ` in test ${JSON.stringify(entry.test)}` : ""}`;
   if (!entry.read) return { entry: name, kind: "act", detail: `${entry.actions.length} action${entry.actions.length === 1 ? "" : "s"}` };
+  const check = entry.read.check;
+  if (check) {
+    const text = check.equals !== undefined ? `reads ${JSON.stringify(check.equals)}` : `shows ${JSON.stringify(check.contains ?? "")}`;
+    return { entry: name, kind: "check", detail: `the ${check.element.role} at ${check.element.locator} ${text}` };
+  }
   if (!entry.read.recipe) return { entry: name, kind: "model", detail: entry.read.noRecipe ?? "no recipe was recorded" };
   const parts = entry.read.recipe.parts.map((p) => {
     const at = p.path || "(the answer)";

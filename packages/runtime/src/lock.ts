@@ -12,7 +12,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, extname, isAbsolute, join, relative, sep } from "node:path";
 import { REDACTED } from "@wf/core";
-import type { ReadRecipe } from "@wf/core/protocol";
+import type { CheckRecipe, ReadRecipe } from "@wf/core/protocol";
 
 /**
  * How a run uses the lock:
@@ -52,7 +52,7 @@ export interface LockedAction {
 }
 
 /**
- * A recorded read (an ASK the model answered): the read recipe that reproduced the model's answer
+ * A recorded read (an ASK the model answered, or a check it decided): the recipe that reproduced the model's answer
  * on the page it was recorded on, replayed with no model; or why there is none (the step then goes
  * to the model on every run). Recorded for the step's schema only: another schema is not replayed.
  */
@@ -61,6 +61,8 @@ export interface LockedRead {
   schemaHash: string;
   /** How the answer is read from the page (see `ReadRecipe` of `@wf/core/protocol`). */
   recipe?: ReadRecipe;
+  /** A check the model decided: how it is evaluated with no model (see `CheckRecipe` of `@wf/core/protocol`); `schemaHash` is then that of no schema. */
+  check?: CheckRecipe;
   /** Why no recipe reproduces the answer, e.g. `the answer needs judgement: /value is a count of page items…`. */
   noRecipe?: string;
 }
@@ -143,7 +145,7 @@ export function formatLock(lock: LockFile): string {
 
 /** A read with its keys in the file's fixed order. */
 function formatRead(read: LockedRead): LockedRead {
-  return { schemaHash: read.schemaHash, ...(read.recipe ? { recipe: read.recipe } : {}), ...(read.noRecipe ? { noRecipe: read.noRecipe } : {}) };
+  return { schemaHash: read.schemaHash, ...(read.recipe ? { recipe: read.recipe } : {}), ...(read.check ? { check: read.check } : {}), ...(read.noRecipe ? { noRecipe: read.noRecipe } : {}) };
 }
 
 /** An element with its keys in the file's fixed order, empty ones left out. */

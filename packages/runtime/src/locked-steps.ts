@@ -5,7 +5,7 @@
  * `runWorkflow` (wf run) and the server's stored runs, which differ only in how a step is sent.
  */
 import { createHash } from "node:crypto";
-import type { ReadRecipe, ReplayAction, StepStatus } from "@wf/core/protocol";
+import type { CheckRecipe, ReadRecipe, ReplayAction, StepStatus } from "@wf/core/protocol";
 import {
   describeEntry,
   fillParams,
@@ -53,15 +53,26 @@ export interface LockState {
 }
 
 /** The fields of a finished step's status the lock reads. */
-export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed" | "downloads" | "recipe" | "noRecipe">;
+export type FinishedStatus = Pick<StepStatus, "status" | "result" | "error" | "interpreter" | "resolved" | "usage" | "pageUrl" | "replayed" | "downloads" | "recipe" | "checkRecipe" | "noRecipe">;
 
-/**
- * Sends a step once: with a lock entry's actions to `replay` (and `refind` in `heal`), or without
- * them; `allowModel: false` (a `frozen` step with no entry) asks the service not to call its model;
- * an ASK with a read `recipe` to run, or with `deriveRecipe` (the lock records what the model
- * answers: `write`, `heal`), which asks the service for the answer's recipe.
- */
-export type LockedAttempt = (replay?: ReplayAction[], refind?: boolean, allowModel?: boolean, recipe?: ReadRecipe, deriveRecipe?: boolean) => Promise<FinishedStatus>;
+/** How a step is sent once (see {@link LockedAttempt}); every field is optional, the default being a plain send. */
+export interface LockedAttemptOptions {
+  /** ACT: a lock entry's actions to replay instead of interpreting the instruction. */
+  replay?: ReplayAction[];
+  /** With `replay` (`heal`): look again for a recorded element its instruction no longer finds. @default false */
+  refind?: boolean;
+  /** False (a `frozen` step with no entry or recipe) asks the service not to call its model. @default true */
+  allowModel?: boolean;
+  /** ASK: a read recipe to run instead of asking. */
+  recipe?: ReadRecipe;
+  /** A check: a check recipe to evaluate instead of the statement. */
+  checkRecipe?: CheckRecipe;
+  /** ASK or check: the lock records what the model answers (`write`, `heal`): ask the service for its recipe. @default false */
+  deriveRecipe?: boolean;
+}
+
+/** Sends a step once, as the options say, and resolves to its finished status. */
+export type LockedAttempt = (options?: LockedAttemptOptions) => Promise<FinishedStatus>;
 
 /** What a run tells {@link runLockedAct} about itself. */
 export interface LockedActHooks {
@@ -117,13 +128,13 @@ export async function runLockedAct(
   // heal: an element its instruction no longer finds is first looked for by its recorded identity
   // and locator (deterministic, on the service); only then is the model asked.
   if (!replay && mode === "frozen") {
-    const status = await attempt(undefined, false, false);
+    const status = await attempt({ allowModel: false });
     if (status.status === "FAILED" && (status.error?.code === "WF_MODEL_FORBIDDEN" || (!model && status.error?.code === "WF_INSTRUCTION_NOT_UNDERSTOOD"))) {
       return { status: { ...status, error: lockMissing(status.error!, key, lock, entry !== undefined) }, healed: false };
     }
     return { status, healed: false };
   }
-  let status = await attempt(replay, mode === "heal");
+  let status = await attempt({ ...(replay ? { replay } : {}), refind: mode === "heal" });
   let healed = false;
   if (replay && status.status === "SUCCEEDED" && refoundActions(status) > 0) {
     await recordEntry(lock, key, status, startedOn, hooks, entry!.model);
@@ -133,7 +144,7 @@ export async function runLockedAct(
     const acted = ((status.error?.details as { actionIndex?: number } | undefined)?.actionIndex ?? 0) > 0;
     if (mode === "heal" && model && !acted && HEALABLE.includes(status.error?.code ?? "")) {
       const failedReplay = status.error;
-      status = await attempt();
+      status = await attempt({});
       if (status.status === "SUCCEEDED") healed = true;
       else if (failedReplay) status = { ...status, error: { ...status.error!, message: `${status.error!.message} (It was healing the lock entry ${describeEntry(key)}, whose replay failed: ${failedReplay.message})` } };
     } else {
@@ -193,113 +204,146 @@ export function schemaHashOf(responseFormat: unknown): string {
 }
 
 /**
- * Runs an ASK (not a check: a check does not go through the lock) with the lock. An entry whose recipe was recorded for this schema is
- * sent as the step's `recipe`: the service reads the page with it and calls no model. A recipe
- * that no longer applies (`WF_LOCK_STALE`) goes to the model when one is configured and the mode
- * is `read` or `heal` (`heal` records the new recipe); otherwise the step fails, naming the entry
- * and the command that records it again. A step with no recipe (none recorded, one that needed
- * judgement, another schema) goes to the service as before the lock knew reads, except in `frozen`:
- * there it is sent with `allowModel: false`, so one that needs the model fails `WF_LOCK_MISSING`
- * (`WF_LOCK_STALE` for a recipe of another schema) naming the entry and why it has no recipe, with
- * no model call; a read the service answers without the model (the model-free reader of a service
- * with no model) still runs. In `write` and `heal`, what the model answered
- * is recorded: its recipe, or why none.
+ * Runs an ASK or a check (`check()`) with the lock. An entry whose recipe was recorded for this
+ * step is sent with it: a read `recipe` for an ASK of the same schema, a `checkRecipe` for a check;
+ * the service evaluates it on the page and calls no model. A recipe that no longer applies
+ * (`WF_LOCK_STALE`) goes to the model when one is configured and the mode is `read` or `heal`
+ * (`heal` records the new recipe); otherwise the step fails, naming the entry and the command that
+ * records it again. A step with no recipe (none recorded, one that needed judgement, another
+ * schema) goes to the service as before the lock knew reads, except in `frozen`: there it is sent
+ * with `allowModel: false`, so one that needs the model fails `WF_LOCK_MISSING` (`WF_LOCK_STALE`
+ * for a recipe of another schema) naming the entry and why it has no recipe, with no model call;
+ * a read the service answers without the model (the model-free reader of a service with no model,
+ * a check in a grammar form) still runs. In `write` and `heal`, what the model answered is
+ * recorded: its recipe, or why none.
  *
- * @param step - the step's index, question (values filled in), call site and response format.
+ * @param step - the step's index, question or statement (values filled in), call site, response
+ *   format (an ASK's), and `check` for a check.
  * @returns the step's final status (a stale recipe's error naming the entry) and whether it was healed.
  */
 export async function runLockedAsk(
-  step: { index: number; instruction: string; callSite?: string | undefined; responseFormat?: unknown },
+  step: { index: number; instruction: string; callSite?: string | undefined; responseFormat?: unknown; check?: unknown },
   lock: LockState,
   attempt: LockedAttempt,
   hooks: LockedActHooks,
 ): Promise<{ status: FinishedStatus; healed: boolean }> {
   const { mode, model } = lock.options;
+  const isCheck = step.check !== undefined && step.check !== null;
   const key = keyOf(step, lock);
   const startedOn = pageKey(hooks.pageUrl);
   const schemaHash = schemaHashOf(step.responseFormat);
   const entry = mode === "write" ? undefined : findEntry(lock.file, key);
-  const recipe = entry?.read?.recipe && entry.read.schemaHash === schemaHash ? entry.read.recipe : undefined;
+  const fits = entry?.read !== undefined && entry.read.schemaHash === schemaHash;
+  const recipe = fits && !isCheck ? entry.read!.recipe : undefined;
+  const checkRecipe = fits && isCheck ? entry.read!.check : undefined;
+  const recorded = recipe ? { recipe } : checkRecipe ? { checkRecipe } : undefined;
   // frozen: a read with no recipe calls no model. One the service answers without it (the
-  // model-free reader on a service with no model) still runs; one that needs it fails.
-  if (!recipe && mode === "frozen") {
-    const status = await attempt(undefined, false, false);
-    if (status.status === "FAILED" && status.error?.code === "WF_MODEL_FORBIDDEN") return { status: { ...status, error: readNeedsModel(status.error, key, lock, entry, schemaHash) }, healed: false };
+  // model-free reader on a service with no model, a grammar check) still runs; one that needs it fails.
+  // A check in no grammar form on a service with no model is not understood: what is missing is its recipe.
+  const needsModel = (status: FinishedStatus) =>
+    status.status === "FAILED" && (status.error?.code === "WF_MODEL_FORBIDDEN" || (isCheck && !model && status.error?.code === "WF_INSTRUCTION_NOT_UNDERSTOOD"));
+  if (!recorded && mode === "frozen") {
+    const status = await attempt({ allowModel: false });
+    if (needsModel(status)) return { status: { ...status, error: readNeedsModel(status.error!, key, lock, entry, schemaHash, isCheck) }, healed: false };
     return { status, healed: false };
   }
   // Only a run that records reads asks for the answer's recipe: deriving it reads the page once more.
   const derive = mode === "write" || mode === "heal";
-  let status = await attempt(undefined, false, true, recipe, derive);
+  let status = await attempt({ ...recorded, ...(derive ? { deriveRecipe: true } : {}) });
   let healed = false;
-  if (recipe && status.status === "FAILED" && status.error?.code === LOCK_STALE_CODE) {
+  if (recorded && status.status === "FAILED" && status.error?.code === LOCK_STALE_CODE) {
     if (model && (mode === "heal" || mode === "read")) {
       const stale = status.error;
-      hooks.log(`The recorded read ${describeEntry(key)} in ${lock.options.path} no longer applies (${stale.message}); the model read the page instead.${mode === "read" ? ` Record it again with \`${lock.options.refreshCommand}\`.` : ""}`);
-      status = await attempt(undefined, false, true, undefined, derive);
+      hooks.log(`The recorded ${isCheck ? "check" : "read"} ${describeEntry(key)} in ${lock.options.path} no longer applies (${stale.message}); the model ${isCheck ? "checked" : "read"} the page instead.${mode === "read" ? ` Record it again with \`${lock.options.refreshCommand}\`.` : ""}`);
+      status = await attempt(derive ? { deriveRecipe: true } : {});
       healed = mode === "heal" && status.status === "SUCCEEDED";
     } else {
-      const why = mode === "heal" ? " No model is configured to read it instead." : "";
+      const why = mode === "heal" ? ` No model is configured to ${isCheck ? "check" : "read"} it instead.` : "";
       return {
         status: { ...status, error: { ...status.error, message: `The lock entry ${describeEntry(key)} in ${lock.options.path} is stale: ${status.error.message}${why} Refresh it with \`${lock.options.refreshCommand}\` (a model must be configured).` } },
         healed,
       };
     }
   }
+  if (!recorded && (mode === "read" || mode === "heal") && needsModel(status)) return { status: { ...status, error: readNeedsModel(status.error!, key, lock, entry, schemaHash, isCheck) }, healed };
   if (status.status === "SUCCEEDED" && status.interpreter === "model" && !status.replayed && (mode === "write" || mode === "heal")) {
-    await recordRead(lock, key, status, schemaHash, startedOn, hooks);
+    await recordRead(lock, key, status, schemaHash, startedOn, hooks, isCheck);
   }
   return { status, healed };
 }
 
-/** Records (or replaces) the read entry of an ASK the model answered: its recipe, or why none. */
-async function recordRead(lock: LockState, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, status: FinishedStatus, schemaHash: string, startedOn: string | undefined, hooks: LockedActHooks): Promise<void> {
-  let read: LockEntry["read"] = { schemaHash, ...(status.recipe ? { recipe: status.recipe } : { noRecipe: status.noRecipe ?? "the service gave no recipe for this answer" }) };
+/** Records (or replaces) the read entry of an ASK the model answered or a check it decided: its recipe, or why none. */
+async function recordRead(lock: LockState, key: LockKey, status: FinishedStatus, schemaHash: string, startedOn: string | undefined, hooks: LockedActHooks, isCheck: boolean): Promise<void> {
+  const kept = isCheck ? (status.checkRecipe ? { check: status.checkRecipe } : undefined) : status.recipe ? { recipe: status.recipe } : undefined;
+  let read: LockEntry["read"] = { schemaHash, ...(kept ?? { noRecipe: status.noRecipe ?? "the service gave no recipe for this answer" }) };
   // A recipe holds page text: one holding a secret's value is not written (the step goes to the model).
   const secrets = lock.params.filter((p) => p.secret).map((p) => p.value);
-  if (read.recipe && secrets.some((s) => JSON.stringify(read!.recipe).includes(s))) read = { schemaHash, noRecipe: "its recipe holds the value of a secret param, which the lock never writes" };
+  if (kept && secrets.some((s) => JSON.stringify(kept).includes(s))) read = { schemaHash, noRecipe: "its recipe holds the value of a secret param, which the lock never writes" };
   await writeEntry(lock, { ...key, ...(startedOn ? { page: startedOn } : {}), actions: [], read, ...(status.usage?.model ? { model: status.usage.model } : {}), recordedAt: new Date().toISOString() }, hooks);
 }
 
+/** The key fields of a lock entry. */
+type LockKey = Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">;
+
 /**
- * The failure of a `frozen` ASK that needs the model and has no recipe to
+ * A step that needs the model and that the lock cannot stand in for: `WF_LOCK_MISSING` (or
+ * `WF_LOCK_STALE`, for a recipe of another schema). The message says what the lock lacks
+ * (`reason`), why no model was called (`instead`), the service's own message, and what to do
+ * (`todo`); `details.reason` holds the reason alone when it is the entry's own (`withReason`).
+ */
+function lockError(
+  error: NonNullable<FinishedStatus["error"]>,
+  key: LockKey,
+  lock: LockState,
+  parts: { code?: string; lacks: string; reason: string; instead: string; todo: string; withReason?: boolean },
+): NonNullable<FinishedStatus["error"]> {
+  const { path, refreshCommand } = lock.options;
+  return {
+    code: parts.code ?? LOCK_MISSING_CODE,
+    message: `The lock ${path} ${parts.lacks}, and the step needs the model${parts.instead ? ` (${parts.instead})` : ""}: ${parts.reason ? `${parts.reason}. ` : ""}${parts.todo} (The service said: ${error.message})`,
+    details: { serviceCode: error.code, callSite: key.callSite, ...(parts.withReason ? { reason: parts.reason } : {}), refreshCommand },
+  };
+}
+
+/**
+ * The failure of a `frozen` ASK or check that needs the model and has no recipe to
  * replay: `WF_LOCK_MISSING` when the lock has no entry for it or its entry records why no recipe
  * reproduces the answer (`noRecipe`: it needs judgement, …), `WF_LOCK_STALE` when its recipe was
  * recorded for another schema. The message names the entry, the reason and the command that
  * records it; `details.reason` holds the reason alone.
  */
-function readNeedsModel(error: NonNullable<FinishedStatus["error"]>, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, lock: LockState, entry: LockEntry | undefined, schemaHash: string): NonNullable<FinishedStatus["error"]> {
-  const { path, refreshCommand } = lock.options;
+function readNeedsModel(error: NonNullable<FinishedStatus["error"]>, key: LockKey, lock: LockState, entry: LockEntry | undefined, schemaHash: string, isCheck: boolean): NonNullable<FinishedStatus["error"]> {
   const read = entry?.read;
   let code = LOCK_MISSING_CODE;
   let reason: string;
-  if (!read) reason = entry ? `its entry for ${describeEntry(key)} records actions, not a read` : `it has no entry for ${describeEntry(key)}`;
+  if (!read) reason = entry ? `its entry for ${describeEntry(key)} records actions, not a ${isCheck ? "check" : "read"}` : `it has no entry for ${describeEntry(key)}`;
   else if (read.schemaHash !== schemaHash) {
     code = LOCK_STALE_CODE;
     reason = `its entry for ${describeEntry(key)} was recorded for another schema (${read.schemaHash}; this step's is ${schemaHash})`;
-  } else reason = `its entry for ${describeEntry(key)} has no recipe: ${read.noRecipe ?? "none was recorded"}`;
-  return {
+  } else if (isCheck && read.recipe) reason = `its entry for ${describeEntry(key)} records a read, not a check`;
+  else if (!isCheck && read.check) reason = `its entry for ${describeEntry(key)} records a check, not a read`;
+  else reason = `its entry for ${describeEntry(key)} has no recipe: ${read.noRecipe ?? "none was recorded"}`;
+  const judged = Boolean(read?.noRecipe && read.schemaHash === schemaHash);
+  return lockError(error, key, lock, {
     code,
-    message:
-      `The lock ${path} has no read recipe for this step, and the step needs the model (--lock frozen calls no model for it): ${reason}. ` +
-      `${read?.noRecipe && read.schemaHash === schemaHash ? "Such a read goes to the model on every run: run it with --lock read or heal and a model configured. " : `Record it with a model configured: \`${refreshCommand}\`. `}(The service said: ${error.message})`,
-    details: { serviceCode: error.code, callSite: key.callSite, reason, refreshCommand },
-  };
+    lacks: `has no ${isCheck ? "check" : "read"} recipe for this step`,
+    reason,
+    instead: lock.options.mode === "frozen" ? "--lock frozen calls no model for it" : "no model is configured",
+    todo: judged ? `Such a ${isCheck ? "check" : "read"} goes to the model on every run: run it with --lock read or heal and a model configured.` : `Record it with a model configured: \`${lock.options.refreshCommand}\`.`,
+    withReason: true,
+  });
 }
 
 /** `WF_LOCK_MISSING`: the step needs the model and the lock has no entry for it (or one this run cannot fill in). */
-function lockMissing(error: NonNullable<FinishedStatus["error"]>, key: Pick<LockEntry, "test" | "callSite" | "ordinal" | "instruction">, lock: LockState, unfillable: boolean): NonNullable<FinishedStatus["error"]> {
+function lockMissing(error: NonNullable<FinishedStatus["error"]>, key: LockKey, lock: LockState, unfillable: boolean): NonNullable<FinishedStatus["error"]> {
   const { mode, model } = lock.options;
-  const why = unfillable
-    ? `has an entry for ${describeEntry(key)} whose {{placeholders}} name params this run does not have`
-    : `has no entry for ${describeEntry(key)}`;
-  const instead = mode === "frozen" ? "--lock frozen calls no model for it" : model ? "" : "no model is configured to resolve it";
-  return {
-    code: LOCK_MISSING_CODE,
-    message: `The lock ${lock.options.path} ${why}, and the step needs the model${instead ? ` (${instead})` : ""}: ${error.message} Record it with a model configured: \`${lock.options.refreshCommand}\`.`,
-    details: { serviceCode: error.code, callSite: key.callSite, refreshCommand: lock.options.refreshCommand },
-  };
+  return lockError(error, key, lock, {
+    lacks: unfillable ? `has an entry for ${describeEntry(key)} whose {{placeholders}} name params this run does not have` : `has no entry for ${describeEntry(key)}`,
+    reason: "",
+    instead: mode === "frozen" ? "--lock frozen calls no model for it" : model ? "" : "no model is configured to resolve it",
+    todo: `Record it with a model configured: \`${lock.options.refreshCommand}\`.`,
+  });
 }
-
 /**
  * Records (or replaces in place) the entry of a resolved step and writes the lock file. The file is
  * read again first, so entries another run of the same workflow wrote meanwhile are kept.

@@ -22,13 +22,13 @@ import {
   type StepRequest,
   type Workflow,
 } from "@wf/core";
-import { CheckAnswer, MAX_LONG_POLL_MS, type ReadRecipe, type ReplayAction, type ScreenshotMode, type SessionContextOptions, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
+import { CheckAnswer, MAX_LONG_POLL_MS, type ScreenshotMode, type SessionContextOptions, type RunStepRequest, type StepStatus, type WireError } from "@wf/core/protocol";
 import { resolve as resolvePath } from "node:path";
 import { sleep } from "./_retry.js";
 import { stepFiles } from "./step-files.js";
 import type { ServiceClient } from "./client.js";
 import { RUN_RECORD_VERSION, type GroupRecord, type LogRecord, type RunEvent, type RunRecord, type RunUsage, type StepRecord } from "./types.js";
-import { openLock, runLockedAct, runLockedAsk, type FinishedStatus, type LockState, type RunLockOptions } from "./locked-steps.js";
+import { openLock, runLockedAct, runLockedAsk, type FinishedStatus, type LockedAttemptOptions, type LockState, type RunLockOptions } from "./locked-steps.js";
 import { diffLocks, type LockEntryChange } from "./lock.js";
 import { ModelBudget } from "./model-budget.js";
 
@@ -427,13 +427,14 @@ class ServiceExecutor implements Executor {
       if (groups.length > 0) request.groups = groups;
       const { budget } = this.init;
       const overBefore = budget.overspent;
-      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true, recipe?: ReadRecipe, deriveRecipe = false): Promise<FinishedStatus> => {
+      const attempt = async ({ replay, refind = false, allowModel = true, recipe, checkRecipe, deriveRecipe = false }: LockedAttemptOptions = {}): Promise<FinishedStatus> => {
         // The budget forbids the model once it is spent; the lock (frozen) may forbid it first.
         const budgetForbids = allowModel && !budget.allowsModel;
         const body = {
           ...request,
           ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}),
           ...(recipe ? { recipe } : {}),
+          ...(checkRecipe ? { checkRecipe } : {}),
           ...(deriveRecipe ? { deriveRecipe } : {}),
           ...(!allowModel || budgetForbids ? { allowModel: false } : {}),
         };
@@ -462,7 +463,7 @@ class ServiceExecutor implements Executor {
         status = locked.status;
         if (locked.healed) open.record.healed = true;
         if (locked.unlockedModel) open.record.lockEntryMissing = true;
-      } else if (this.init.lock && step.type === "ASK") {
+      } else if (this.init.lock && (step.type === "ASK" || step.type === "CHECK")) {
         const locked = await runLockedAsk(step, this.init.lock, attempt, { pageUrl: this.pageUrl, log: (message) => this.init.log(message) });
         status = locked.status;
         if (locked.healed) open.record.healed = true;

@@ -62,3 +62,16 @@ it("refuses a check with a schema, on an ACT, or with currentDom (422, /check)",
     expect([res.status, res.json.code, res.json.errors?.[0]?.path]).toEqual([422, "WF_VALIDATION_FAILED", "/check"]);
   }
 });
+
+it("refuses a check recipe on a step that is no check (422, /checkRecipe)", async () => {
+  const api = apiClient(server.url, KEY);
+  const { workflowId } = await api.create();
+  const checkRecipe = { element: { role: "text", name: "Shipped", locator: "locator('#status')" }, contains: "Shipped" };
+  for (const body of [
+    { type: "ASK", step: "the status", checkRecipe },
+    { type: "ACT", step: 'click "Orders"', checkRecipe },
+  ]) {
+    const res = await api.run(workflowId, body);
+    expect([res.status, res.json.code, res.json.errors?.[0]?.path]).toEqual([422, "WF_VALIDATION_FAILED", "/checkRecipe"]);
+  }
+});

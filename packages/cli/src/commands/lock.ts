@@ -49,8 +49,14 @@ export const lockCommand = defineCommand({
       const count = (kind: string) => listed.entries.filter((e) => e.kind === kind).length;
       const acts = count("act");
       const reads = count("read");
+      const checks = count("check");
       const model = count("model");
-      const parts = [`${acts} act${acts === 1 ? "" : "s"}`, `${reads} read${reads === 1 ? "" : "s"} replayed by a recipe`, `${model} read${model === 1 ? "" : "s"} with no recipe`];
+      const parts = [
+        `${acts} act${acts === 1 ? "" : "s"}`,
+        `${reads} read${reads === 1 ? "" : "s"} replayed by a recipe`,
+        ...(checks > 0 ? [`${checks} check${checks === 1 ? "" : "s"} replayed by a recipe`] : []),
+        `${model} read${model === 1 ? "" : "s"} with no recipe`,
+      ];
       context.stdout.write(`${show}: ${listed.entries.length} entr${listed.entries.length === 1 ? "y" : "ies"} (${parts.join(", ")})\n`);
       for (const e of listed.entries) {
         const detail = e.kind === "model" ? `no recipe, goes to the model on every run (fails WF_LOCK_MISSING under --lock frozen): ${e.detail}` : e.detail;

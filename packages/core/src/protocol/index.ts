@@ -365,6 +365,27 @@ export const ReadRecipe = z.object({
 });
 export type ReadRecipe = z.infer<typeof ReadRecipe>;
 
+/**
+ * A check recipe: how a `check()` the model decided is evaluated again with no model, derived from
+ * the model's verdict and the page text it quoted as evidence, and kept only when it gave the same
+ * verdict on the page it was recorded on (docs/decisions/0067-check-recipes.md). The element is
+ * found by its recorded locator (it must still be one element of the recorded role, else the recipe
+ * is stale); the statement holds when its text (whitespace folded, case, quotes and dashes aside)
+ * `equals` or `contains` the recorded text.
+ */
+export const CheckRecipe = z.object({
+  element: z
+    .object({
+      role: z.string().min(1).max(100).describe("The element's ARIA role where it was recorded (`generic` for a plain element)."),
+      name: z.string().max(1000).describe("Its accessible name where it was recorded (for messages; not matched: it may be its own text)."),
+      locator: z.string().min(1).max(2000).describe("A Playwright locator that found exactly it, by position or id, never by the text the condition reads, e.g. `locator('#orders > div:nth-of-type(2)')`."),
+    })
+    .describe("The element whose text the statement is about."),
+  equals: z.string().min(1).max(1000).optional().describe("The statement holds when the element's whole text is this."),
+  contains: z.string().min(1).max(1000).optional().describe("The statement holds when the element's text contains this."),
+});
+export type CheckRecipe = z.infer<typeof CheckRecipe>;
+
 /** Most bytes the files of one step (`files`) may hold together, before base64: 10 MiB. More is a 413 `WF_UPLOAD_TOO_LARGE`. */
 export const MAX_STEP_UPLOAD_BYTES = 10 * 1024 * 1024;
 
@@ -450,11 +471,14 @@ export const RunStepRequest = z
     recipe: ReadRecipe.optional().describe(
       "ASK only (not a check): run a recorded read recipe (an action lock's read entry) instead of answering `step`; no model is called. The answer is read from the page as it is now and checked against `schema`; a recipe whose table, label or list is no longer on the page, or whose answer does not fit the schema, fails the step WF_LOCK_STALE naming what was looked for and what was seen.",
     ),
+    checkRecipe: CheckRecipe.optional().describe(
+      "A check only (`check`): evaluate a recorded check recipe (an action lock's check entry) instead of the statement; no model is called. It passes when the recorded element's text equals or contains the recorded text, retried until the check's timeout; a recorded element no longer on the page (or no longer of its role) fails the step WF_LOCK_STALE naming it; one whose text no longer says it fails WF_CHECK_FAILED.",
+    ),
     deriveRecipe: z
       .boolean()
       .optional()
       .describe(
-        "ASK only (ignored otherwise): when the model answers, derive a read recipe from its answer and report it as the status's `recipe` (verified on the same page), or why none as `noRecipe`. It costs one more read of the page, so only a client that records it asks (an action lock being written: `--lock write` or `heal`). Default false: neither field is reported.",
+        "ASK only (ignored otherwise): when the model answers, derive a read recipe from its answer and report it as the status's `recipe` (verified on the same page), or why none as `noRecipe`; for a check the model decided, its `checkRecipe` (or why none, `noRecipe`). It costs one more read of the page, so only a client that records it asks (an action lock being written: `--lock write` or `heal`). Default false: neither field is reported.",
       ),
     refind: z
       .boolean()
@@ -604,11 +628,14 @@ export const StepStatus = z.object({
     .boolean()
     .optional()
     .describe("True when the page was larger than the model's prompt budget and only the parts relevant to the step were sent."),
-  replayed: z.boolean().optional().describe("True when the step ran the recorded actions of its request's `replay` (ACT), or its recorded read `recipe` (ASK): no model call."),
+  replayed: z.boolean().optional().describe("True when the step ran the recorded actions of its request's `replay` (ACT), its recorded read `recipe` (ASK) or its recorded `checkRecipe` (a check): no model call."),
   recipe: ReadRecipe.optional().describe(
     "ASK the model answered: a read recipe that reproduced its answer exactly on the same page (verified before it is given), for an action lock to replay with no model.",
   ),
-  noRecipe: z.string().optional().describe("ASK the model answered with no `recipe`: why none reproduces its answer (e.g. the answer needs judgement)."),
+  checkRecipe: CheckRecipe.optional().describe(
+    "A check the model decided (asked with `deriveRecipe`): a check recipe that gave the model's verdict on the same page (verified before it is given), for an action lock to replay with no model.",
+  ),
+  noRecipe: z.string().optional().describe("ASK the model answered (or a check it decided) with no `recipe`/`checkRecipe`: why none reproduces its answer (e.g. the answer needs judgement)."),
   settle: StepSettle.optional().describe(
     "How the step waited for the page to settle before it read it (an ASK, a check, a model's view of the page). Absent when it waited for nothing: the page was quiet.",
   ),

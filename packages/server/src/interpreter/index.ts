@@ -16,7 +16,7 @@ export type { InterpreterErrorCode, InterpreterErrorDetails, ElementCandidate } 
 export { ACT_GRAMMAR, parseInstruction, parseInstructions, describeGrammar } from "./grammar/index.js";
 export type { ParsedAction, TargetSpec, GrammarRule } from "./grammar/index.js";
 export { parseCheck } from "./check/index.js";
-export { grammarText, replayActions, replayOptions, replayRead } from "./lock/index.js";
+export { grammarText, replayActions, replayCheck, replayOptions, replayRead } from "./lock/index.js";
 export { DEFAULT_SETTLE_TIMEOUT_MS, estimateTokens, readPageView, renderPageView, trackRequests } from "./page/index.js";
 export type { PageView, PageViewOptions } from "./page/index.js";
 export { answerErrors } from "./read/index.js";

@@ -4,7 +4,7 @@
  * instructions (no model, no network) and the model-backed one; a policy combines them.
  */
 import type { Page } from "playwright-core";
-import type { NormalizedStepSchema, ReadRecipe, StepInterpreterKind, StepSettle, StepUsage } from "@wf/core/protocol";
+import type { CheckRecipe, NormalizedStepSchema, ReadRecipe, StepInterpreterKind, StepSettle, StepUsage } from "@wf/core/protocol";
 
 /**
  * What an interpreter tells about a step besides its result, filled in as the step runs so it
@@ -24,7 +24,9 @@ export interface StepReport {
   replayed?: boolean;
   /** ASK answered by the model: the read recipe that reproduced its answer on the same page (`lock/derive-recipe.ts`). */
   recipe?: ReadRecipe;
-  /** ASK answered by the model with no {@link StepReport.recipe}: why none reproduces the answer. */
+  /** A check the model decided: the check recipe that gave its verdict on the same page (`lock/check-recipe.ts`). */
+  checkRecipe?: CheckRecipe;
+  /** ASK answered by the model with no {@link StepReport.recipe} (a check with no {@link StepReport.checkRecipe}): why none reproduces the answer. */
   noRecipe?: string;
   /**
    * The step's waits for the page to settle before it read it (`page/settle.ts`, `settleBeforeRead`),
@@ -255,6 +257,8 @@ export interface CheckContext extends StepContextBase {
   statement: string;
   /** How long the statement is retried until it holds, in ms (within the step's `timeoutMs`); 0 evaluates it once. */
   checkTimeoutMs: number;
+  /** Whether a model's verdict gets a check recipe derived (`report.checkRecipe`, else `report.noRecipe`). @default false */
+  deriveRecipe?: boolean;
 }
 
 /** What a check that held answers: the step's `result` (`CheckAnswer` of the protocol). */

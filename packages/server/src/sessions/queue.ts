@@ -177,6 +177,9 @@ function checkStepInput(input: StepInput): void {
       { path: "/check", message: "needs type ASK, and no schema or currentDom" },
     ]);
   }
+  if (input.checkRecipe && !input.check) {
+    throw new StepRequestInvalidError("Only a check runs a check recipe; send the step with `check`, or without checkRecipe.", [{ path: "/checkRecipe", message: "needs `check`" }]);
+  }
   if (input.recipe && (input.type !== "ASK" || input.check)) {
     throw new StepRequestInvalidError("Only an ASK (not a check) runs a read recipe; send the step without recipe.", [{ path: "/recipe", message: "must be absent for an ACT step or a check" }]);
   }

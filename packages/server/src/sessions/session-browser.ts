@@ -8,7 +8,7 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, BrowserContextOptions, CDPSession, Locator, Page } from "playwright-core";
-import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type ReadRecipe, type ReplayAction, type SessionContextOptions, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
+import { DEFAULT_CHECK_TIMEOUT_MS, normalizeStepSchema, type CheckRecipe, type ReadRecipe, type ReplayAction, type SessionContextOptions, type StepFile, type StepType, type WireError } from "@wf/core/protocol";
 import { BROWSER_RETRY_AFTER_MS, PAGE_OPEN_TIMEOUT_MS, type BrowserHost } from "../browser/host.js";
 import { StepExecutionError } from "../errors.js";
 import { blockPrivateNetworkRequests } from "../browser/network-guard.js";
@@ -20,7 +20,7 @@ import { SessionUploads } from "./uploads.js";
 import { SessionDialogs } from "./dialogs.js";
 import { SessionDownloads } from "./downloads.js";
 import { answerErrors, setBaseURL, trackRequests } from "../interpreter/index.js";
-import { replayActions, replayOptions, replayRead } from "../interpreter/index.js";
+import { replayActions, replayCheck, replayOptions, replayRead } from "../interpreter/index.js";
 import type { TraceScrubber } from "../browser/trace-scrub.js";
 import { discardTrace, enterTraceGroups, saveTrace, startTracing, tracePath, tracingTitle } from "../browser/tracing.js";
 import { BrowserUnavailableError } from "./errors.js";
@@ -62,7 +62,9 @@ export interface BrowserStepInput {
   refind?: boolean;
   /** ASK only: a recorded read recipe to run instead of interpreting `step` (see `interpreter/lock/read-recipe.ts`). */
   recipe?: ReadRecipe;
-  /** ASK: derive a read recipe from the model's answer (one more page read). @default false */
+  /** A check only: a recorded check recipe to evaluate instead of the statement (see `interpreter/lock/check-recipe.ts`). */
+  checkRecipe?: CheckRecipe;
+  /** ASK: derive a read recipe from the model's answer, or a check recipe from the model's verdict (one more page read). @default false */
   deriveRecipe?: boolean;
   /** Whether the step may call the model; false makes a step that needs it fail `WF_MODEL_FORBIDDEN`. @default true */
   allowModel?: boolean;
@@ -314,7 +316,8 @@ export class SessionBrowser {
     this.tabs.takeChanges();
     if (input.check) {
       if (!interpreter.check) throw new StepExecutionError("WF_CHECK_UNSUPPORTED", "This server's interpreter does not take checks.");
-      return interpreter.check({ page: this.page, statement: input.step, checkTimeoutMs: input.check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, ...base });
+      const context = { page: this.page, statement: input.step, checkTimeoutMs: input.check.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, ...(input.deriveRecipe ? { deriveRecipe: true } : {}), ...base };
+      return input.checkRecipe ? replayCheck(context, input.checkRecipe) : interpreter.check(context);
     }
     const schema = normalizeStepSchema(input.schema);
     let answer: unknown;

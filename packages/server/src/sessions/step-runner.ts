@@ -293,7 +293,7 @@ export function secretsOf(input: StepInput): string[] {
 }
 
 /** The fields of an interpreter's {@link StepReport} a step record keeps, with the step's downloads and dialogs (redacted with them). */
-function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced" | "replayed" | "recipe" | "noRecipe" | "settle" | "downloads" | "dialogs"> {
+function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "interpreter" | "resolved" | "usage" | "pageReduced" | "replayed" | "recipe" | "checkRecipe" | "noRecipe" | "settle" | "downloads" | "dialogs"> {
   return {
     ...(step.downloads ? { downloads: step.downloads } : {}),
     ...(step.dialogs ? { dialogs: step.dialogs } : {}),
@@ -303,6 +303,7 @@ function reportFields(report: StepReport, step: StepRecord): Pick<StepRecord, "i
     ...(report.pageReduced ? { pageReduced: true } : {}),
     ...(report.replayed ? { replayed: true } : {}),
     ...(report.recipe ? { recipe: report.recipe } : {}),
+    ...(report.checkRecipe ? { checkRecipe: report.checkRecipe } : {}),
     ...(report.noRecipe ? { noRecipe: report.noRecipe } : {}),
     ...(report.settle ? { settle: { ...report.settle } } : {}),
   };

@@ -3,7 +3,7 @@
  * construction, and what it keeps about each session open here ({@link LiveSession}).
  */
 import type { BrowserContextOptions } from "playwright-core";
-import type { DialogRule, ReadRecipe, ReplayAction, ScreenshotMode, SessionContextOptions, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
+import type { CheckRecipe, DialogRule, ReadRecipe, ReplayAction, ScreenshotMode, SessionContextOptions, SessionKind, StepFile, StepStatus, StepType } from "@wf/core/protocol";
 import type { BrowserHost } from "../browser/host.js";
 import type { StepInterpreter } from "../interpreter/index.js";
 import type { ResolvedServerOptions } from "../config/options.js";
@@ -62,6 +62,8 @@ export interface StepInput {
   refind?: boolean;
   /** ASK only (not a check): a recorded read recipe to run instead of interpreting `step` (see `interpreter/lock/read-recipe.ts`). */
   recipe?: ReadRecipe;
+  /** A check only: a recorded check recipe to evaluate instead of the statement (see `interpreter/lock/check-recipe.ts`). */
+  checkRecipe?: CheckRecipe;
   /** ASK: derive a read recipe from the model's answer (one more page read; see `interpreter/lock/derive-recipe.ts`). @default false */
   deriveRecipe?: boolean;
   /** Whether the step may call the model (see `BrowserStepInput`). @default true */

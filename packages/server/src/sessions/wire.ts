@@ -29,6 +29,7 @@ export function toStepStatus(step: StepRecord): StepStatus {
     ...(step.pageReduced ? { pageReduced: true } : {}),
     ...(step.replayed ? { replayed: true } : {}),
     ...(step.recipe ? { recipe: step.recipe } : {}),
+    ...(step.checkRecipe ? { checkRecipe: step.checkRecipe } : {}),
     ...(step.noRecipe ? { noRecipe: step.noRecipe } : {}),
     ...(step.settle ? { settle: step.settle } : {}),
     ...(step.downloads?.length ? { downloads: step.downloads } : {}),

@@ -4,7 +4,7 @@
  * embedded, and PostgreSQL through `pg` (`drivers.ts`). Every write is one transaction; a write
  * that fails rejects with the 503 problem `WF_STORAGE_UNAVAILABLE` and leaves nothing behind.
  */
-import type { ReadRecipe, SessionKind, SessionState, StepDialog, StepDownload, StepInterpreterKind, StepSettle, StepState, StepType, StepUsage, WireError } from "@wf/core/protocol";
+import type { CheckRecipe, ReadRecipe, SessionKind, SessionState, StepDialog, StepDownload, StepInterpreterKind, StepSettle, StepState, StepType, StepUsage, WireError } from "@wf/core/protocol";
 
 /** The public record of a session (what the session manager keeps and stores; `stepIds` is derived from the step rows, not stored). */
 export interface SessionRecord {
@@ -75,6 +75,8 @@ export interface StepRecord {
   replayed?: boolean;
   /** ASK answered by the model: its verified read recipe, or why none (see `StepReport`). */
   recipe?: ReadRecipe;
+  /** A check the model decided: its verified check recipe. */
+  checkRecipe?: CheckRecipe;
   noRecipe?: string;
   /** How the step waited for the page to settle (see `StepReport.settle`). */
   settle?: StepSettle;

@@ -5,8 +5,8 @@
  * ACTs go through the lock exactly as under `wf run` (see `@wf/runtime/lock`).
  */
 import { RunAbortedError, StepFailedError, redactText, untilAborted, type Executor, type StepGroup, type StepOutcome, type StepRequest } from "@wf/core";
-import type { ReadRecipe, ReplayAction, StepStatus } from "@wf/core/protocol";
-import { runLockedAct, runLockedAsk, type LockState, type ModelBudget } from "@wf/runtime/lock";
+import type { CheckRecipe, ReadRecipe, ReplayAction, StepStatus } from "@wf/core/protocol";
+import { runLockedAct, runLockedAsk, type LockedAttemptOptions, type LockState, type ModelBudget } from "@wf/runtime/lock";
 
 /** Runs one step in a session and resolves with its finished status (the session manager's `runStep`). */
 export type RunSessionStep = (
@@ -20,6 +20,7 @@ export type RunSessionStep = (
     replay?: ReplayAction[];
     refind?: boolean;
     recipe?: ReadRecipe;
+    checkRecipe?: CheckRecipe;
     deriveRecipe?: boolean;
     allowModel?: boolean;
     check?: { timeoutMs?: number };
@@ -66,7 +67,7 @@ export function createStoredRunExecutor(
       if (signal.aborted) throw new RunAbortedError(signal.reason);
       const { budget } = options;
       const overBefore = budget?.overspent ?? false;
-      const attempt = async (replay?: ReplayAction[], refind = false, allowModel = true, recipe?: ReadRecipe, deriveRecipe = false): Promise<StepStatus> => {
+      const attempt = async ({ replay, refind = false, allowModel = true, recipe, checkRecipe, deriveRecipe = false }: LockedAttemptOptions = {}): Promise<StepStatus> => {
         const budgetForbids = allowModel && budget !== undefined && !budget.allowsModel;
         const pending = runStep(sessionId, {
           // A check runs as an ASK with `check`, as over HTTP.
@@ -78,6 +79,7 @@ export function createStoredRunExecutor(
           ...(secrets.length > 0 ? { redact: [...secrets] } : {}),
           ...(replay ? { replay, ...(refind ? { refind } : {}) } : {}),
           ...(recipe ? { recipe } : {}),
+          ...(checkRecipe ? { checkRecipe } : {}),
           ...(deriveRecipe ? { deriveRecipe } : {}),
           ...(!allowModel || budgetForbids ? { allowModel: false } : {}),
           ...(request.groupId !== undefined ? { groups: groupPath(request.groupId) } : {}),
@@ -93,7 +95,7 @@ export function createStoredRunExecutor(
         const locked = await runLockedAct(request, options.lock, attempt, { pageUrl, log });
         status = locked.status as StepStatus;
         if (locked.healed) log(`Step ${request.index} healed its lock entry in ${options.lock.options.path}.`);
-      } else if (options.lock && request.type === "ASK") {
+      } else if (options.lock && (request.type === "ASK" || request.type === "CHECK")) {
         const log = options.log ?? (() => undefined);
         const locked = await runLockedAsk(request, options.lock, attempt, { pageUrl, log });
         status = locked.status as StepStatus;

@@ -7,7 +7,8 @@
  * `../check/evaluate.ts`'s.
  */
 import { pollCheck, type Verdict } from "../check/index.js";
-import type { StepClock } from "../_clock.js";
+import { StepClock } from "../_clock.js";
+import { recordCheckRecipe } from "../lock/index.js";
 import type { CheckContext, CheckResult, StepReport } from "../types.js";
 import { readPageView, recordSettle, type ViewSource } from "../page/index.js";
 import { MIN_WORDS, weighEvidence } from "./evidence.js";
@@ -52,11 +53,14 @@ export const MODEL_CHECK_POLL_MS = [1_000, 2_000];
  * @throws {@link InterpreterError} `WF_CHECK_FAILED`, `WF_ANSWER_UNCERTAIN` (the last answer quoted
  *   nothing on the page), the provider's codes, `WF_STEP_TIMEOUT`.
  */
-export function modelCheck(context: CheckContext, tools: ModelConversation): Promise<CheckResult> {
+export async function modelCheck(context: CheckContext, tools: ModelConversation): Promise<CheckResult> {
   context.report.interpreter = "model";
+  const clock = new StepClock(context.timeoutMs, context.signal);
+  // The page text the last verdict rested on (when it held): what a check recipe is derived from.
+  let grounded: string | undefined;
   const statement = maskSecrets(context.statement, context.secrets);
   const fixed = CHECK_SYSTEM_PROMPT + stepMessage("Statement", statement, "") + tools.schemaInPromptText(CHECK_RESPONSE_SCHEMA.schema);
-  return pollCheck(context, "model", MODEL_CHECK_POLL_MS, async (clock) => {
+  const result = await pollCheck(context, "model", MODEL_CHECK_POLL_MS, async (clock) => {
     const view = await readPageView(context.page, { purpose: "ask", query: statement, budgetTokens: tools.pageBudget(fixed), secrets: context.secrets, ...(context.settleTimeoutMs !== undefined ? { quietMs: context.settleTimeoutMs } : {}) }, () => clock.left());
     if (view.reduced) context.report.pageReduced = true;
     if (view.settle) recordSettle(context.report, view.settle);
@@ -71,12 +75,22 @@ export function modelCheck(context: CheckContext, tools: ModelConversation): Pro
       }
       return { ok: true, value: { holds: a.holds, reason: a.reason, evidence: a.evidence } };
     });
-    return judge(answer, statement, view.source);
+    const verdict = judge(answer, statement, view.source);
+    grounded = verdict.holds && !verdict.uncertain ? verdict.grounded : undefined;
+    return verdict;
   });
+  if (context.deriveRecipe) {
+    // A statement that names a secret is masked for the model: its recipe would hold the secret's text.
+    const derived =
+      grounded === undefined ? { noRecipe: "the model's verdict rested on no page text" } : statement !== context.statement ? { noRecipe: "the statement holds a secret param's value" } : await recordCheckRecipe(context.page, context.statement, grounded, clock);
+    if ("recipe" in derived) context.report.checkRecipe = derived.recipe;
+    else context.report.noRecipe = derived.noRecipe;
+  }
+  return result;
 }
 
 /** The model's answer as a verdict: uncertain unless its evidence is page content that says something and bears on the statement. */
-export function judge(answer: { holds: boolean; reason: string; evidence: string }, statement: string, source: ViewSource): Verdict {
+export function judge(answer: { holds: boolean; reason: string; evidence: string }, statement: string, source: ViewSource): Verdict & { grounded?: string } {
   const reason = sentence(answer.reason);
   const weight = weighEvidence(answer.evidence, statement, answer.holds, source);
   if (!weight.ok) {
@@ -88,7 +102,7 @@ export function judge(answer: { holds: boolean; reason: string; evidence: string
       evidence: clip(answer.evidence),
     };
   }
-  return { holds: answer.holds, reason: `the model: ${reason}`, evidence: JSON.stringify(clip(weight.text)) };
+  return { holds: answer.holds, reason: `the model: ${reason}`, evidence: JSON.stringify(clip(weight.text)), grounded: weight.text };
 }
 
 function sentence(text: string): string {

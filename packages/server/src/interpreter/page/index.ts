@@ -17,6 +17,7 @@ export type { ExtractOptions, ItemField, PageData, Region, Severity } from "./ex
 export { DEFAULT_SETTLE_TIMEOUT_MS, QUIET_MS, READ_QUIET_MS, recordSettle, domQuietForMs, domStamp, isNavigationRace, isSettled, settleBeforeRead, waitForDomChange, waitForSettled, watchRequests } from "./settle.js";
 export type { DomStamp, SettleOutcome } from "./settle.js";
 export { trackRequests } from "./requests.js";
+export { elementsShowing } from "./text-element.js";
 export { VIEW_MARKS, identifyViewElement, identifyViewElements } from "./view-script.js";
 export type { ViewLine } from "./view-script.js";
 export { estimateTokens, readPageView, renderPageView, wantsLinkTargets } from "./view.js";
