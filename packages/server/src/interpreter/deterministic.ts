@@ -100,13 +100,15 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
       return clock.guard(async () => {
         const { page } = context;
         const settleMs = context.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+        // A settle that reached its cap: the page does not settle, so later reads do not wait for it again.
         let capped = false;
         // Whether the page changed during the step: then an answer waits for it to stay quiet.
         let changing = false;
         const settle = async () => {
+          if (capped) return;
           const outcome = await settleBeforeRead(page, Math.min(settleMs, clock.left() / 2));
           capped = outcome.capReached;
-          changing ||= outcome.waited;
+          changing ||= outcome.waited || outcome.capReached;
           recordSettle(context.report, outcome);
         };
         const read = async (partial: boolean) => {
@@ -138,13 +140,16 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         // As an ACT waits for its target: at most the find timeout, less on a page that stopped changing.
         const retryUntil = started + findTimeoutMs;
         let reads = 0;
-        let previous: string | undefined;
+        // The answer read last from a changing page, and when it was first read so.
+        let candidate: { json: string; since: number } | undefined;
         try {
           await settle();
           // A page that changed within QUIET_MS (a click's re-render, rows between two batches) may still be changing.
           changing ||= (await domQuietForMs(page)) < QUIET_MS;
           for (;;) {
+            // Taken before the read: a change while it reads counts as a change after it.
             const stamp = await domStamp(page);
+            const readAt = Date.now();
             reads += 1;
             let value: unknown;
             try {
@@ -152,24 +157,31 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
             } catch (error) {
               if (!(error instanceof InterpreterError) || !RETRIED.has(error.code)) throw error;
               // Not (yet) on the page: read again once it changes, while it still may (see changesAgain).
-              if (await changesAgain(page, stamp, clock, retryUntil)) {
+              if ((await changesAgain(page, stamp, clock, retryUntil)) === "changed") {
                 changing = true;
+                candidate = undefined;
                 await settle();
                 continue;
               }
               throw withWhatWasSeen(error, seen, reads, Date.now() - started);
             }
-            // An answer read from a page that was changing may be incomplete (rows still arriving): once
-            // the page has been quiet for QUIET_MS it stands; a change before that reads again, until two
-            // reads agree. A page that was quiet from the start is answered at once.
+            // An answer read from a page that was changing may be incomplete (rows still arriving, between
+            // two batches). It stands once the page then shows no change for QUIET_MS, or once it has been
+            // read the same over QUIET_MS of changes (a page that never stops changing: a clock, an
+            // animation). Two reads that agree within less prove nothing: both may fall between the same
+            // two batches (issue 32). A page that was quiet from the start is answered at once.
+            if (!changing) return value;
             const json = JSON.stringify(value);
-            if (capped || !changing || json === previous) return value;
-            previous = json;
-            if (await changesAgain(page, stamp, clock, retryUntil)) {
+            if (candidate?.json !== json) candidate = { json, since: readAt };
+            else if (readAt - candidate.since >= QUIET_MS) return value;
+            // The read stands or falls by what follows it: that wait may pass the retry window by up to QUIET_MS.
+            const next = await changesAgain(page, stamp, clock, Math.max(retryUntil, Date.now() + QUIET_MS), ANSWER_MS);
+            if (next === "quiet") return value;
+            if (next === "changed" && Date.now() < retryUntil) {
               await settle();
               continue;
             }
-            return value;
+            throw stillChanging(seen, reads, Date.now() - started);
           }
         } catch (error) {
           throw scrubSecrets(error, context.secrets);
@@ -186,18 +198,38 @@ const RETRIED = new Set(["WF_ANSWER_NOT_FOUND", "WF_ANSWER_UNCERTAIN"]);
 
 /** Time kept at the end of a step for the last read and its failure, in ms: no new wait starts later. */
 const LAST_LOOK_MS = 500;
+/** Time kept at the end of a step for giving an answer already read, in ms. */
+const ANSWER_MS = 50;
 
 /**
  * After a read (one that found no answer, or one of a page that was changing): waits for the page
- * to change since `stamp` (a DOM mutation, another document), within the step's time and until `retryUntil`, for as long as the page may
- * still change: until it has shown no change for {@link QUIET_MS} (the grammar's rule for a target
- * that is not there, `locate.ts`). @returns true when it changed (read again), false when it stayed as it was.
+ * to change since `stamp` (a DOM mutation, another document) for as long as it may still change:
+ * until it has shown no change for {@link QUIET_MS} (the grammar's rule for a target that is not
+ * there, `locate.ts`), within the step's time less `keepMs` (default {@link LAST_LOOK_MS}: a read
+ * follows) and until `retryUntil`.
+ * @returns `"changed"` (read again), `"quiet"` (no change for QUIET_MS: what was read stands), or
+ * `"out of time"` (the time ran out before either).
  */
-async function changesAgain(page: Page, stamp: DomStamp, clock: StepClock, retryUntil: number): Promise<boolean> {
-  const room = Math.min(clock.left() - LAST_LOOK_MS, retryUntil - Date.now());
-  if (room <= 0) return false;
-  const quietFor = await domQuietForMs(page);
-  return waitForDomChange(page, stamp, Math.min(room, Math.max(0, QUIET_MS - quietFor)));
+async function changesAgain(page: Page, stamp: DomStamp, clock: StepClock, retryUntil: number, keepMs = LAST_LOOK_MS): Promise<"changed" | "quiet" | "out of time"> {
+  const room = Math.min(clock.left() - keepMs, retryUntil - Date.now());
+  const needed = Math.max(0, QUIET_MS - (await domQuietForMs(page)));
+  if (await waitForDomChange(page, stamp, Math.max(0, Math.min(room, needed)))) return "changed";
+  return room >= needed ? "quiet" : "out of time";
+}
+
+/**
+ * The failure of an ASK whose answer never held still: each read of the page gave another answer
+ * (or the same one for less than {@link QUIET_MS}) until the read's retry window (the find
+ * timeout) or the step's time ran out. An answer that may
+ * be half of what the page goes on to show is not given (`WF_ANSWER_UNCERTAIN`).
+ */
+function stillChanging(data: PageData | undefined, reads: number, ms: number): InterpreterError {
+  const error = new InterpreterError(
+    "WF_ANSWER_UNCERTAIN",
+    `The page kept changing while it was read, and its answer did not hold still for ${QUIET_MS} ms within the time a read waits for the page, so no answer is given (it may be incomplete). Wait for what marks the end first (\`wait for "…"\`), then ask.`,
+    { kind: "changing" },
+  );
+  return withWhatWasSeen(error, data, reads, ms);
 }
 
 /**

@@ -28,8 +28,9 @@ export type InterpreterErrorCode =
    * An ASK question adds something the deterministic reader cannot apply (a filter, an ordinal, a
    * count, a "first N", a section it cannot resolve, a word no label on the page covers): answering
    * would be a guess. A model would answer it. Also a model's answer that states values the page
-   * does not support, also when asked again (`details.kind: "unsupported"`, `details.fields`), and
-   * a model's check whose evidence is no evidence.
+   * does not support, also when asked again (`details.kind: "unsupported"`, `details.fields`),
+   * a model's check whose evidence is no evidence, and a grammar read of a page that kept changing
+   * (`details.kind: "changing"`, decision 0071).
    */
   | "WF_ANSWER_UNCERTAIN"
   /** Going to a URL, back, forward or reloading failed. */
@@ -128,9 +129,9 @@ export interface InterpreterErrorDetails {
   part?: string;
   /**
    * For `WF_ANSWER_UNCERTAIN`: what kind of part it is; `unsupported`: a model's answer states
-   * values the page does not (named in `fields`).
+   * values the page does not (named in `fields`); `changing`: the page kept changing while read.
    */
-  kind?: "filter" | "ordinal" | "count" | "first-n" | "section" | "unplaced" | "several-sources" | "unsupported";
+  kind?: "filter" | "ordinal" | "count" | "first-n" | "section" | "unplaced" | "several-sources" | "unsupported" | "changing";
   /** For `WF_NAVIGATION_FAILED` / `WF_NAVIGATION_REFUSED` / `WF_NAVIGATION_TIMEOUT`: the URL involved. */
   url?: string;
   /** For `WF_NAVIGATION_TIMEOUT`: how far the navigation got (see the code). */

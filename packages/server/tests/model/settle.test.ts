@@ -102,6 +102,28 @@ describe("the grammar reads what the app renders after the step began", () => {
     expect((step.result as z.infer<typeof Recent>).packages.map((p) => p.package)).toEqual(["tiny-router", "left-pad", "deep-merge", "str-trim", "qs-lite", "fmt-bytes", "uuid-lite", "kebabify", "tz-offset", "pick-keys"]);
   });
 
+  it("does not take two reads between the same chunks for the whole list: a count line updated after each chunk is not the end", async () => {
+    await act(`go to "${app("?counted")}"`);
+    // Rows two at a time, 400 ms apart; 150 ms after each chunk a separate effect updates "Showing N of 10".
+    // Two reads either side of that update agree, yet the list is not complete (issue 32's wrong success).
+    expect(await act('click "Recently updated"')).toMatchObject({ status: "SUCCEEDED" });
+    const Recent = z.object({ packages: z.array(z.object({ package: z.string(), updated: z.string() })) });
+    const step = await ask("the recently updated packages", Recent);
+    expect(step).toMatchObject({ status: "SUCCEEDED" });
+    expect((step.result as z.infer<typeof Recent>).packages).toHaveLength(10);
+  });
+
+  it("on a page that never stops changing, answers what held still over 500 ms of changes, and refuses a value that never did", async () => {
+    expect(await act(`go to "${fixture.pages.url}/ticking.html"`)).toMatchObject({ status: "SUCCEEDED" });
+    // A counter ticks every 200 ms and a clock every second; the plan beside them never changes.
+    const plan = await ask("the plan", z.object({ plan: z.string() }));
+    expect(plan).toMatchObject({ status: "SUCCEEDED", result: { plan: "Pro" } });
+    const users = await ask("the active users", z.object({ activeUsers: z.number() }));
+    expect(users).toMatchObject({ status: "FAILED", error: { code: "WF_ANSWER_UNCERTAIN", details: { kind: "changing" } } });
+    expect(users.error!.message).toMatch(/kept changing/);
+    expect(users.error!.message).toMatch(/read \d+ times over \d+ ms as it changed/);
+  });
+
   it("fails a read that finds nothing once the page has settled, saying what it looked for and what it saw", async () => {
     await openPackage();
     const step = await ask("the maintainer", z.object({ maintainer: z.string() }));

@@ -37,7 +37,7 @@ function regionOf(question: string): { region: Region; phrase: RegExp } | undefi
   return { region: { kind, label }, phrase: REGION };
 }
 
-export type UncertainKind = Exclude<NonNullable<InterpreterErrorDetails["kind"]>, "unsupported">;
+export type UncertainKind = Exclude<NonNullable<InterpreterErrorDetails["kind"]>, "unsupported" | "changing">;
 
 const NUMBER_WORDS = "\\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|fifty|hundred";
 
