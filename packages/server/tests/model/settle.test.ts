@@ -114,7 +114,7 @@ describe("the grammar reads what the app renders after the step began", () => {
   });
 
   it("on a page that never stops changing, answers what held still over 500 ms of changes, and refuses a value that never did", async () => {
-    expect(await act(`go to "${fixture.pages.url}/ticking.html"`)).toMatchObject({ status: "SUCCEEDED" });
+    expect(await act(`go to "${fixture.pages.url}/live-counter.html"`)).toMatchObject({ status: "SUCCEEDED" });
     // A counter ticks every 200 ms and a clock every second; the plan beside them never changes.
     const plan = await ask("the plan", z.object({ plan: z.string() }));
     expect(plan).toMatchObject({ status: "SUCCEEDED", result: { plan: "Pro" } });
