@@ -107,6 +107,24 @@ it("GET /metrics: the counters move after steps and a forced browser crash; the 
   expect(events).toContainEqual({ event: "browser-relaunched", sessionId: undefined });
 });
 
+it("a step whose screenshot cannot be taken (a frame that stopped answering) is counted and logged with why, and the session goes on", async () => {
+  const { workflowId } = await api.create({ screenshot: "on" });
+  const run = async (instruction: string) => api.finished((await api.runOk(workflowId, { type: "ACT", step: instruction, timeoutMs: 20_000 })).stepId);
+  // The page is fine; an ad frame from another site (its own renderer) spins its main thread 300 ms after it loaded.
+  expect((await run(`go to "${pages.url}/busy-frame.html"`)).status).toBe("SUCCEEDED");
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const clicked = await run('click "Ping"');
+  expect(clicked.status).toBe("SUCCEEDED");
+  // The next step waits for the click's picture: once it ran, the picture was taken or given up.
+  expect((await run('wait for "pong"')).status).toBe("SUCCEEDED");
+  expect(sample((await scrape()).text, "wf_screenshots_skipped_total")).toBeGreaterThanOrEqual(1);
+  const skipped = lines.find((l) => l.event === "screenshot-skipped" && l.stepId === clicked.stepId);
+  expect(skipped).toMatchObject({ level: 40, sessionId: workflowId });
+  expect(String(skipped!.why)).toMatch(/mask|capture|took over/);
+  expect(await server.context.sessions.screenshotPath(clicked.stepId)).toBeUndefined();
+  await api.call("POST", routePath(ROUTES.stepClose, { id: workflowId }), {});
+});
+
 it("WF_METRICS off: no /metrics route", async () => {
   const off = await startServer({ port: 0, apiKeys: [KEY], dataDir: await mkdtemp(join(tmpdir(), "wf-metrics-off-")), databaseUrl: "memory:", metrics: false, warmSessions: false });
   try {

@@ -24,6 +24,7 @@ export class ServiceMetrics {
   readonly modelCalls: Counter<"model">;
   readonly modelTokens: Counter<"model" | "kind">;
   readonly modelFailures: Counter<"code">;
+  readonly screenshotsSkipped: Counter;
   readonly storeWriteRetries: Counter;
   readonly downloads: Counter<"outcome">;
 
@@ -66,6 +67,11 @@ export class ServiceMetrics {
       name: "wf_model_failures_total",
       help: "Steps failed by the model provider (WF_MODEL_UNAVAILABLE, WF_MODEL_RATE_LIMITED, WF_MODEL_AUTH_FAILED, …), by code.",
       labelNames: ["code"],
+      registers,
+    });
+    this.screenshotsSkipped = new Counter({
+      name: "wf_screenshots_skipped_total",
+      help: "Steps that should have had a screenshot and have none (the page closed, or the capture or its mask look-up ran past its deadline).",
       registers,
     });
     this.storeWriteRetries = new Counter({ name: "wf_store_write_retries_total", help: "Store writes retried while the store was unavailable (a full disk, the database gone).", registers });

@@ -2,7 +2,7 @@
  * What operators see of the service: one place where each event that matters is both logged (a
  * warn-level pino line with its `event` and, when it has one, its `sessionId`) and counted
  * ({@link ServiceMetrics}, when metrics are on). The events: a browser crash and relaunch, a
- * session's page crashing or stopping to respond, a session whose end had to give up on a browser
+ * session's page crashing or stopping to respond, a step's screenshot not taken, a session whose end had to give up on a browser
  * call, a model provider failing step after step, the store's write retries, and every finished
  * step (counted only). Without a logger (`logger: false`, `wf run`'s own server) nothing is logged.
  */
@@ -68,6 +68,12 @@ export class Telemetry {
   sessionFreedByForce(session: SessionRecord, what: string): void {
     this.metrics?.sessionsFreedByForce.inc();
     this.log?.warn({ event: "session-freed-by-force", sessionId: session.sessionId, what }, `wf server: session ${session.sessionId} was freed by force: ${what}.`);
+  }
+
+  /** A step that should have had a screenshot has none: `why` (the page closed, a capture or mask look-up past its deadline). */
+  screenshotSkipped(session: SessionRecord, step: StepRecord, why: string): void {
+    this.metrics?.screenshotsSkipped.inc();
+    this.log?.warn({ event: "screenshot-skipped", sessionId: session.sessionId, stepId: step.stepId, why }, `wf server: step ${step.stepId} of session ${session.sessionId} has no screenshot: ${why}.`);
   }
 
   /** A store write is retried (the store is unavailable). */

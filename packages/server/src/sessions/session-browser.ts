@@ -30,10 +30,11 @@ import { settlesWithin, TIMED_OUT, within } from "../browser/deadline.js";
 const SCREENSHOT_TIMEOUT_MS = 5_000;
 
 /**
- * Longest the look-up of the fields a picture masks may take, in ms. A page that does not answer
- * it gets no picture (an unmasked one could show a secret).
+ * Longest the look-up of the fields a picture masks may take, in ms: as long as the capture may
+ * (a count of the masked fields per frame takes a few ms, but seconds on a loaded machine). A page
+ * that does not answer it gets no picture (an unmasked one could show a secret).
  */
-const MASK_TIMEOUT_MS = 2_000;
+const MASK_TIMEOUT_MS = SCREENSHOT_TIMEOUT_MS;
 
 /** Longest closing a page or the session's browser context may take, in ms; past it, it is left to the browser. */
 export const CLOSE_TIMEOUT_MS = 5_000;
@@ -343,29 +344,31 @@ export class SessionBrowser {
    * (faster encoding, larger file); see docs/benchmarks.md ("Server: screenshots") for the figures behind this choice.
    * When `mask` names elements on the page, Playwright's `page.screenshot({ mask })` paints
    * {@link MASK_COLOR} boxes over them instead (slower; see docs/server/security.md, "Secrets").
-   * @returns the image, or undefined when the page can't be captured (closed mid-way, crashed,
-   *   slower than 5 s).
+   * Never throws.
+   * @returns `{ png }`, or `{ skipped }` saying why there is no picture: the page closed or crashed,
+   *   the look-up of the fields to mask took over {@link MASK_TIMEOUT_MS}, or the capture over
+   *   {@link SCREENSHOT_TIMEOUT_MS}.
    */
-  async capture(mask?: (page: Page) => Promise<Locator[]>): Promise<Buffer | undefined> {
-    if (this.page.isClosed()) return undefined;
+  async capture(mask?: (page: Page) => Promise<Locator[]>): Promise<{ png: Buffer } | { skipped: string }> {
+    if (this.page.isClosed()) return { skipped: "the page was closed" };
     const page = this.page;
     try {
       // Elements a secret was typed into and password fields are painted over (see secrets.ts).
       // A page that does not say which gets no picture: an unmasked one could show a secret.
       const masked = mask ? await within(mask(page), MASK_TIMEOUT_MS) : [];
-      if (masked === TIMED_OUT) return undefined;
-      if (masked.length > 0) return await page.screenshot({ type: "png", mask: masked, maskColor: MASK_COLOR, timeout: SCREENSHOT_TIMEOUT_MS });
+      if (masked === TIMED_OUT) return { skipped: `the page did not say within ${MASK_TIMEOUT_MS} ms which fields to mask` };
+      if (masked.length > 0) return { png: await page.screenshot({ type: "png", mask: masked, maskColor: MASK_COLOR, timeout: SCREENSHOT_TIMEOUT_MS }) };
       let cdp = this.cdpSessions.get(page);
       if (!cdp) {
         cdp = page.context().newCDPSession(page);
         this.cdpSessions.set(page, cdp);
       }
       const shot = await within((await cdp).send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true }), SCREENSHOT_TIMEOUT_MS);
-      if (shot === TIMED_OUT) throw new Error(`The screenshot took over ${SCREENSHOT_TIMEOUT_MS} ms.`);
-      return Buffer.from(shot.data, "base64");
-    } catch {
+      if (shot === TIMED_OUT) throw new Error(`the capture took over ${SCREENSHOT_TIMEOUT_MS} ms`);
+      return { png: Buffer.from(shot.data, "base64") };
+    } catch (error) {
       this.cdpSessions.delete(page);
-      return undefined;
+      return { skipped: error instanceof Error ? (error.message.split("\n")[0] ?? error.message) : String(error) };
     }
   }
 

@@ -177,7 +177,9 @@ export class StepRunner {
       await runningRecorded;
       await this.finishStep(session, step, outcome);
       onFinished();
-      const png = await shot;
+      const taken = await shot;
+      if (taken && "skipped" in taken && !registry.stopping) this.parts.telemetry.screenshotSkipped(session, step, taken.skipped);
+      const png = taken && "png" in taken ? taken.png : undefined;
       // Taken while the session ran; written even if it was closed meanwhile (right after a failed step).
       if (png && !registry.stopping && (await saveScreenshot(this.parts.screenshotDir, step.stepId, png))) {
         step.screenshot = true;
