@@ -212,6 +212,8 @@ const ANSWER_MS = 50;
  */
 async function changesAgain(page: Page, stamp: DomStamp, clock: StepClock, retryUntil: number, keepMs = LAST_LOOK_MS): Promise<"changed" | "quiet" | "out of time"> {
   const room = Math.min(clock.left() - keepMs, retryUntil - Date.now());
+  // No time left: not even a change already made counts (a page that changes while every read runs would be read for good).
+  if (room <= 0) return "out of time";
   const needed = Math.max(0, QUIET_MS - (await domQuietForMs(page)));
   if (await waitForDomChange(page, stamp, Math.max(0, Math.min(room, needed)))) return "changed";
   return room >= needed ? "quiet" : "out of time";
