@@ -87,10 +87,21 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
   const clicky = purpose === "click" || purpose === "any" || purpose === "scroll";
   const tiers = TIERS.filter((t) => (clicky ? t !== "substring" : t !== "prefix"));
   const plan = lookPlan(tiers, hinted, purpose, roles);
-  // Per root: the text looks known to match nothing (see `probeTextLooks`), and the form controls or
-  // entries every tier's `near`/`lead` look describes (the same elements: described once).
+  // Per root: the text looks known to match nothing (see `probeTextLooks`); the controls or entries
+  // every tier's `near`/`lead` look filters, with each tier's flags read in one evaluation (see
+  // `filterFlags`); and their descriptions (the same elements in every tier: described once).
   const probed = new Map<SearchRoot, boolean>();
+  const filters = new Map<string, Promise<Map<Tier, boolean[]> | typeof TIMED_OUT>>();
   const described = new Map<string, ElementInfo[]>();
+  const flagsOf = (root: SearchRoot, strategy: "near" | "lead") => {
+    const key = `${roots.indexOf(root)}:${strategy}`;
+    let flags = filters.get(key);
+    if (!flags) {
+      flags = filterFlags(root, plan, strategy, target.text, hinted, deadline);
+      filters.set(key, flags);
+    }
+    return flags;
+  };
   for (const { tier, strategies, tierRoles } of plan) {
     for (const root of roots) {
       let textShown: boolean | undefined;
@@ -103,6 +114,14 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
         if (byText && probed.get(root) === false) continue;
         const loc = strategyLocator(root.root, strategy, target.text, tier, tierRoles, hinted);
         if (!loc) continue;
+        let matched: boolean[] | undefined;
+        if (!byText) {
+          // Which controls or entries the text beside them or their first line names, at every tier at once: none at this tier, no look.
+          const flags = await flagsOf(root, strategy);
+          if (flags === TIMED_OUT) return { ...(hiddenFallback ? { hidden: hiddenFallback } : {}), stoppedEarly: true };
+          matched = flags.get(tier);
+          if (!matched?.some(Boolean)) continue;
+        }
         const key = byText ? undefined : `${roots.indexOf(root)}:${strategy}`;
         // One look on a huge page can take longer than the whole find: it is not waited for past the deadline.
         const look = (key ? described.get(key) : undefined) ?? (deadline === Infinity ? await describeAll(loc, target) : await within(describeAll(loc, target), Math.max(1, deadline - Date.now())));
@@ -111,18 +130,18 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
         let infos = look;
         if (strategy === "text") textShown = hinted ? undefined : infos.length > 0;
         if (strategy === "near" && infos.length) {
-          const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact", tier === "substring"] as [string, boolean, boolean]);
           // An unnamed control stands for the text beside it.
-          infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
+          infos = infos.map((info, i) => (matched![i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
         }
         if (strategy === "lead" && infos.length) {
-          const lead = await loc.evaluateAll(leadMatches, [target.text, tier !== "exact"] as [string, boolean]);
-          infos = infos.map((info, i) => (lead[i] ? info : { ...info, outOfScope: true }));
+          infos = infos.map((info, i) => (matched![i] ? info : { ...info, outOfScope: true }));
         }
         if (infos.length === 0 && byText && !probed.has(root)) {
           // The first text look found nothing at all: ask once whether any of this root's other text
-          // looks would (one round trip instead of one each; a not-found on an app page is ~20 looks).
-          probed.set(root, await probeTextLooks(root, plan, target.text, hinted, deadline));
+          // looks would (one round trip instead of one each; a not-found on an app page is ~20 looks),
+          // and meanwhile which controls or entries the `near`/`lead` looks would keep (both in flight at once).
+          const [any] = await Promise.all([probeTextLooks(root, plan, target.text, hinted, deadline), ...(["near", "lead"] as const).filter((st) => planHas(plan, st)).map((st) => flagsOf(root, st))]);
+          probed.set(root, any);
         }
         if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
         let chosen = -1;
@@ -183,6 +202,38 @@ async function probeTextLooks(root: SearchRoot, plan: TierLooks[], text: string,
   );
   return count === TIMED_OUT || count > 0;
 }
+/** Whether any tier of `plan` tries `strategy`. */
+function planHas(plan: TierLooks[], strategy: Strategy): boolean {
+  return plan.some((t) => t.strategies.includes(strategy));
+}
+
+/**
+ * For a `near` or `lead` look (which match every form control or list entry of their roles, then
+ * keep those the text beside them or their first line names), which elements each tier of `plan`
+ * keeps: one evaluation for every tier (`nearLabelMatches`/`leadMatches` answer several variants
+ * at once), instead of one a tier. The elements are those of the strategy's locator, the same at
+ * every tier it applies to; an empty map when it applies to none. `TIMED_OUT` past `deadline`.
+ */
+async function filterFlags(root: SearchRoot, plan: TierLooks[], strategy: "near" | "lead", text: string, hinted: boolean, deadline: number): Promise<Map<Tier, boolean[]> | typeof TIMED_OUT> {
+  let loc: Locator | undefined;
+  const tiers: Tier[] = [];
+  for (const { tier, strategies, tierRoles } of plan) {
+    if (!strategies.includes(strategy)) continue;
+    const tierLoc = strategyLocator(root.root, strategy, text, tier, tierRoles, hinted);
+    if (!tierLoc) continue;
+    loc ??= tierLoc;
+    tiers.push(tier);
+  }
+  if (!loc) return new Map();
+  const read: Promise<boolean[][]> =
+    strategy === "near"
+      ? loc.evaluateAll(nearLabelMatches, [text, tiers.map((t) => [t !== "exact", t === "substring"])] as [string, Array<[boolean, boolean]>])
+      : loc.evaluateAll(leadMatches, [text, tiers.map((t) => t !== "exact")] as [string, boolean[]]);
+  const flags = deadline === Infinity ? await read : await within(read, Math.max(1, deadline - Date.now()));
+  if (flags === TIMED_OUT) return TIMED_OUT;
+  return new Map(tiers.map((t, i) => [t, flags[i]!]));
+}
+
 /** When {@link locateTarget} stops waiting for a target that is not there (besides its `waitMs`). */
 export interface NotFoundRule {
   /**
@@ -259,7 +310,8 @@ export async function locateTarget(
       // and was quiet again by the settle, as a page that changes more often than a look takes (a
       // busy machine) would otherwise be looked at until the find's time is up.
       const settle = await settleBeforeRead(page, Math.min(left, handOver!.settleCapMs));
-      const now = await domStamp(page);
+      // The stamp its last look at the DOM read (no evaluation of its own).
+      const now = settle.stamp;
       const changed = now.id !== looked.id || now.changes !== looked.changes;
       looked = now;
       if (!changed || (!settle.waited && changedDuringLook)) break;
