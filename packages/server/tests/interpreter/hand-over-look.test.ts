@@ -57,6 +57,20 @@ describe("the grammar's look before a hand-over", () => {
     // controls' rows read for every tier meanwhile, and the DOM's stamps before the look and at the
     // settle's quiet read. It was nine: the rows read once per tier and a stamp after the settle.
     expect(calls.length, calls.join(", ")).toBeLessThanOrEqual(5);
+    expect(calls).toContain("queryCount");
+  });
+
+  it("does not probe the text looks of a document of more than 10,000 elements at once, and still hands over", async () => {
+    // The probe's one evaluation runs on in the page once its time is up and holds up every look
+    // after it: on a 200,000-node page a grammar-only not-found took 37 s instead of 19.
+    await t.page.goto(`${t.server.url}/catalog-large.html`);
+    expect(await t.page.evaluate(() => document.getElementsByTagName("*").length)).toBeGreaterThan(10_000);
+    let error: unknown;
+    const calls = await pageCalls(t.context, async () => {
+      error = await rejection(handOver("click the purple unicorn"));
+    });
+    expect(error).toBeInstanceOf(UnexplainedNotFound);
+    expect(calls, calls.join(", ")).not.toContain("queryCount");
   });
 
   it("still finds a control by the words of its item, at a looser tier, in the hand-over mode", async () => {

@@ -268,15 +268,22 @@ async function waitForDomQuiet(page: Page, deadline: number): Promise<{ quiet: b
 export interface DomStamp {
   id: number;
   changes: number;
+  /** The elements the document had when read: {@link domStamp}'s only. */
+  elements?: number;
 }
 
 /** The stamp of a page that could not be read (navigating): no stamp read from a document equals it. */
 const UNREAD: DomStamp = { id: -1, changes: -1 };
 
-/** The page's {@link DomStamp} now (the observer installed when it is not yet). A page navigating answers a stamp no later one equals. */
+/**
+ * The page's {@link DomStamp} now, with its count of elements (the observer installed when it is
+ * not yet). A page navigating answers a stamp no later one equals, and no count.
+ */
 export async function domStamp(page: Page): Promise<DomStamp> {
   watchQuiet(page);
-  return (await page.evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes })`).catch(() => UNREAD)) as DomStamp;
+  return (await page
+    .evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes, elements: document.getElementsByTagName("*").length })`)
+    .catch(() => UNREAD)) as DomStamp;
 }
 
 /**
