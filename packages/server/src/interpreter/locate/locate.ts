@@ -11,7 +11,7 @@ import { childRoots, searchRoots, type SearchRoot } from "./frames.js";
 import type { TargetSpec } from "../grammar/index.js";
 import { closedComponents, closestCandidates, MIN_SIMILARITY } from "./candidates.js";
 import { actionLocator, pick, scopePhrase, targetLabel, type FoundElement } from "./pick.js";
-import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, type AriaRole, type Strategy, type TargetPurpose } from "./strategies.js";
+import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, type AriaRole, type Strategy, type TargetPurpose, type Tier } from "./strategies.js";
 import { domStamp, isNavigationRace, isSettled, QUIET_MS, settleBeforeRead, watchRequests } from "../page/index.js";
 import { describeElements, inScopes, leadMatches, nearLabelMatches, type ElementInfo } from "../page/index.js";
 import { similarity } from "../_text.js";
@@ -19,6 +19,16 @@ import { TIMED_OUT, within } from "../_clock.js";
 
 /** Longest the search for close names of a not-found may take, in ms. */
 const CANDIDATE_BUDGET_MS = 3_000;
+/** Longest the one-round-trip probe of a root's text looks may take, in ms; past it, the looks run one by one. */
+const PROBE_MS = 1_000;
+/**
+ * Most elements a main document may have for its text looks to be probed at once (`probeTextLooks`).
+ * The probe's one evaluation costs about what every look costs together and, once `PROBE_MS` stops
+ * waiting for it, runs on in the page and holds up each look behind it. Measured on a quiet machine,
+ * an app page of cards (a not-found, second step): 3,600 elements 257 ms a step with the probe vs
+ * 393 ms without; 12,000: 615 vs 730 ms; 36,000: 4,059 vs 2,199 ms (the probe ran out).
+ */
+const PROBE_MAX_ELEMENTS = 10_000;
 /** Longest the look for closed shadow roots of a not-found may take, in ms. */
 const CLOSED_LOOK_MS = 1_000;
 /**
@@ -48,9 +58,9 @@ async function describeAll(loc: Locator, target: TargetSpec): Promise<ElementInf
  * its frames; only the frames a frame scope names). A better tier anywhere beats a worse one; within
  * a tier, the main frame comes first, then the frames in document order.
  */
-async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose, deadline: number): Promise<FoundElement | Missed> {
+async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose, deadline: number, probeMain: boolean): Promise<FoundElement | Missed> {
   const roots = await searchRoots(page, target.scopes?.filter((sc) => sc.kind === "frame") ?? []);
-  const result = await tryRoots(roots, target, purpose, deadline);
+  const result = await tryRoots(roots, target, purpose, deadline, probeMain);
   if ("locator" in result && result.root.frames.length) {
     result.found.normalized = await result.locator.normalize().then(
       (l) => l.toString(),
@@ -63,7 +73,12 @@ async function tryOnce(page: Page, target: TargetSpec, purpose: TargetPurpose, d
 /** A look that found nothing: maybe hidden matches, and whether it was cut short (`deadline`) before trying every way. */
 type Missed = { hidden?: Attempt; stoppedEarly?: boolean };
 
-async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: TargetPurpose, deadline: number): Promise<{ locator: Locator; found: FoundElement; root: SearchRoot } | Missed> {
+/**
+ * One look in each of `roots`, tier by tier. `probeMain`: whether the main document's text looks may
+ * be probed at once when its first finds nothing (a small document: see `PROBE_MAX_ELEMENTS`);
+ * frames' looks always run one by one.
+ */
+async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: TargetPurpose, deadline: number, probeMain: boolean): Promise<{ locator: Locator; found: FoundElement; root: SearchRoot } | Missed> {
   const hinted = Boolean(target.roles?.length);
   const roles = (hinted ? target.roles! : PURPOSE_ROLES[purpose]) as AriaRole[];
   let hiddenFallback: Attempt | undefined;
@@ -84,15 +99,23 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
   // hit the wrong element (`"Sign in"` must not click "Sign in with SSO").
   const clicky = purpose === "click" || purpose === "any" || purpose === "scroll";
   const tiers = TIERS.filter((t) => (clicky ? t !== "substring" : t !== "prefix"));
-  for (const tier of tiers) {
-    let strategies = hinted ? (["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute", "near", "lead"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
-    // A prefix names clickable elements only (`click "json"` for "json — JSON encoder and decoder",
-    // `click "Archive done"` for "Archive done (3)"), never a field.
-    const tierRoles = tier === "prefix" ? roles.filter((r) => CLICKABLE.has(r)) : roles;
-    if (tier === "prefix") {
-      if (!tierRoles.length) continue;
-      strategies = ["role"];
+  const plan = lookPlan(tiers, hinted, purpose, roles);
+  // Per root: the text looks known to match nothing (see `probeTextLooks`); the controls or entries
+  // every tier's `near`/`lead` look filters, with each tier's flags read in one evaluation (see
+  // `filterFlags`); and their descriptions (the same elements in every tier: described once).
+  const probed = new Map<SearchRoot, boolean>();
+  const filters = new Map<string, Promise<Map<Tier, boolean[]> | typeof TIMED_OUT>>();
+  const described = new Map<string, ElementInfo[]>();
+  const flagsOf = (root: SearchRoot, strategy: "near" | "lead") => {
+    const key = `${roots.indexOf(root)}:${strategy}`;
+    let flags = filters.get(key);
+    if (!flags) {
+      flags = filterFlags(root, plan, strategy, target.text, hinted, deadline);
+      filters.set(key, flags);
     }
+    return flags;
+  };
+  for (const { tier, strategies, tierRoles } of plan) {
     for (const root of roots) {
       let textShown: boolean | undefined;
       for (const strategy of strategies) {
@@ -100,21 +123,38 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
         if (Date.now() > deadline) return { ...(hiddenFallback ? { hidden: hiddenFallback } : {}), stoppedEarly: true };
         // A visible text that the page does not show anywhere names no button either: skip the look (a not-found stays fast).
         if (strategy === "shown" && textShown === false) continue;
+        const byText = strategy !== "near" && strategy !== "lead";
+        if (byText && probed.get(root) === false) continue;
         const loc = strategyLocator(root.root, strategy, target.text, tier, tierRoles, hinted);
         if (!loc) continue;
+        let matched: boolean[] | undefined;
+        if (!byText) {
+          // Which controls or entries the text beside them or their first line names, at every tier at once: none at this tier, no look.
+          const flags = await flagsOf(root, strategy);
+          if (flags === TIMED_OUT) return { ...(hiddenFallback ? { hidden: hiddenFallback } : {}), stoppedEarly: true };
+          matched = flags.get(tier);
+          if (!matched?.some(Boolean)) continue;
+        }
+        const key = byText ? undefined : `${roots.indexOf(root)}:${strategy}`;
         // One look on a huge page can take longer than the whole find: it is not waited for past the deadline.
-        const described = deadline === Infinity ? await describeAll(loc, target) : await within(describeAll(loc, target), Math.max(1, deadline - Date.now()));
-        if (described === TIMED_OUT) return { ...(hiddenFallback ? { hidden: hiddenFallback } : {}), stoppedEarly: true };
-        let infos = described;
+        const look = (key ? described.get(key) : undefined) ?? (deadline === Infinity ? await describeAll(loc, target) : await within(describeAll(loc, target), Math.max(1, deadline - Date.now())));
+        if (look === TIMED_OUT) return { ...(hiddenFallback ? { hidden: hiddenFallback } : {}), stoppedEarly: true };
+        if (key) described.set(key, look);
+        let infos = look;
         if (strategy === "text") textShown = hinted ? undefined : infos.length > 0;
         if (strategy === "near" && infos.length) {
-          const near = await loc.evaluateAll(nearLabelMatches, [target.text, tier !== "exact", tier === "substring"] as [string, boolean, boolean]);
           // An unnamed control stands for the text beside it.
-          infos = infos.map((info, i) => (near[i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
+          infos = infos.map((info, i) => (matched![i] ? { ...info, name: info.name || target.text } : { ...info, outOfScope: true }));
         }
         if (strategy === "lead" && infos.length) {
-          const lead = await loc.evaluateAll(leadMatches, [target.text, tier !== "exact"] as [string, boolean]);
-          infos = infos.map((info, i) => (lead[i] ? info : { ...info, outOfScope: true }));
+          infos = infos.map((info, i) => (matched![i] ? info : { ...info, outOfScope: true }));
+        }
+        if (infos.length === 0 && byText && !probed.has(root) && probeMain && root.frames.length === 0) {
+          // The first text look found nothing at all: ask once whether any of this root's other text
+          // looks would (one round trip instead of one each; a not-found on an app page is ~20 looks),
+          // and meanwhile which controls or entries the `near`/`lead` looks would keep (both in flight at once).
+          const [any] = await Promise.all([probeTextLooks(root, plan, target.text, hinted, deadline), ...(["near", "lead"] as const).filter((st) => planHas(plan, st)).map((st) => flagsOf(root, st))]);
+          probed.set(root, any);
         }
         if (infos.length === 0 || infos.every((i) => i.outOfScope)) continue;
         let chosen = -1;
@@ -132,6 +172,81 @@ async function tryRoots(roots: SearchRoot[], target: TargetSpec, purpose: Target
   }
   return hiddenFallback ? { hidden: hiddenFallback } : {};
 }
+/** The looks of one tier, in order: its strategies and the roles they look for. */
+type TierLooks = { tier: Tier; strategies: Strategy[]; tierRoles: AriaRole[] };
+
+/** Every tier's looks for a target with text, in the order {@link tryRoots} tries them. */
+function lookPlan(tiers: Tier[], hinted: boolean, purpose: TargetPurpose, roles: AriaRole[]): TierLooks[] {
+  const plan: TierLooks[] = [];
+  for (const tier of tiers) {
+    // A prefix names clickable elements only (`click "json"` for "json — JSON encoder and decoder",
+    // `click "Archive done"` for "Archive done (3)"), never a field.
+    if (tier === "prefix") {
+      const clickable = roles.filter((r) => CLICKABLE.has(r));
+      if (clickable.length) plan.push({ tier, strategies: ["role"], tierRoles: clickable });
+      continue;
+    }
+    const strategies = hinted ? (["role", "label", "text", "shown", "alt", "title", "placeholder", "attribute", "near", "lead"] as Strategy[]) : PURPOSE_STRATEGIES[purpose];
+    plan.push({ tier, strategies, tierRoles: roles });
+  }
+  return plan;
+}
+
+/**
+ * Whether any text look of `plan` (every strategy but `near` and `lead`, which filter in the page
+ * by text of their own) matches any element, hidden or not, in `root`: one `count()` of their
+ * union, so a target named by no text there costs one round trip instead of one per look. Exact: a
+ * union that matches nothing means each of its looks would describe nothing. `true` when it cannot
+ * tell in time (the looks then run as usual).
+ */
+async function probeTextLooks(root: SearchRoot, plan: TierLooks[], text: string, hinted: boolean, deadline: number): Promise<boolean> {
+  let union: Locator | undefined;
+  for (const { tier, strategies, tierRoles } of plan) {
+    for (const strategy of strategies) {
+      if (strategy === "near" || strategy === "lead") continue;
+      const loc = strategyLocator(root.root, strategy, text, tier, tierRoles, hinted);
+      if (loc) union = union ? union.or(loc) : loc;
+    }
+  }
+  if (!union) return false;
+  const count = await within(
+    union.count().catch(() => 1),
+    Math.max(1, Math.min(PROBE_MS, deadline - Date.now())),
+  );
+  return count === TIMED_OUT || count > 0;
+}
+/** Whether any tier of `plan` tries `strategy`. */
+function planHas(plan: TierLooks[], strategy: Strategy): boolean {
+  return plan.some((t) => t.strategies.includes(strategy));
+}
+
+/**
+ * For a `near` or `lead` look (which match every form control or list entry of their roles, then
+ * keep those the text beside them or their first line names), which elements each tier of `plan`
+ * keeps: one evaluation for every tier (`nearLabelMatches`/`leadMatches` answer several variants
+ * at once), instead of one a tier. The elements are those of the strategy's locator, the same at
+ * every tier it applies to; an empty map when it applies to none. `TIMED_OUT` past `deadline`.
+ */
+async function filterFlags(root: SearchRoot, plan: TierLooks[], strategy: "near" | "lead", text: string, hinted: boolean, deadline: number): Promise<Map<Tier, boolean[]> | typeof TIMED_OUT> {
+  let loc: Locator | undefined;
+  const tiers: Tier[] = [];
+  for (const { tier, strategies, tierRoles } of plan) {
+    if (!strategies.includes(strategy)) continue;
+    const tierLoc = strategyLocator(root.root, strategy, text, tier, tierRoles, hinted);
+    if (!tierLoc) continue;
+    loc ??= tierLoc;
+    tiers.push(tier);
+  }
+  if (!loc) return new Map();
+  const read: Promise<boolean[][]> =
+    strategy === "near"
+      ? loc.evaluateAll(nearLabelMatches, [text, tiers.map((t) => [t !== "exact", t === "substring"])] as [string, Array<[boolean, boolean]>])
+      : loc.evaluateAll(leadMatches, [text, tiers.map((t) => t !== "exact")] as [string, boolean[]]);
+  const flags = deadline === Infinity ? await read : await within(read, Math.max(1, deadline - Date.now()));
+  if (flags === TIMED_OUT) return TIMED_OUT;
+  return new Map(tiers.map((t, i) => [t, flags[i]!]));
+}
+
 /** When {@link locateTarget} stops waiting for a target that is not there (besides its `waitMs`). */
 export interface NotFoundRule {
   /**
@@ -190,7 +305,7 @@ export async function locateTarget(
   for (;;) {
     let result: FoundElement | Missed;
     try {
-      result = await tryOnce(page, target, purpose, lookUntil);
+      result = await tryOnce(page, target, purpose, lookUntil, (looked?.elements ?? Infinity) <= PROBE_MAX_ELEMENTS);
     } catch (error) {
       // The page navigated while we looked (a click before this step started a load): look again.
       if (!isNavigationRace(error)) throw error;
@@ -208,7 +323,8 @@ export async function locateTarget(
       // and was quiet again by the settle, as a page that changes more often than a look takes (a
       // busy machine) would otherwise be looked at until the find's time is up.
       const settle = await settleBeforeRead(page, Math.min(left, handOver!.settleCapMs));
-      const now = await domStamp(page);
+      // The stamp its last look at the DOM read (no evaluation of its own).
+      const now = settle.stamp;
       const changed = now.id !== looked.id || now.changes !== looked.changes;
       looked = now;
       if (!changed || (!settle.waited && changedDuringLook)) break;

@@ -166,21 +166,23 @@ export const inScopes = new Function(
  * `<th>`, the `<dt>` before its `<dd>`, or its item's own words (a sibling `<label>` without `for`,
  * a `<span>`) — `loose`: compared folded (case, whitespace, dashes, quotes); `words`: only the
  * description, holding the text's words whole within it ("filter packages" in "Filter packages by name").
+ * Answers every variant (`[loose, words]`, one a matching tier) in the same evaluation: one array of
+ * flags per variant, in the order given, each with one flag per element.
  */
 export const nearLabelMatches = new Function(
   String.raw`return function (els, arg) {${DESCRIBE_SOURCE}
-    var want = arg[1] ? wfFold(arg[0]) : arg[0].trim();
-    function same(t) { return t && (arg[1] ? wfFold(t) === want : t.replace(/\s+/g, " ").trim() === want); }
-    // Words of the text, whole, inside a longer one ("filter packages" in "Filter packages by name").
-    function within(t) { return Boolean(t) && (" " + wfFold(t).replace(/[^a-z0-9\u00c0-\uffff]+/g, " ") + " ").indexOf(" " + want.replace(/[^a-z0-9\u00c0-\uffff]+/g, " ").trim() + " ") >= 0; }
-    return els.map(function (c) {
+    function matches(c, loose, words) {
+      var want = loose ? wfFold(arg[0]) : arg[0].trim();
+      function same(t) { return t && (loose ? wfFold(t) === want : t.replace(/\s+/g, " ").trim() === want); }
+      // Words of the text, whole, inside a longer one ("filter packages" in "Filter packages by name").
+      function within(t) { return Boolean(t) && (" " + wfFold(t).replace(/[^a-z0-9\u00c0-\uffff]+/g, " ") + " ").indexOf(" " + want.replace(/[^a-z0-9\u00c0-\uffff]+/g, " ").trim() + " ") >= 0; }
       // Its description (aria-describedby): the helper line of a field that has no label.
       var by = c.getAttribute("aria-describedby");
       if (by && !wfAccName(c)) {
         var described = by.split(/\s+/).map(function (id) { var d = id ? wfById(c, id) : null; return d ? wfText(d) : ""; }).join(" ");
-        if (arg[2] ? within(described) : same(described)) return true;
+        if (words ? within(described) : same(described)) return true;
       }
-      if (arg[2]) return false;
+      if (words) return false;
       var row = wfClosest(c, "tr,[role=row]");
       if (row) {
         var cells = row.querySelectorAll("td,th,[role=cell],[role=gridcell],[role=rowheader]");
@@ -196,24 +198,29 @@ export const nearLabelMatches = new Function(
         if (same(wfItemText(parent))) return true;
       }
       return false;
-    });
+    }
+    return arg[1].map(function (v) { return els.map(function (c) { return matches(c, v[0], v[1]); }); });
   }`,
-)() as (elements: Element[], arg: [text: string, loose: boolean, words: boolean]) => boolean[];
+)() as (elements: Element[], arg: [text: string, variants: Array<[loose: boolean, words: boolean]>]) => boolean[][];
 
 /**
  * For each element (an option, a menu item), whether the first line it shows is `text`: the name an
  * autocomplete's suggestion leads with ("react-dom" of "react-dom / React package for the DOM /
- * 18.3.1"). `loose`: compared folded (case, whitespace, dashes, quotes).
+ * 18.3.1"). `loose`: compared folded (case, whitespace, dashes, quotes). Answers every variant
+ * (`loose` or not, one a matching tier) in the same evaluation: one array of flags per variant, in
+ * the order given, each with one flag per element.
  */
 export const leadMatches = new Function(
   String.raw`return function (els, arg) {${DESCRIBE_SOURCE}
-    var want = arg[1] ? wfFold(arg[0]) : arg[0].trim();
-    return els.map(function (c) {
-      var first = ((c.innerText !== undefined ? c.innerText : c.textContent) || "").split("\n").map(function (l) { return l.replace(/\s+/g, " ").trim(); }).filter(Boolean)[0] || "";
-      return Boolean(first) && (arg[1] ? wfFold(first) === want : first === want);
+    var firsts = els.map(function (c) {
+      return ((c.innerText !== undefined ? c.innerText : c.textContent) || "").split("\n").map(function (l) { return l.replace(/\s+/g, " ").trim(); }).filter(Boolean)[0] || "";
+    });
+    return arg[1].map(function (loose) {
+      var want = loose ? wfFold(arg[0]) : arg[0].trim();
+      return firsts.map(function (first) { return Boolean(first) && (loose ? wfFold(first) === want : first === want); });
     });
   }`,
-)() as (elements: Element[], arg: [text: string, loose: boolean]) => boolean[];
+)() as (elements: Element[], arg: [text: string, variants: boolean[]]) => boolean[][];
 
 /** Options of a `<select>`, for loose option matching. */
 export const listSelectOptions = new Function(

@@ -124,6 +124,12 @@ export const READ_QUIET_MS = 100;
 export interface SettleOutcome extends StepSettle {
   /** False when nothing was waited for: no request in flight, the DOM already quiet. */
   waited: boolean;
+  /**
+   * The page's {@link DomStamp} as the last look at its DOM's quiet read it (in the same evaluation):
+   * what a caller compares with a stamp of its own to know whether the page changed since, with no
+   * evaluation more. A page that could not be read (navigating) has a stamp no later one equals.
+   */
+  stamp: DomStamp;
 }
 
 /** Most requests a {@link SettleOutcome} names in each list. */
@@ -150,6 +156,7 @@ export async function settleBeforeRead(page: Page, capMs: number): Promise<Settl
   let requests: RequestsWait;
   let quiet = false;
   let waited = false;
+  let stamp: DomStamp = UNREAD;
   for (let quietSeen = false; ; quietSeen = true) {
     requests = await waitForRequests(page, deadline, longLivedMs);
     waited ||= requests.waited;
@@ -159,6 +166,7 @@ export async function settleBeforeRead(page: Page, capMs: number): Promise<Settl
     const dom = await waitForDomQuiet(page, deadline);
     quiet = dom.quiet;
     waited ||= dom.waited;
+    stamp = dom.stamp;
     if (Date.now() >= deadline) break;
   }
   const capReached = Date.now() >= deadline && (!requests.done || !quiet);
@@ -166,6 +174,7 @@ export async function settleBeforeRead(page: Page, capMs: number): Promise<Settl
     waited,
     waitedMs: Date.now() - started,
     capReached,
+    stamp,
     pending: capReached ? requests.pending.slice(0, LISTED_REQUESTS).map(describeRequest) : [],
     longLived: [...longLived].slice(0, LISTED_REQUESTS).map(describeRequest),
   };
@@ -188,24 +197,26 @@ export function recordSettle(report: { settle?: StepSettle }, outcome: SettleOut
 }
 
 /**
- * In-page: how long ago the DOM last changed, in ms. On a document whose observer this call
- * installs, first waits one animation frame (at most 50 ms: a page in the background gets none)
- * and answers that it is quiet (1e9) when nothing changed meanwhile.
+ * In-page: how long ago the DOM last changed, in ms, and the page's {@link DomStamp} then
+ * (`[ms, id, changes]`). On a document whose observer this call installs, first waits one
+ * animation frame (at most 50 ms: a page in the background gets none) and answers that it is quiet
+ * (1e9) when nothing changed meanwhile.
  */
 const QUIET_PROBE = `new Promise(function (resolve) {
   var fresh = !window.__wfQuiet;
   ${QUIET_SCRIPT};
   var q = window.__wfQuiet;
-  if (!fresh) return resolve(performance.now() - q.last);
+  if (!fresh) return resolve([performance.now() - q.last, q.id, q.changes]);
   var done = false;
-  function finish() { if (done) return; done = true; resolve(q.changes === 0 ? 1e9 : performance.now() - q.last); }
+  function finish() { if (done) return; done = true; resolve([q.changes === 0 ? 1e9 : performance.now() - q.last, q.id, q.changes]); }
   requestAnimationFrame(function () { setTimeout(finish, 0); });
   setTimeout(finish, 50);
 })`;
 
 /**
  * In-page: whether the DOM stays unchanged over the next two animation frames (and the task after
- * the second): `true` when no change came meanwhile. Two frames let a change the page already
+ * the second): `true` when no change came meanwhile; with the page's {@link DomStamp} at the end
+ * (`[quiet, id, changes]`). Two frames let a change the page already
  * scheduled (a microtask, a `setTimeout(0)`, a `requestAnimationFrame` render) happen first. A page
  * in the background gets no frames: then at most {@link FRAMES_FALLBACK_MS}.
  */
@@ -213,7 +224,7 @@ const FRAMES_FALLBACK_MS = 100;
 const FRAMES_PROBE = `new Promise(function (resolve) {
   ${QUIET_SCRIPT};
   var q = window.__wfQuiet, id = q.id, changes = q.changes, done = false;
-  function finish() { if (done) return; done = true; var now = window.__wfQuiet; resolve(now === q && now.id === id && now.changes === changes); }
+  function finish() { if (done) return; done = true; var now = window.__wfQuiet; resolve([now === q && now.id === id && now.changes === changes, now.id, now.changes]); }
   requestAnimationFrame(function () { requestAnimationFrame(function () { setTimeout(finish, 0); }); });
   setTimeout(finish, ${FRAMES_FALLBACK_MS});
 })`;
@@ -229,19 +240,25 @@ const FRAMES_PROBE = `new Promise(function (resolve) {
  *   the rest of 100 ms counted from its last re-render.
  * @returns whether it is quiet, and whether it had to wait for a change or an answer to pass.
  */
-async function waitForDomQuiet(page: Page, deadline: number): Promise<{ quiet: boolean; waited: boolean }> {
+async function waitForDomQuiet(page: Page, deadline: number): Promise<{ quiet: boolean; waited: boolean; stamp: DomStamp }> {
   const requests = trackRequests(page);
-  const probe = () => page.evaluate(QUIET_PROBE).then(Number, () => READ_QUIET_MS);
-  const framesQuiet = () => page.evaluate(FRAMES_PROBE).then(Boolean, () => false);
+  // Each probe answers the page's stamp too (see `SettleOutcome.stamp`); one that fails (navigating) the unread stamp.
+  const probe = () => page.evaluate(QUIET_PROBE).then((r) => r as [number, number, number], () => [READ_QUIET_MS, UNREAD.id, UNREAD.changes] as const);
+  const framesQuiet = () => page.evaluate(FRAMES_PROBE).then((r) => r as [boolean, number, number], () => [false, UNREAD.id, UNREAD.changes] as const);
   for (let waited = false; ; waited = true) {
-    const changed = await probe();
+    const [changed, id, changes] = await probe();
+    let stamp: DomStamp = { id, changes };
     const answered = Date.now() - requests.lastEndedAt;
     const since = Math.min(changed, answered);
-    if (since >= READ_QUIET_MS) return { quiet: true, waited };
+    if (since >= READ_QUIET_MS) return { quiet: true, waited, stamp };
     const byFrames = answered >= READ_QUIET_MS;
-    if (byFrames && (await framesQuiet())) return { quiet: true, waited };
+    if (byFrames) {
+      const [framesQuietNow, framesId, framesChanges] = await framesQuiet();
+      stamp = { id: framesId, changes: framesChanges };
+      if (framesQuietNow) return { quiet: true, waited, stamp };
+    }
     const left = deadline - Date.now();
-    if (left <= 0) return { quiet: false, waited };
+    if (left <= 0) return { quiet: false, waited, stamp };
     // The frames probe was itself a wait (two frames): look again at once.
     if (!byFrames) await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, READ_QUIET_MS - since))));
   }
@@ -251,12 +268,22 @@ async function waitForDomQuiet(page: Page, deadline: number): Promise<{ quiet: b
 export interface DomStamp {
   id: number;
   changes: number;
+  /** The elements the document had when read: {@link domStamp}'s only. */
+  elements?: number;
 }
 
-/** The page's {@link DomStamp} now (the observer installed when it is not yet). A page navigating answers a stamp no later one equals. */
+/** The stamp of a page that could not be read (navigating): no stamp read from a document equals it. */
+const UNREAD: DomStamp = { id: -1, changes: -1 };
+
+/**
+ * The page's {@link DomStamp} now, with its count of elements (the observer installed when it is
+ * not yet). A page navigating answers a stamp no later one equals, and no count.
+ */
 export async function domStamp(page: Page): Promise<DomStamp> {
   watchQuiet(page);
-  return (await page.evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes })`).catch(() => ({ id: -1, changes: -1 }))) as DomStamp;
+  return (await page
+    .evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes, elements: document.getElementsByTagName("*").length })`)
+    .catch(() => UNREAD)) as DomStamp;
 }
 
 /**

@@ -1,0 +1,82 @@
+/**
+ * The grammar's look before a hand-over to the model, on a real Chromium: an instruction it parses
+ * but whose target the page does not show is handed over after a few page round trips, counted as
+ * Playwright's own trace records them (each evaluation, query and count the look sends to the page),
+ * not timed. A target that is there is still found the same way.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { unzipSync } from "fflate";
+import type { BrowserContext } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { createDeterministicInterpreter } from "../../src/interpreter/index.js";
+import { UnexplainedNotFound } from "../../src/interpreter/errors.js";
+import { rejection, step, usePages, type PageTest } from "./_setup.js";
+
+/** The calls `run` sends to the page (evaluations, queries, counts), as the context's trace records them. */
+async function pageCalls(context: BrowserContext, run: () => Promise<unknown>): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), "wf-hand-over-look-"));
+  try {
+    await context.tracing.start({ snapshots: false, screenshots: false });
+    try {
+      await run();
+    } finally {
+      await context.tracing.stop({ path: join(dir, "trace.zip") });
+    }
+    const files = unzipSync(await readFile(join(dir, "trace.zip")));
+    const events = new TextDecoder()
+      .decode(files["trace.trace"]!)
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; class?: string; method?: string });
+    // A wait for a load state the page has reached is answered without the page (`__waitInfo__`); an init script is not a look.
+    return events.filter((e) => e.type === "before" && e.class === "Frame" && !e.method!.startsWith("__")).map((e) => e.method!);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("the grammar's look before a hand-over", () => {
+  let t: PageTest;
+  usePages((test) => (t = test), "todos.html");
+  const grammar = createDeterministicInterpreter();
+  const handOver = (instruction: string) => grammar.act({ ...step(t.page, instruction), handOver: true });
+
+  it("hands a parsed target the page does not show over after at most five page round trips", async () => {
+    // A step before, as in a session: the page has been looked at, its observer is in place.
+    await grammar.act(step(t.page, 'check "Walk the dog"'));
+    let error: unknown;
+    // `uncheck "milk one"`: every tier's role, label, text, title and attribute look, and the look for
+    // a control whose item says "milk one" (every checkbox's row read at three tiers), find nothing.
+    const calls = await pageCalls(t.context, async () => {
+      error = await rejection(handOver("untick the milk one"));
+    });
+    expect(error).toBeInstanceOf(UnexplainedNotFound);
+    // The look's first round trip (role, exact), one count of every other text look with the
+    // controls' rows read for every tier meanwhile, and the DOM's stamps before the look and at the
+    // settle's quiet read. It was nine: the rows read once per tier and a stamp after the settle.
+    expect(calls.length, calls.join(", ")).toBeLessThanOrEqual(5);
+    expect(calls).toContain("queryCount");
+  });
+
+  it("does not probe the text looks of a document of more than 10,000 elements at once, and still hands over", async () => {
+    // The probe's one evaluation runs on in the page once its time is up and holds up every look
+    // after it: on a 200,000-node page a grammar-only not-found took 37 s instead of 19.
+    await t.page.goto(`${t.server.url}/catalog-large.html`);
+    expect(await t.page.evaluate(() => document.getElementsByTagName("*").length)).toBeGreaterThan(10_000);
+    let error: unknown;
+    const calls = await pageCalls(t.context, async () => {
+      error = await rejection(handOver("click the purple unicorn"));
+    });
+    expect(error).toBeInstanceOf(UnexplainedNotFound);
+    expect(calls, calls.join(", ")).not.toContain("queryCount");
+  });
+
+  it("still finds a control by the words of its item, at a looser tier, in the hand-over mode", async () => {
+    // "buy MILK" matches the item's words only folded (the whole tier); no label, role or text look names the checkbox itself.
+    const done = await handOver('check "buy MILK"');
+    expect(done.message).toMatch(/checkbox/);
+    expect(await t.page.locator("li[data-id='2'] input.toggle").isChecked()).toBe(true);
+  });
+});
