@@ -3,6 +3,7 @@
  * failure; the server turns it into the step's `error` (`code`, `message`) on the wire.
  */
 import { WfError } from "@wf/core";
+import type { QuietMark } from "./types.js";
 
 /** The stable codes an interpreter step fails with. */
 export type InterpreterErrorCode =
@@ -186,9 +187,16 @@ export class InterpreterError extends WfError {
 export class UnexplainedNotFound extends InterpreterError {
   readonly #explain: (timeLeftMs: number) => Promise<InterpreterError>;
 
-  constructor(message: string, details: InterpreterErrorDetails, explain: (timeLeftMs: number) => Promise<InterpreterError>) {
+  /**
+   * The page's DOM as the look's last settle found it quiet: the policy passes it on to the model
+   * (`ActContext.settled`), whose page view then does not wait for an unchanged page again.
+   */
+  readonly settled?: QuietMark;
+
+  constructor(message: string, details: InterpreterErrorDetails, explain: (timeLeftMs: number) => Promise<InterpreterError>, settled?: QuietMark) {
     super("WF_ELEMENT_NOT_FOUND", message, details);
     this.#explain = explain;
+    if (settled) this.settled = settled;
   }
 
   /**

@@ -129,6 +129,12 @@ export interface ActContext extends StepContextBase {
    * docs/decisions/0064-hand-over-without-a-wait.md. @default false
    */
   handOver?: boolean;
+  /**
+   * The page's DOM as the grammar's look before a hand-over last found it quiet (set by the policy
+   * that handed the step over): the model's page view does not wait for the page to settle again
+   * while its DOM is unchanged and none of its requests ended since (`settleBeforeRead`'s `since`).
+   */
+  settled?: QuietMark;
   /** The session's tabs, to list, switch and close them; absent where a step has only one page. */
   tabs?: TabsController;
   /**
@@ -283,4 +289,14 @@ export interface StepInterpreter {
    * not hold within `checkTimeoutMs`. Optional: an interpreter without it does not take checks.
    */
   check?(context: CheckContext): Promise<CheckResult>;
+}
+
+/**
+ * A page's DOM found quiet by a wait for it to settle (`page/settle.ts`, `SettleOutcome.quiet`): its
+ * stamp then (the document's observer id, its count of changes) and when (`at`, `Date.now()` in ms,
+ * taken before the read that found it quiet).
+ */
+export interface QuietMark {
+  stamp: { id: number; changes: number };
+  at: number;
 }

@@ -1,5 +1,9 @@
 /** Shared set-up of the interpreter tests: one Chromium per test file, the fixtures served from disk. */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { unzipSync } from "fflate";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { InterpreterError } from "../../src/interpreter/index.js";
@@ -67,4 +71,38 @@ export function usePages(onPage: (test: PageTest) => void, startPage?: string): 
   afterEach(async () => {
     await context?.close();
   });
+}
+
+/** A call a step sent to the page, as Playwright's trace records it: `method` (`evaluateExpression`, `queryCount`…) and its `expression`, if any. */
+export interface PageCall {
+  method: string;
+  expression?: string;
+}
+
+/**
+ * The calls `run` sends to the page (evaluations, queries, counts), as the context's trace records
+ * them: counted, where a test would otherwise time a look. A wait for a load state the page has
+ * reached is answered without the page (`__waitInfo__`), and is left out.
+ */
+export async function pageCalls(context: BrowserContext, run: () => Promise<unknown>): Promise<PageCall[]> {
+  const dir = await mkdtemp(join(tmpdir(), "wf-page-calls-"));
+  try {
+    await context.tracing.start({ snapshots: false, screenshots: false });
+    try {
+      await run();
+    } finally {
+      await context.tracing.stop({ path: join(dir, "trace.zip") });
+    }
+    const files = unzipSync(await readFile(join(dir, "trace.zip")));
+    const events = new TextDecoder()
+      .decode(files["trace.trace"]!)
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; class?: string; method?: string; params?: { expression?: string } });
+    return events
+      .filter((e) => e.type === "before" && e.class === "Frame" && !e.method!.startsWith("__"))
+      .map((e) => ({ method: e.method!, ...(typeof e.params?.expression === "string" ? { expression: e.params.expression } : {}) }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

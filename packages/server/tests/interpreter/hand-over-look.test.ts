@@ -4,38 +4,10 @@
  * Playwright's own trace records them (each evaluation, query and count the look sends to the page),
  * not timed. A target that is there is still found the same way.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { unzipSync } from "fflate";
-import type { BrowserContext } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { createDeterministicInterpreter } from "../../src/interpreter/index.js";
 import { UnexplainedNotFound } from "../../src/interpreter/errors.js";
-import { rejection, step, usePages, type PageTest } from "./_setup.js";
-
-/** The calls `run` sends to the page (evaluations, queries, counts), as the context's trace records them. */
-async function pageCalls(context: BrowserContext, run: () => Promise<unknown>): Promise<string[]> {
-  const dir = await mkdtemp(join(tmpdir(), "wf-hand-over-look-"));
-  try {
-    await context.tracing.start({ snapshots: false, screenshots: false });
-    try {
-      await run();
-    } finally {
-      await context.tracing.stop({ path: join(dir, "trace.zip") });
-    }
-    const files = unzipSync(await readFile(join(dir, "trace.zip")));
-    const events = new TextDecoder()
-      .decode(files["trace.trace"]!)
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { type: string; class?: string; method?: string });
-    // A wait for a load state the page has reached is answered without the page (`__waitInfo__`); an init script is not a look.
-    return events.filter((e) => e.type === "before" && e.class === "Frame" && !e.method!.startsWith("__")).map((e) => e.method!);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+import { pageCalls, rejection, step, usePages, type PageTest } from "./_setup.js";
 
 describe("the grammar's look before a hand-over", () => {
   let t: PageTest;
@@ -49,9 +21,9 @@ describe("the grammar's look before a hand-over", () => {
     let error: unknown;
     // `uncheck "milk one"`: every tier's role, label, text, title and attribute look, and the look for
     // a control whose item says "milk one" (every checkbox's row read at three tiers), find nothing.
-    const calls = await pageCalls(t.context, async () => {
+    const calls = (await pageCalls(t.context, async () => {
       error = await rejection(handOver("untick the milk one"));
-    });
+    })).map((c) => c.method);
     expect(error).toBeInstanceOf(UnexplainedNotFound);
     // The look's first round trip (role, exact), one count of every other text look with the
     // controls' rows read for every tier meanwhile, and the DOM's stamps before the look and at the
@@ -66,9 +38,9 @@ describe("the grammar's look before a hand-over", () => {
     await t.page.goto(`${t.server.url}/catalog-large.html`);
     expect(await t.page.evaluate(() => document.getElementsByTagName("*").length)).toBeGreaterThan(10_000);
     let error: unknown;
-    const calls = await pageCalls(t.context, async () => {
+    const calls = (await pageCalls(t.context, async () => {
       error = await rejection(handOver("click the purple unicorn"));
-    });
+    })).map((c) => c.method);
     expect(error).toBeInstanceOf(UnexplainedNotFound);
     expect(calls, calls.join(", ")).not.toContain("queryCount");
   });

@@ -13,6 +13,7 @@ import { closedComponents, closestCandidates, MIN_SIMILARITY } from "./candidate
 import { actionLocator, pick, scopePhrase, targetLabel, type FoundElement } from "./pick.js";
 import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, type AriaRole, type Strategy, type TargetPurpose, type Tier } from "./strategies.js";
 import { domStamp, isNavigationRace, isSettled, QUIET_MS, settleBeforeRead, watchRequests } from "../page/index.js";
+import type { QuietMark } from "../types.js";
 import { describeElements, inScopes, leadMatches, nearLabelMatches, type ElementInfo } from "../page/index.js";
 import { similarity } from "../_text.js";
 import { TIMED_OUT, within } from "../_clock.js";
@@ -302,6 +303,8 @@ export async function locateTarget(
   // The hand-over rule: the page as it was when looked at (a look on a page that has not changed since it settled stands).
   let looked = handOver ? await domStamp(page) : undefined;
   let changedDuringLook = false;
+  // The DOM as the hand-over's last settle found it quiet: the model's page view need not wait for it again.
+  let settled: QuietMark | undefined;
   for (;;) {
     let result: FoundElement | Missed;
     try {
@@ -325,6 +328,7 @@ export async function locateTarget(
       const settle = await settleBeforeRead(page, Math.min(left, handOver!.settleCapMs));
       // The stamp its last look at the DOM read (no evaluation of its own).
       const now = settle.stamp;
+      settled = settle.quiet;
       const changed = now.id !== looked.id || now.changes !== looked.changes;
       looked = now;
       if (!changed || (!settle.waited && changedDuringLook)) break;
@@ -353,7 +357,7 @@ export async function locateTarget(
     );
   }
   if (handOver) {
-    throw new UnexplainedNotFound(`no element matches ${targetLabel(target)}.`, { target: target.text }, (timeLeftMs) => notFound(page, target, last, timeLeftMs));
+    throw new UnexplainedNotFound(`no element matches ${targetLabel(target)}.`, { target: target.text }, (timeLeftMs) => notFound(page, target, last, timeLeftMs), settled);
   }
   throw await notFound(page, target, last, stepLeftMs === undefined ? undefined : stepLeftMs - (Date.now() - started));
 }

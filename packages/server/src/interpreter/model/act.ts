@@ -31,7 +31,11 @@ export async function modelAct(context: ActContext, { converse, pageBudget, sche
     const { text: instruction, placeholders } = placeholdSecrets(context.instruction, context.secrets);
     const tabs = context.tabs ? tabsLine((await context.tabs.list()).map((t) => ({ ...t, title: maskSecrets(clip(t.title, 80), context.secrets), url: maskSecrets(clip(t.url, 120), context.secrets) }))) : undefined;
     const fixed = ACT_SYSTEM_PROMPT + stepMessage("Instruction", instruction, "", tabs) + schemaInPromptText(ACT_RESPONSE_SCHEMA.schema);
-    const view = await readPageView(context.page, { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets, ...(context.settleTimeoutMs !== undefined ? { quietMs: context.settleTimeoutMs } : {}) }, () => clock.left());
+    const view = await readPageView(
+      context.page,
+      { purpose: "act", query: instruction, budgetTokens: pageBudget(fixed), secrets: context.secrets, ...(context.settleTimeoutMs !== undefined ? { quietMs: context.settleTimeoutMs } : {}), ...(context.settled ? { settled: context.settled } : {}) },
+      () => clock.left(),
+    );
     if (view.reduced) context.report.pageReduced = true;
     if (view.settle) recordSettle(context.report, view.settle);
     const messages: ChatMessage[] = [

@@ -88,7 +88,7 @@ export function createGrammarThenModelInterpreter(grammar: StepInterpreter, mode
         if (context.allowModel === false) throw modelForbidden((await explained(error, timeLeft())) as InterpreterError, "the grammar");
         context.report.resolved = undefined;
         try {
-          return await model.act({ ...context, timeoutMs: timeLeft() });
+          return await model.act({ ...context, timeoutMs: timeLeft(), ...(error instanceof UnexplainedNotFound && error.settled ? { settled: error.settled } : {}) });
         } catch (modelError) {
           if (!(error instanceof UnexplainedNotFound) || !(modelError instanceof InterpreterError) || modelError.code === "WF_STEP_TIMEOUT" || context.signal.aborted) throw modelError;
           throw await withGrammarNotFound(modelError, error, timeLeft());

@@ -6,6 +6,7 @@
  */
 import type { Page } from "playwright-core";
 import type { StepSettle } from "@wf/core/protocol";
+import type { QuietMark } from "../types.js";
 import { describeRequest, trackRequests, waitForRequests, type OpenRequest, type RequestsWait } from "./requests.js";
 
 /**
@@ -130,6 +131,12 @@ export interface SettleOutcome extends StepSettle {
    * evaluation more. A page that could not be read (navigating) has a stamp no later one equals.
    */
   stamp: DomStamp;
+  /**
+   * When the DOM was last found quiet (`Date.now()`, in ms, taken before the read that found it),
+   * with {@link SettleOutcome.stamp} then: what a later read may pass to {@link settleBeforeRead} as
+   * `since`. Absent when the wait ended without a quiet DOM.
+   */
+  quiet?: QuietMark;
 }
 
 /** Most requests a {@link SettleOutcome} names in each list. */
@@ -145,7 +152,13 @@ const LISTED_REQUESTS = 5;
  * counted from the last one: a page already quiet is read at once. Never throws: a page that does
  * not settle within the cap is read as it is, and the outcome says so (`capReached`).
  */
-export async function settleBeforeRead(page: Page, capMs: number): Promise<SettleOutcome> {
+/**
+ * `since`: the DOM as an earlier wait found it quiet ({@link SettleOutcome.quiet}). A DOM that has
+ * not changed since, on a page none of whose requests ended since, is quiet at once: the earlier
+ * wait already let what the page had scheduled happen, so its two animation frames are not waited
+ * for again (a model's page view right after the grammar's look before a hand-over).
+ */
+export async function settleBeforeRead(page: Page, capMs: number, since?: QuietMark): Promise<SettleOutcome> {
   const started = Date.now();
   const deadline = started + Math.max(0, Math.floor(capMs));
   const left = () => Math.max(1, deadline - Date.now());
@@ -157,16 +170,18 @@ export async function settleBeforeRead(page: Page, capMs: number): Promise<Settl
   let quiet = false;
   let waited = false;
   let stamp: DomStamp = UNREAD;
+  let quietMark: QuietMark | undefined;
   for (let quietSeen = false; ; quietSeen = true) {
     requests = await waitForRequests(page, deadline, longLivedMs);
     waited ||= requests.waited;
     for (const request of requests.longLived) longLived.add(request);
     // Once the DOM was quiet, requests its last change started are waited for, and the quiet again.
     if (quietSeen && !requests.waited) break;
-    const dom = await waitForDomQuiet(page, deadline);
+    const dom = await waitForDomQuiet(page, deadline, since);
     quiet = dom.quiet;
     waited ||= dom.waited;
     stamp = dom.stamp;
+    quietMark = dom.quietAt === undefined ? undefined : { stamp, at: dom.quietAt };
     if (Date.now() >= deadline) break;
   }
   const capReached = Date.now() >= deadline && (!requests.done || !quiet);
@@ -175,6 +190,7 @@ export async function settleBeforeRead(page: Page, capMs: number): Promise<Settl
     waitedMs: Date.now() - started,
     capReached,
     stamp,
+    ...(quiet && quietMark ? { quiet: quietMark } : {}),
     pending: capReached ? requests.pending.slice(0, LISTED_REQUESTS).map(describeRequest) : [],
     longLived: [...longLived].slice(0, LISTED_REQUESTS).map(describeRequest),
   };
@@ -240,27 +256,31 @@ const FRAMES_PROBE = `new Promise(function (resolve) {
  *   the rest of 100 ms counted from its last re-render.
  * @returns whether it is quiet, and whether it had to wait for a change or an answer to pass.
  */
-async function waitForDomQuiet(page: Page, deadline: number): Promise<{ quiet: boolean; waited: boolean; stamp: DomStamp }> {
+async function waitForDomQuiet(page: Page, deadline: number, since?: QuietMark): Promise<{ quiet: boolean; waited: boolean; stamp: DomStamp; quietAt?: number }> {
   const requests = trackRequests(page);
   // Each probe answers the page's stamp too (see `SettleOutcome.stamp`); one that fails (navigating) the unread stamp.
   const probe = () => page.evaluate(QUIET_PROBE).then((r) => r as [number, number, number], () => [READ_QUIET_MS, UNREAD.id, UNREAD.changes] as const);
   const framesQuiet = () => page.evaluate(FRAMES_PROBE).then((r) => r as [boolean, number, number], () => [false, UNREAD.id, UNREAD.changes] as const);
   for (let waited = false; ; waited = true) {
+    const probedAt = Date.now();
     const [changed, id, changes] = await probe();
     let stamp: DomStamp = { id, changes };
+    // Unchanged since an earlier wait found it quiet, and no answer came since: quiet still.
+    if (since && !waited && id === since.stamp.id && changes === since.stamp.changes && id !== UNREAD.id && requests.lastEndedAt < since.at) return { quiet: true, waited, stamp, quietAt: since.at };
     const answered = Date.now() - requests.lastEndedAt;
-    const since = Math.min(changed, answered);
-    if (since >= READ_QUIET_MS) return { quiet: true, waited, stamp };
+    const quietFor = Math.min(changed, answered);
+    if (quietFor >= READ_QUIET_MS) return { quiet: true, waited, stamp, quietAt: probedAt };
     const byFrames = answered >= READ_QUIET_MS;
     if (byFrames) {
+      const framesAt = Date.now();
       const [framesQuietNow, framesId, framesChanges] = await framesQuiet();
       stamp = { id: framesId, changes: framesChanges };
-      if (framesQuietNow) return { quiet: true, waited, stamp };
+      if (framesQuietNow) return { quiet: true, waited, stamp, quietAt: framesAt };
     }
     const left = deadline - Date.now();
     if (left <= 0) return { quiet: false, waited, stamp };
     // The frames probe was itself a wait (two frames): look again at once.
-    if (!byFrames) await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, READ_QUIET_MS - since))));
+    if (!byFrames) await new Promise((resolve) => setTimeout(resolve, Math.min(left, Math.max(10, READ_QUIET_MS - quietFor))));
   }
 }
 

@@ -8,6 +8,7 @@ import type { Frame, Page } from "playwright-core";
 import { redactText } from "@wf/core";
 import { selectorOfElement, snapshotPageView, VIEW_MARKS, type RawFrameView, type ViewElement, type ViewLine } from "./view-script.js";
 import { DEFAULT_SETTLE_TIMEOUT_MS, settleBeforeRead, type SettleOutcome } from "./settle.js";
+import type { QuietMark } from "../types.js";
 import { DOCUMENT, joinSource, labelledLine, markupLine, parseViewLine, prefixLine, sliceLine, type SourceLine, type ViewSource } from "./view-source.js";
 
 export type { ViewElement } from "./view-script.js";
@@ -29,6 +30,8 @@ export interface PageViewOptions {
    * requests, then a quiet DOM), in ms; 0 reads it as it is. @default 3_000 (`DEFAULT_SETTLE_TIMEOUT_MS`)
    */
   quietMs?: number;
+  /** The DOM as an earlier wait found it quiet: unchanged, it is read without waiting again (`settleBeforeRead`'s `since`). */
+  settled?: QuietMark;
   /**
    * Write link targets (`→ /path`) after links. @default true for an ASK whose `query` speaks of
    * links, URLs or addresses ({@link wantsLinkTargets}); else false (noise to act, and to most questions).
@@ -92,7 +95,7 @@ const FRAME_READ_MS = 1_500;
  * each frame's lines in where its iframe sits, and renders the whole under the budget.
  */
 export async function readPageView(page: Page, options: PageViewOptions, timeLeftMs: () => number): Promise<PageView> {
-  const settle = await settleBeforeRead(page, Math.min(options.quietMs ?? DEFAULT_SETTLE_TIMEOUT_MS, timeLeftMs() / 2));
+  const settle = await settleBeforeRead(page, Math.min(options.quietMs ?? DEFAULT_SETTLE_TIMEOUT_MS, timeLeftMs() / 2), options.settled);
   const linkUrls = options.linkTargets ?? (options.purpose === "ask" && wantsLinkTargets(options.query));
   const read = () => readFrames(page, { linkUrls, refs: options.purpose === "act" }, () => Math.max(1, timeLeftMs()));
   // A page that navigates while it is read destroys the evaluation: read it again once.
