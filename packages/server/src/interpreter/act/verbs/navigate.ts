@@ -1,6 +1,6 @@
 /** `go to <url>`, `go back`, `go forward`, `reload`: navigations of the current page. */
 import type { Page, Response } from "playwright-core";
-import type { StepClock } from "../../_clock.js";
+import { TIMED_OUT, within, type StepClock } from "../../_clock.js";
 import { InterpreterError } from "../../errors.js";
 import { checkNavigable, resolveUrl } from "../navigation-policy.js";
 import { firstLine, type VerbHandler } from "../verb.js";
@@ -11,6 +11,23 @@ import { firstLine, type VerbHandler } from "../verb.js";
  */
 const NAVIGATION_MARGIN_MS = 500;
 
+/** Raised by {@link navigating} when the navigation's own time ran out. */
+class NavigationTimedOut extends Error {
+  override name = "TimeoutError";
+}
+
+/**
+ * `navigation` (a Playwright call given `timeoutMs`), failing with a `TimeoutError` after
+ * `timeoutMs` by a timer of this thread as well. Playwright's own timeout reaches us through a
+ * message (a `setImmediate`): when the thread was held up past the step's deadline too, the
+ * step's timer would fire first and hide how far the page got. This timer fires in deadline order.
+ */
+async function navigating<T>(navigation: Promise<T>, timeoutMs: number): Promise<T> {
+  const done = await within(navigation, timeoutMs);
+  if (done === TIMED_OUT) throw new NavigationTimedOut(`navigation timed out after ${timeoutMs} ms`);
+  return done;
+}
+
 export const goto: VerbHandler<"goto"> = {
   acts: "page",
   async run(action, { page, clock, options }) {
@@ -20,7 +37,7 @@ export const goto: VerbHandler<"goto"> = {
     const progress = watchLoad(page);
     const timeoutMs = navigationTimeoutMs(clock);
     try {
-      status = (await page.goto(url, { timeout: timeoutMs, waitUntil: "load" }))?.status();
+      status = (await navigating(page.goto(url, { timeout: timeoutMs, waitUntil: "load" }), timeoutMs))?.status();
     } catch (error) {
       if (error instanceof Error && error.name === "TimeoutError") throw timedOut(`open ${url}`, url, progress.state(), timeoutMs, clock, error);
       throw new InterpreterError(
@@ -45,12 +62,7 @@ export const history: VerbHandler<"back" | "forward" | "reload"> = {
     const timeout = navigationTimeoutMs(clock);
     let response;
     try {
-      response =
-        action.verb === "back"
-          ? await page.goBack({ timeout })
-          : action.verb === "forward"
-            ? await page.goForward({ timeout })
-            : await page.reload({ timeout });
+      response = await navigating(action.verb === "back" ? page.goBack({ timeout }) : action.verb === "forward" ? page.goForward({ timeout }) : page.reload({ timeout }), timeout);
     } catch (error) {
       if (error instanceof Error && error.name === "TimeoutError") {
         throw timedOut(action.verb === "reload" ? `reload ${before}` : `go ${action.verb} from ${before}`, before, progress.state(), timeout, clock, error);
