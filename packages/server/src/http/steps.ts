@@ -97,9 +97,9 @@ export function registerStepRoutes(app: FastifyInstance, context: ServerContext)
       if (body.files) checkUploadSize(body.files.map((f) => ({ name: f.name, bytes: decodedLength(f.contentBase64) })));
       const header = request.headers[IDEMPOTENCY_KEY_HEADER];
       const idempotencyKey = Array.isArray(header) ? header[0] : header;
-      const submitted = await sessions.submitStep(request.params.id, body, idempotencyKey ? { idempotencyKey } : {});
-      const ids = { stepId: submitted.stepId, jobTaskId: submitted.jobTaskId };
       const { waitMs } = longPoll(request.query);
+      const submitted = await sessions.submitStep(request.params.id, body, { ...(idempotencyKey ? { idempotencyKey } : {}), waitMs });
+      const ids = { stepId: submitted.stepId, jobTaskId: submitted.jobTaskId };
       if (waitMs === 0) return ids satisfies RunStepResponse;
       // The step is recorded and queued: waiting for it is the step status route's long-poll.
       return { ...ids, stepStatus: await sessions.waitForStep(submitted.stepId, waitMs, clientGone(reply)) } satisfies RunStepResponse;

@@ -169,8 +169,11 @@ export class SessionLifecycle {
       }
     }
     feed.bump(session);
-    const status = registry.toSessionStatus(session);
+    let status: SessionStatus;
     try {
+      // The answer lists the session's steps: each needs its row (a deferred one, decision 0068).
+      await registry.recordSession(sessionId);
+      status = registry.toSessionStatus(session);
       await store.saveSession(session);
       registry.forget(session);
     } catch (error) {

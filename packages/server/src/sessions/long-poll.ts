@@ -18,14 +18,19 @@ export class LongPolls {
    * @throws {@link StepNotFoundError}
    */
   async waitForStep(stepId: string, waitMs: number, signal?: AbortSignal): Promise<StepStatus> {
-    const step = await this.registry.requireStep(stepId);
-    if (this.registry.steps.get(stepId) !== step && !isFinished(step.status)) {
+    // A step held here is read from memory without writing its row: that waits for the answer.
+    const held = this.registry.steps.get(stepId);
+    const step = held ?? (await this.registry.requireStep(stepId));
+    if (!held && !isFinished(step.status)) {
       // Read from the store: its session is held by an instance that could not be reached (see
       // `cluster/instances.ts`); the change that can come here is that session being ended as lost.
       await this.feed.waitForChangeOf(step.sessionId, waitMs, signal);
       return this.registry.stepStatus(stepId);
     }
     await this.feed.waitUntil(step.sessionId, () => isFinished(step.status), waitMs, signal);
+    // Finished, its outcome's transaction wrote its row; still unfinished (waitMs ran out), a
+    // deferred row is written now, before the answer acknowledges the step.
+    await this.registry.record([stepId]);
     return toStepStatus(step);
   }
 
@@ -51,6 +56,8 @@ export class LongPolls {
         ? () => session.version > options.since! || session.status !== "RUNNING"
         : () => session.status !== "RUNNING";
     await this.feed.waitUntil(sessionId, ready, options.waitMs, signal);
-    return this.registry.sessions.get(sessionId) === session ? this.registry.toSessionStatus(session) : this.registry.sessionStatus(sessionId);
+    if (this.registry.sessions.get(sessionId) !== session) return this.registry.sessionStatus(sessionId);
+    await this.registry.recordSession(sessionId);
+    return this.registry.toSessionStatus(session);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Submission of steps and the per-session step queue: a step is checked, registered, committed as
- * `QUEUED` and chained behind the session's earlier steps (one at a time per session, sessions
+ * `QUEUED` (or, for a request that waits for its outcome, with that outcome: decision 0068) and chained behind the session's earlier steps (one at a time per session, sessions
  * concurrently), then run by the {@link StepRunner}. Idempotency keys: the same key in the same
  * session gets the first step back (even while it still runs, and from the store once the session
  * ended) and runs nothing; the same key with another request is refused.
@@ -59,6 +59,8 @@ export class StepQueue {
         await registry.recording.get(existing.stepId);
         // An empty hash (a record from before keyed digests) can't tell: the retry gets the first step.
         checkSameRequest(existing, requestHash, options.idempotencyKey);
+        // Its id goes out in this answer: its row must exist first (a deferred one is written now).
+        await registry.record([existing.stepId]);
         return {
           stepId: existing.stepId,
           jobTaskId: existing.jobTaskId,
@@ -103,8 +105,16 @@ export class StepQueue {
     if (options.idempotencyKey !== undefined) registry.idempotency.set(idempotencyId(sessionId, options.idempotencyKey), step.stepId);
     live.pending += 1;
     this.parts.idle.disarm(live);
-    const recorded = this.parts.store.createStep(step);
-    registry.recording.set(step.stepId, recorded);
+    // Deferred, the step's row is created by its outcome's transaction: one commit per step
+    // instead of two, unless its id or status leaves the server first (registry.record).
+    let recorded: Promise<void>;
+    if (defersRecord(options) && !feed.watched(sessionId)) {
+      registry.unrecorded.set(step.stepId, { step });
+      recorded = Promise.resolve();
+    } else {
+      recorded = this.parts.store.createStep(step);
+      registry.recording.set(step.stepId, recorded);
+    }
     const done = new Promise<StepStatus>((resolve) => {
       const finished = () => resolve(toStepStatus(step));
       live.tail = live.tail
@@ -163,6 +173,16 @@ export class StepQueue {
   private hashRequest(input: StepInput): string {
     return REQUEST_HASH_PREFIX + createHmac("sha256", this.parts.secret).update(canonicalJson({ ...input })).digest("hex");
   }
+}
+
+/**
+ * Whether a step's `QUEUED` commit may wait (docs/decisions/0068-one-commit-per-step.md): its
+ * request waits for the outcome (`waitMs`), which usually comes before the answer leaves, and
+ * carries an idempotency key, so that a client answered 503 (its row could not be written when
+ * the answer had to leave with the step unfinished) retries it without running it twice.
+ */
+function defersRecord(options: SubmitStepOptions): boolean {
+  return options.idempotencyKey !== undefined && (options.waitMs ?? 0) > 0;
 }
 
 /** @throws {@link StepRequestInvalidError} for fields that contradict each other. */

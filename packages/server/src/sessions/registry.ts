@@ -27,6 +27,12 @@ export class SessionRegistry {
   readonly stepDone = new Map<string, Promise<StepStatus>>();
   /** Steps whose first record is being written: an identical retry waits for the write's outcome. */
   readonly recording = new Map<string, Promise<void>>();
+  /**
+   * Steps of sessions open here that have no row in the store yet: their `QUEUED` commit was
+   * deferred (docs/decisions/0068-one-commit-per-step.md), so the write of their outcome creates
+   * the row, unless someone outside hears of them first ({@link SessionRegistry.record}).
+   */
+  readonly unrecorded = new Map<string, UnrecordedStep>();
   /** Session creates under way (counted as open). */
   reserved = 0;
   /** Live sessions that ended and are closing their browser context (no longer counted as open). */
@@ -58,6 +64,48 @@ export class SessionRegistry {
     return session.stepIds.flatMap((id) => this.steps.get(id) ?? []);
   }
 
+  /**
+   * Makes the rows of these steps exist before anything about them leaves the server (an answer
+   * carrying their id or status): a step whose `QUEUED` commit was deferred is written now as it
+   * is (`QUEUED`, `RUNNING`, or finished when its outcome's write failed), or the write under
+   * way that creates its row is awaited. Steps with a row cost nothing.
+   * @throws the store's `WF_STORAGE_UNAVAILABLE` when a row could not be written: the caller must
+   *   not answer with the step then.
+   */
+  async record(stepIds: Iterable<string>): Promise<void> {
+    for (const stepId of stepIds) {
+      for (let entry = this.unrecorded.get(stepId); entry; entry = this.unrecorded.get(stepId)) {
+        const pending = entry;
+        await (pending.write ?? this.writeFirstRow(pending, () => this.store.createStep({ ...pending.step })));
+      }
+    }
+  }
+
+  /** {@link SessionRegistry.record} for every step of a session that has no row yet. */
+  async recordSession(sessionId: string): Promise<void> {
+    if (this.unrecorded.size === 0) return;
+    await this.record([...this.unrecorded.values()].filter((e) => e.step.sessionId === sessionId).map((e) => e.step.stepId));
+  }
+
+  /**
+   * Runs `write`, a write that creates the step's row, as the one under way (a concurrent
+   * {@link SessionRegistry.record} awaits it instead of inserting the row twice). The step counts
+   * as recorded once it succeeded; a failed write leaves it unrecorded for the next try.
+   */
+  writeFirstRow(entry: UnrecordedStep, write: () => Promise<void>): Promise<void> {
+    const attempt: Promise<void> = write().then(
+      () => {
+        if (this.unrecorded.get(entry.step.stepId) === entry) this.unrecorded.delete(entry.step.stepId);
+      },
+      (error: unknown) => {
+        if (entry.write === attempt) entry.write = undefined;
+        throw error;
+      },
+    );
+    entry.write = attempt;
+    return attempt;
+  }
+
   /** The session's record (from memory while it is open here, else from the store), or undefined. */
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
     if (!isRecordId(sessionId)) return undefined;
@@ -67,7 +115,9 @@ export class SessionRegistry {
   /** The step's record (from memory while its session is open here, else from the store), or undefined. */
   async getStep(stepId: string): Promise<StepRecord | undefined> {
     if (!isRecordId(stepId)) return undefined;
-    return this.steps.get(stepId) ?? (await this.store.getStep(stepId));
+    const held = this.steps.get(stepId);
+    if (held) await this.record([stepId]);
+    return held ?? (await this.store.getStep(stepId));
   }
 
   /** A session and its steps read from the store. @throws {@link SessionNotFoundError} */
@@ -97,7 +147,10 @@ export class SessionRegistry {
   /** The wire status of a session. @throws {@link SessionNotFoundError} */
   async sessionStatus(sessionId: string): Promise<SessionStatus> {
     const session = this.sessions.get(sessionId);
-    if (session) return this.toSessionStatus(session);
+    if (session) {
+      await this.recordSession(sessionId);
+      return this.toSessionStatus(session);
+    }
     const stored = await this.requireStoredSession(sessionId);
     return this.toSessionStatus(stored.session, stored.steps, await this.storedLogs(sessionId));
   }
@@ -110,6 +163,7 @@ export class SessionRegistry {
   /** What the debugger page shows: the session's status and the ids of its steps that have a screenshot. @throws {@link SessionNotFoundError} */
   async sessionView(sessionId: string): Promise<{ status: SessionStatus; screenshotStepIds: string[] }> {
     const session = this.sessions.get(sessionId);
+    if (session) await this.recordSession(sessionId);
     const { session: record, steps } = session ? { session, steps: this.stepsOf(session) } : await this.requireStoredSession(sessionId);
     return { status: this.toSessionStatus(record, steps), screenshotStepIds: steps.filter((s) => s.screenshot).map((s) => s.stepId) };
   }
@@ -123,6 +177,7 @@ export class SessionRegistry {
       const step = this.steps.get(stepId);
       this.steps.delete(stepId);
       this.stepDone.delete(stepId);
+      this.unrecorded.delete(stepId);
       if (step?.idempotencyKey != null) this.idempotency.delete(idempotencyId(session.sessionId, step.idempotencyKey));
     }
   }
@@ -136,6 +191,14 @@ export class SessionRegistry {
         : [],
     );
   }
+}
+
+/** A step whose row is not in the store yet (see {@link SessionRegistry.unrecorded}). */
+export interface UnrecordedStep {
+  /** The step's record in memory (the registry's own object, changed in place as the step runs). */
+  step: StepRecord;
+  /** The write under way that creates its row, if one is. */
+  write?: Promise<void>;
 }
 
 /** Session and step ids are lowercase hex (`newId`); anything else names no record and never reaches the store. */

@@ -86,7 +86,11 @@ export class StepRunner {
       // event loop while the step acts costs a quick step ~2 ms (docs/decisions/0035-a-step-through-the-server-cut-and-kept.md). The step's
       // end waits for a write that started, so the two rows never cross.
       let runningRecorded: Promise<void> | undefined;
-      const runningWrite = setTimeout(() => (runningRecorded = store.saveStep({ ...step }).catch(() => undefined)), RUNNING_WRITE_DELAY_MS);
+      // A step whose QUEUED commit was deferred (decision 0068) gets its row now instead.
+      const runningWrite = setTimeout(
+        () => (runningRecorded = (registry.unrecorded.has(step.stepId) ? registry.record([step.stepId]) : store.saveStep({ ...step })).catch(() => undefined)),
+        RUNNING_WRITE_DELAY_MS,
+      );
 
       const timeoutMs = input.timeoutMs ?? options.stepTimeoutMs;
       const controller = new AbortController();
@@ -223,6 +227,23 @@ export class StepRunner {
   }
 
   /**
+   * One try of the outcome's write: the step's row (updated, or created when its `QUEUED` commit
+   * was deferred: decision 0068) and the session's record, in one transaction. A write under way
+   * that creates the row (a reader's {@link SessionRegistry.record}) is awaited first, so the two
+   * never cross.
+   */
+  private async writeOutcome(finished: StepRecord, session: SessionRecord | undefined): Promise<void> {
+    const { registry, store } = this.parts;
+    let entry = registry.unrecorded.get(finished.stepId);
+    while (entry?.write) {
+      await entry.write.catch(() => undefined);
+      entry = registry.unrecorded.get(finished.stepId);
+    }
+    if (!entry) return store.saveStep(finished, session);
+    return registry.writeFirstRow(entry, () => store.saveStep(finished, session, { insert: true }));
+  }
+
+  /**
    * Records a step's outcome: the step's row and the session's version in one transaction,
    * committed before anyone waiting hears of the outcome (the record in memory, what status answers
    * read, changes only once the database holds it). While the store is unavailable (a full disk)
@@ -240,7 +261,7 @@ export class StepRunner {
     try {
       await this.parts.storeRetry.write(
         `the outcome of step ${step.stepId}`,
-        () => store.saveStep(finished, session.status === "RUNNING" ? { ...session, version: session.version + 1, updatedAt: now } : undefined),
+        () => this.writeOutcome(finished, session.status === "RUNNING" ? { ...session, version: session.version + 1, updatedAt: now } : undefined),
         () => registry.stopping || session.status !== "RUNNING",
       );
     } finally {

@@ -82,6 +82,12 @@ export interface SubmitStepOptions {
   idempotencyKey?: string;
   /** Aborts the step (it fails with the abort reason's code, or `WF_ABORTED`). */
   signal?: AbortSignal;
+  /**
+   * How long the caller waits for the step's outcome before answering, in ms (the run route's
+   * `?waitMs=`). Above 0 with an `idempotencyKey`, the step's `QUEUED` commit is deferred to its
+   * outcome's transaction (docs/decisions/0068-one-commit-per-step.md). @default 0
+   */
+  waitMs?: number;
 }
 
 export type { SessionRecord, StepRecord } from "../store/store.js";

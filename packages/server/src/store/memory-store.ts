@@ -7,7 +7,7 @@
  * caller's later changes to an object never reach what was stored.
  */
 import type { WireError } from "@wf/core/protocol";
-import type { RecoveredWork, SessionOwner, SessionRecord, StepRecord, Store, StoredSession, SweepResult, UnfinishedScope } from "./store.js";
+import type { RecoveredWork, SaveStepOptions, SessionOwner, SessionRecord, StepRecord, Store, StoredSession, SweepResult, UnfinishedScope } from "./store.js";
 
 /** The `databaseUrl` that selects the in-memory store. */
 export const MEMORY_DATABASE_URL = "memory:";
@@ -34,7 +34,8 @@ export class MemoryStore implements Store {
     this.steps.set(step.stepId, structuredClone(step));
   }
 
-  async saveStep(step: StepRecord, session?: SessionRecord): Promise<void> {
+  async saveStep(step: StepRecord, session?: SessionRecord, options: SaveStepOptions = {}): Promise<void> {
+    if (options.insert) await this.createStep(step);
     this.steps.set(step.stepId, structuredClone(step));
     if (session) this.sessions.set(session.sessionId, structuredClone(session));
   }

@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import type { WireError } from "@wf/core/protocol";
 import { HttpProblem } from "../errors.js";
-import type { CorruptRecord, RecoveredWork, SessionOwner, SessionRecord, StepRecord, Store, StoredSession, SweepResult, UnfinishedScope } from "./store.js";
+import type { CorruptRecord, RecoveredWork, SaveStepOptions, SessionOwner, SessionRecord, StepRecord, Store, StoredSession, SweepResult, UnfinishedScope } from "./store.js";
 
 /** Something that runs one SQL statement with `$1`-style parameters. */
 export interface SqlQueryable {
@@ -163,24 +163,13 @@ export class SqlStore implements Store {
   }
 
   createStep(step: StepRecord): Promise<void> {
-    return this.write("createStep", async (tx) => {
-      const { json, schemaHash, schemaJson } = stepJson(step);
-      if (schemaHash !== null) await tx.query("INSERT INTO wf_payloads (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING", [schemaHash, schemaJson]);
-      await tx.query("INSERT INTO wf_steps (step_id, session_id, idx, status, idempotency_key, schema_hash, record) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
-        step.stepId,
-        step.sessionId,
-        step.index,
-        step.status,
-        step.idempotencyKey,
-        schemaHash,
-        json,
-      ]);
-    }, step);
+    return this.write("createStep", (tx) => this.insertStep(tx, step), step);
   }
 
-  saveStep(step: StepRecord, session?: SessionRecord): Promise<void> {
+  saveStep(step: StepRecord, session?: SessionRecord, options: SaveStepOptions = {}): Promise<void> {
     return this.write("saveStep", async (tx) => {
-      await tx.query("UPDATE wf_steps SET status = $2, record = $3 WHERE step_id = $1", [step.stepId, step.status, stepJson(step).json]);
+      if (options.insert) await this.insertStep(tx, step);
+      else await tx.query("UPDATE wf_steps SET status = $2, record = $3 WHERE step_id = $1", [step.stepId, step.status, stepJson(step).json]);
       if (session) await this.updateSession(tx, session);
     }, step);
   }
@@ -345,6 +334,21 @@ export class SqlStore implements Store {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /** Inserts a step's row (and its schema, once per distinct schema). */
+  private async insertStep(tx: SqlQueryable, step: StepRecord): Promise<void> {
+    const { json, schemaHash, schemaJson } = stepJson(step);
+    if (schemaHash !== null) await tx.query("INSERT INTO wf_payloads (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING", [schemaHash, schemaJson]);
+    await tx.query("INSERT INTO wf_steps (step_id, session_id, idx, status, idempotency_key, schema_hash, record) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+      step.stepId,
+      step.sessionId,
+      step.index,
+      step.status,
+      step.idempotencyKey,
+      schemaHash,
+      json,
+    ]);
+  }
 
   private async updateSession(tx: SqlQueryable, session: SessionRecord): Promise<void> {
     await tx.query("UPDATE wf_sessions SET status = $2, finished_at = $3, record = $4 WHERE session_id = $1", [

@@ -86,6 +86,12 @@ export interface StepRecord {
   dialogs?: StepDialog[];
 }
 
+/** Options of {@link Store.saveStep}. */
+export interface SaveStepOptions {
+  /** Whether the step's row is created by this write (it has none yet). @default false */
+  insert?: boolean;
+}
+
 /** A session read back from the store with its steps, in index order. */
 export interface StoredSession {
   session: SessionRecord;
@@ -153,8 +159,12 @@ export interface Store {
    *   idempotency key in the same session is a failed write too (the caller checks first).
    */
   createStep(step: StepRecord): Promise<void>;
-  /** Replaces a step's record and, when given, its session's, in one transaction. */
-  saveStep(step: StepRecord, session?: SessionRecord): Promise<void>;
+  /**
+   * Replaces a step's record and, when given, its session's, in one transaction. With
+   * `insert`, the step's row is created instead (its first write: a step whose `QUEUED` commit was
+   * deferred, docs/decisions/0068-one-commit-per-step.md); a duplicate idempotency key fails the write.
+   */
+  saveStep(step: StepRecord, session?: SessionRecord, options?: SaveStepOptions): Promise<void>;
   /** A session and its steps, or undefined. @throws `WF_RECORD_CORRUPTED` (500) when a row can't be read. */
   getSession(sessionId: string): Promise<StoredSession | undefined>;
   /** A step, or undefined. @throws `WF_RECORD_CORRUPTED` (500) when its row can't be read. */

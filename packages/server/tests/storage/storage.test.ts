@@ -74,7 +74,13 @@ describe.each(drivers)("storage over %s", (_name, open) => {
       const submit = async (sessionId: string) => {
         for (let i = 0; !killed; i++) {
           const step = i % 2 === 0 ? `go to "${pages.url}/index.html"` : "reload";
-          const res = await api.run(sessionId, { step, type: "ACT" }).catch(() => undefined);
+          // As the runtime sends them (a key, the answer waiting for the outcome: one commit per
+          // step, or the row written before an answer that leaves first), and without.
+          const waitMs = [0, 1, 30_000][i % 3]!;
+          const res = await (waitMs === 0
+            ? api.run(sessionId, { step, type: "ACT" })
+            : api.call("POST", `${routePath(ROUTES.stepRun, { id: sessionId })}?waitMs=${waitMs}`, { step, type: "ACT" }, { "idempotency-key": `k${i}` })
+          ).catch(() => undefined);
           if (!res || res.status !== 200) return;
           acked.push({ sessionId, stepId: res.json.stepId, index: i });
           if (i === 2) {
@@ -157,6 +163,89 @@ describe.each(drivers)("storage over %s", (_name, open) => {
     const steps = await database.sql<{ step_id: string; idx: number }>(dataDir, "SELECT step_id, idx FROM wf_steps WHERE session_id = $1 ORDER BY idx", [sessionId]);
     expect(steps.map((s) => s.idx)).toEqual([0, 1]);
     expect(steps[1]!.step_id).toBe(retriedStepId);
+  }, 240_000);
+
+  it("a step whose answer waits for its outcome is one commit; answered before it ends, its row is committed before the answer", async () => {
+    const dataDir = await newDataDir(database);
+    const commits: Array<{ operation: string; stepId: string; status: string }> = [];
+    const beforeStoreCommit: BeforeCommit = (operation, record) => {
+      if (record && "stepId" in record) commits.push({ operation, stepId: record.stepId, status: record.status });
+    };
+    const server = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), journalSync: false, beforeStoreCommit });
+    const of = (stepId: string) => commits.filter((c) => c.stepId === stepId).map((c) => `${c.operation} ${c.status}`);
+    try {
+      const api = apiClient(server.url, KEY);
+      const sessionId = (await api.create()).workflowId;
+      const run = (waitMs: number, key?: string) =>
+        api.call("POST", `${routePath(ROUTES.stepRun, { id: sessionId })}?waitMs=${waitMs}`, { step: `go to "${pages.url}/index.html"`, type: "ACT" }, key ? { "idempotency-key": key } : {});
+
+      // (A step still running after 250 ms also commits RUNNING, decision 0035: on a loaded
+      // machine a navigation may, so those writes are left out of the comparisons.)
+      const quick = (stepId: string) => of(stepId).filter((c) => !c.endsWith(" RUNNING"));
+
+      // Keyed, answered with its outcome: no QUEUED commit, the outcome's transaction creates the row.
+      const once = await run(30_000, "once");
+      expect(once.json.stepStatus.status).toBe("SUCCEEDED");
+      expect(quick(once.json.stepId)).toEqual(["saveStep SUCCEEDED"]);
+      expect(of(once.json.stepId)).not.toContain("saveStep RUNNING");
+
+      // Without a key, a 503 could not be retried safely: QUEUED is committed first, as before.
+      const keyless = await run(30_000);
+      expect(keyless.json.stepStatus.status).toBe("SUCCEEDED");
+      expect(quick(keyless.json.stepId)).toEqual(["createStep QUEUED", "saveStep SUCCEEDED"]);
+
+      // The answer leaves while the step still runs (a navigation takes more than 1 ms): its row
+      // was committed before the answer left, then its outcome updates it.
+      const early = await run(1, "early");
+      expect(["QUEUED", "RUNNING"]).toContain(early.json.stepStatus.status);
+      expect(of(early.json.stepId)).toEqual([expect.stringMatching(/^createStep (QUEUED|RUNNING)$/)]);
+      expect((await api.finished(early.json.stepId)).status).toBe("SUCCEEDED");
+      expect(of(early.json.stepId).filter((c) => c !== "saveStep RUNNING")).toEqual([expect.stringMatching(/^createStep (QUEUED|RUNNING)$/), "saveStep SUCCEEDED"]);
+
+      // A retry with the same key gets the same step; the session lists every step, in order.
+      const retry = await run(30_000, "once");
+      expect(retry.json.stepId).toBe(once.json.stepId);
+      expect((await api.session(sessionId)).steps.map((s) => s.stepId)).toEqual([once.json.stepId, keyless.json.stepId, early.json.stepId]);
+    } finally {
+      await server.close();
+    }
+    const steps = await database.sql<{ step_id: string; status: string }>(dataDir, "SELECT step_id, status FROM wf_steps ORDER BY idx");
+    expect(steps.map((s) => s.status)).toEqual(["SUCCEEDED", "SUCCEEDED", "SUCCEEDED"]);
+  }, 240_000);
+
+  it("a step whose row could not be written when its answer had to leave is answered 503, and its key's retry gets it once the store works", async () => {
+    const dataDir = await newDataDir(database);
+    let failing = false;
+    const beforeStoreCommit: BeforeCommit = () => {
+      if (failing) throw Object.assign(new Error("could not extend file: No space left on device"), { code: "53100" });
+    };
+    const server = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), journalSync: false, beforeStoreCommit });
+    let sessionId: string;
+    let stepId: string;
+    try {
+      const api = apiClient(server.url, KEY);
+      sessionId = (await api.create()).workflowId;
+      const path = (waitMs: number) => `${routePath(ROUTES.stepRun, { id: sessionId })}?waitMs=${waitMs}`;
+      const body = { step: `go to "${pages.url}/form.html"`, type: "ACT" };
+      failing = true;
+      const refused = await api.call("POST", path(1), body, { "idempotency-key": "to-form" });
+      expect(refused.status).toBe(503);
+      expect(refused.json.code).toBe("WF_STORAGE_UNAVAILABLE");
+      // Nothing answers with a step that has no row: the session's status is refused too.
+      expect((await api.call("GET", routePath(ROUTES.sessionStatus, { id: sessionId }))).status).toBe(503);
+
+      failing = false;
+      const retried = await api.call("POST", path(30_000), body, { "idempotency-key": "to-form" });
+      expect(retried.status).toBe(200);
+      stepId = retried.json.stepId;
+      expect(await api.finished(stepId)).toMatchObject({ status: "SUCCEEDED", index: 0 });
+      expect((await api.session(sessionId)).steps.map((s) => s.stepId)).toEqual([stepId]);
+    } finally {
+      failing = false;
+      await server.close();
+    }
+    const steps = await database.sql<{ step_id: string; status: string }>(dataDir, "SELECT step_id, status FROM wf_steps WHERE session_id = $1", [sessionId]);
+    expect(steps).toEqual([{ step_id: stepId, status: "SUCCEEDED" }]);
   }, 240_000);
 
   it("a record damaged behind the server's back is logged and answered WF_RECORD_CORRUPTED, not dropped", async () => {
