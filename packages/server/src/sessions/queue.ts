@@ -1,6 +1,7 @@
 /**
  * Submission of steps and the per-session step queue: a step is checked, registered, committed as
- * `QUEUED` (or, for a request that waits for its outcome, with that outcome: decision 0068) and chained behind the session's earlier steps (one at a time per session, sessions
+ * `QUEUED` (a keyed request that waits for the outcome: with its outcome, decision 0068) and
+ * chained behind the session's earlier steps (one at a time per session, sessions
  * concurrently), then run by the {@link StepRunner}. Idempotency keys: the same key in the same
  * session gets the first step back (even while it still runs, and from the store once the session
  * ended) and runs nothing; the same key with another request is refused.
