@@ -122,11 +122,8 @@ describe.each(drivers)("storage over %s", (_name, open) => {
 
   it("a failing write answers 503 with nothing half-registered, then the server recovers", async () => {
     const dataDir = await newDataDir(database);
-    let failing = false;
-    const beforeStoreCommit: BeforeCommit = () => {
-      if (failing) throw Object.assign(new Error("could not extend file: No space left on device"), { code: "53100" });
-    };
-    const server: RunningServer = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), beforeStoreCommit, maxSessions: 2 });
+    const disk = fillableDisk();
+    const server: RunningServer = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), beforeStoreCommit: disk.beforeStoreCommit, maxSessions: 2 });
     let sessionId: string;
     let retriedStepId: string;
     try {
@@ -135,7 +132,7 @@ describe.each(drivers)("storage over %s", (_name, open) => {
       const first = await api.runOk(sessionId, { step: `go to "${pages.url}/index.html"`, type: "ACT" });
       expect((await api.finished(first.stepId)).status).toBe("SUCCEEDED");
 
-      failing = true;
+      disk.full = true;
       for (let i = 0; i < 3; i++) {
         const created = await api.call("POST", ROUTES.stepCreate, {});
         expect(created.status).toBe(503);
@@ -148,13 +145,13 @@ describe.each(drivers)("storage over %s", (_name, open) => {
       expect(refused.status).toBe(503);
       expect((await api.session(sessionId)).steps).toHaveLength(1);
 
-      failing = false;
+      disk.full = false;
       const retried = await api.runOk(sessionId, { step: `go to "${pages.url}/form.html"`, type: "ACT" }, { "idempotency-key": "to-form" });
       retriedStepId = retried.stepId;
       expect(await api.finished(retried.stepId)).toMatchObject({ status: "SUCCEEDED", index: 1 });
       await api.create();
     } finally {
-      failing = false;
+      disk.full = false;
       await server.close();
     }
     // What the database holds: the two acknowledged sessions and steps, nothing of the refused writes.
@@ -215,11 +212,8 @@ describe.each(drivers)("storage over %s", (_name, open) => {
 
   it("a step whose row could not be written when its answer had to leave is answered 503, and its key's retry gets it once the store works", async () => {
     const dataDir = await newDataDir(database);
-    let failing = false;
-    const beforeStoreCommit: BeforeCommit = () => {
-      if (failing) throw Object.assign(new Error("could not extend file: No space left on device"), { code: "53100" });
-    };
-    const server = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), journalSync: false, beforeStoreCommit });
+    const disk = fillableDisk();
+    const server = await startServer({ port: 0, apiKeys: [KEY], ...database.serverOptions(dataDir), journalSync: false, beforeStoreCommit: disk.beforeStoreCommit });
     let sessionId: string;
     let stepId: string;
     try {
@@ -227,21 +221,21 @@ describe.each(drivers)("storage over %s", (_name, open) => {
       sessionId = (await api.create()).workflowId;
       const path = (waitMs: number) => `${routePath(ROUTES.stepRun, { id: sessionId })}?waitMs=${waitMs}`;
       const body = { step: `go to "${pages.url}/form.html"`, type: "ACT" };
-      failing = true;
+      disk.full = true;
       const refused = await api.call("POST", path(1), body, { "idempotency-key": "to-form" });
       expect(refused.status).toBe(503);
       expect(refused.json.code).toBe("WF_STORAGE_UNAVAILABLE");
       // Nothing answers with a step that has no row: the session's status is refused too.
       expect((await api.call("GET", routePath(ROUTES.sessionStatus, { id: sessionId }))).status).toBe(503);
 
-      failing = false;
+      disk.full = false;
       const retried = await api.call("POST", path(30_000), body, { "idempotency-key": "to-form" });
       expect(retried.status).toBe(200);
       stepId = retried.json.stepId;
       expect(await api.finished(stepId)).toMatchObject({ status: "SUCCEEDED", index: 0 });
       expect((await api.session(sessionId)).steps.map((s) => s.stepId)).toEqual([stepId]);
     } finally {
-      failing = false;
+      disk.full = false;
       await server.close();
     }
     const steps = await database.sql<{ step_id: string; status: string }>(dataDir, "SELECT step_id, status FROM wf_steps WHERE session_id = $1", [sessionId]);
@@ -318,3 +312,14 @@ describe.each(drivers)("storage over %s", (_name, open) => {
     }
   }, 240_000);
 });
+
+/** A disk that fills on demand: while `full`, every commit fails inside its transaction as PostgreSQL's "disk full" (SQLSTATE 53100) does. */
+function fillableDisk(): { full: boolean; beforeStoreCommit: BeforeCommit } {
+  const disk = {
+    full: false,
+    beforeStoreCommit: (() => {
+      if (disk.full) throw Object.assign(new Error("could not extend file: No space left on device"), { code: "53100" });
+    }) as BeforeCommit,
+  };
+  return disk;
+}
