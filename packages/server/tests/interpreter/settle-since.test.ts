@@ -22,7 +22,7 @@ describe("a settle from an earlier quiet DOM", () => {
     expect(first.quiet).toBeDefined();
     let again: Awaited<ReturnType<typeof settleBeforeRead>> | undefined;
     const calls = await pageCalls(t.context, async () => {
-      again = await settleBeforeRead(t.page, 3_000, first.quiet);
+      again = await settleBeforeRead(t.page, 3_000, { since: first.quiet });
     });
     expect(calls.map((c) => c.method)).toEqual(["evaluateExpression"]);
     expect(again).toMatchObject({ waited: false, capReached: false, quiet: first.quiet });
@@ -34,7 +34,7 @@ describe("a settle from an earlier quiet DOM", () => {
     await touch();
     let again: Awaited<ReturnType<typeof settleBeforeRead>> | undefined;
     const calls = await pageCalls(t.context, async () => {
-      again = await settleBeforeRead(t.page, 3_000, first.quiet);
+      again = await settleBeforeRead(t.page, 3_000, { since: first.quiet });
     });
     // The change came within 100 ms: quiet only once two frames pass without another (or 100 ms on a slow machine).
     expect(calls.length).toBeGreaterThanOrEqual(1);
@@ -49,7 +49,7 @@ describe("a settle from an earlier quiet DOM", () => {
     await t.page.evaluate(() => fetch(location.href).then((r) => r.text()));
     let again: Awaited<ReturnType<typeof settleBeforeRead>> | undefined;
     const calls = await pageCalls(t.context, async () => {
-      again = await settleBeforeRead(t.page, 3_000, first.quiet);
+      again = await settleBeforeRead(t.page, 3_000, { since: first.quiet });
     });
     expect(again!.quiet!.stamp).toEqual(first.quiet!.stamp);
     // Quiet counted from the answer's end (100 ms), not taken from the earlier wait.
