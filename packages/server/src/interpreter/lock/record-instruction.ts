@@ -15,7 +15,7 @@
  * page it was recorded on.
  */
 import type { ElementHandle, Page } from "playwright-core";
-import type { StepClock } from "../_clock.js";
+import { within, type StepClock } from "../_clock.js";
 import { DESCRIBE_SOURCE } from "../page/index.js";
 import { InterpreterError } from "../errors.js";
 import { parseInstructions, type ParsedAction, type ScopeSpec, type TargetSpec } from "../grammar/index.js";
@@ -106,7 +106,8 @@ export async function recordInstruction(page: Page, action: ParsedAction, target
       { target: target.identity.name },
     );
   } finally {
-    await handle.dispose().catch(() => undefined);
+    // Released in the background: nothing waits on it, and a step need not pay its round trip.
+    void handle.dispose().catch(() => undefined);
   }
 }
 
@@ -133,9 +134,10 @@ async function locatorFinds(page: Page, text: string, handle: ElementHandle, ide
   return locator.evaluate((a, b) => a === b, handle, { timeout: clock.left() }).catch(() => false);
 }
 
+/** True when `found`'s locator matches exactly one element and it is `handle`'s: one round trip (`clock` bounds it). */
 async function sameNode(found: FoundElement, handle: ElementHandle, clock: StepClock): Promise<boolean> {
-  if ((await found.locator.count().catch(() => 0)) !== 1) return false;
-  return found.locator.evaluate((a, b) => a === b, handle, { timeout: clock.left() }).catch(() => false);
+  const same = found.locator.evaluateAll((elements, node) => elements.length === 1 && elements[0] === node, handle).catch(() => false);
+  return (await within(same, clock.left())) === true;
 }
 
 function parseSafely(instruction: string): ParsedAction | undefined {
