@@ -224,4 +224,5 @@ it("a not-found on a 200,000-node page never says the page shows no interactive 
     await site.close();
     await rm(dir, { recursive: true, force: true });
   }
-});
+  // Its two steps may take 60 s each: a not-found on this page takes ~20 s on a quiet machine, far more under load.
+}, 150_000);
