@@ -6,7 +6,7 @@
  * ever. Counted in Playwright's trace, not timed.
  */
 import { describe, expect, it } from "vitest";
-import { domStamp, settleBeforeRead } from "../../src/interpreter/page/index.js";
+import { settleBeforeRead } from "../../src/interpreter/page/index.js";
 import { pageCalls, usePages, type PageTest } from "./_setup.js";
 
 describe("a settle from an earlier quiet DOM", () => {
@@ -55,53 +55,5 @@ describe("a settle from an earlier quiet DOM", () => {
     // Quiet counted from the answer's end (100 ms), not taken from the earlier wait.
     expect(again!.quiet!.at).toBeGreaterThan(first.quiet!.at);
     expect(calls.length).toBeGreaterThanOrEqual(1);
-  });
-});
-
-describe("a settle's two quiet frames, counted from a mark", () => {
-  let t: PageTest;
-  usePages((test) => (t = test), "todos.html");
-
-  /**
-   * Makes every DOM change look as if it came just now (the page's clock stands still), so a settle
-   * always goes on to its wait over two frames; and counts the animation frames asked for, which
-   * never come (`window.__framesAsked`): a wait over frames then ends only by its 100 ms fallback.
-   */
-  const freeze = () =>
-    t.page.evaluate(() => {
-      const w = window as unknown as { __framesAsked: number };
-      const now = performance.now();
-      performance.now = () => now;
-      w.__framesAsked = 0;
-      window.requestAnimationFrame = () => ++w.__framesAsked;
-      document.title = `${document.title} `;
-    });
-  const framesAsked = () => t.page.evaluate(() => (window as unknown as { __framesAsked: number }).__framesAsked);
-  // Polled by a timer: the page's animation frames never come.
-  const markDone = () => t.page.waitForFunction(() => (window as unknown as { __wfQuiet: { frames?: { done: boolean } } }).__wfQuiet.frames?.done === true, undefined, { polling: 20 });
-
-  it("does not wait for frames again when the DOM has not changed since the mark's frames passed", async () => {
-    await settleBeforeRead(t.page, 3_000);
-    await freeze();
-    await domStamp(t.page, { markFrames: true });
-    await markDone();
-    const asked = await framesAsked();
-    const outcome = await settleBeforeRead(t.page, 3_000);
-    expect(outcome).toMatchObject({ capReached: false });
-    expect(outcome.quiet).toBeDefined();
-    // No frame asked for: the mark's two frames stood for the settle's.
-    expect(await framesAsked()).toBe(asked);
-  });
-
-  it("waits for two frames of its own when the DOM changed after the mark", async () => {
-    await settleBeforeRead(t.page, 3_000);
-    await freeze();
-    await domStamp(t.page, { markFrames: true });
-    await markDone();
-    await t.page.evaluate(() => (document.title = `${document.title}.`));
-    const asked = await framesAsked();
-    const outcome = await settleBeforeRead(t.page, 3_000);
-    expect(outcome.quiet).toBeDefined();
-    expect(await framesAsked()).toBeGreaterThan(asked);
   });
 });

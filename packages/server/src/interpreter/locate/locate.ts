@@ -301,8 +301,7 @@ export async function locateTarget(
   const network = watchRequests(page);
   const { handOver } = rule;
   // The hand-over rule: the page as it was when looked at (a look on a page that has not changed since it settled stands).
-  // Its two quiet frames (the settle's, when the DOM changed lately) are counted from here, during the look.
-  let looked = handOver ? await domStamp(page, { markFrames: true }) : undefined;
+  let looked = handOver ? await domStamp(page) : undefined;
   let changedDuringLook = false;
   // The DOM as the hand-over's last settle found it quiet: the model's page view need not wait for it again.
   let settled: QuietMark | undefined;

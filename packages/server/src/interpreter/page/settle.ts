@@ -256,39 +256,15 @@ const QUIET_PROBE = `new Promise(function (resolve) {
  * In-page: whether the DOM stays unchanged over the next two animation frames (and the task after
  * the second): `true` when no change came meanwhile; with the page's {@link DomStamp} at the end
  * (`[quiet, id, changes]`). Two frames let a change the page already
- * scheduled (a microtask, a `setTimeout(0)`, a `requestAnimationFrame` render) happen first. The
- * frames are counted from a {@link FRAMES_MARK} instead when the DOM has not changed since it: the
- * same two frames without a change, begun earlier. A page in the background gets no frames: then
- * at most {@link FRAMES_FALLBACK_MS}.
+ * scheduled (a microtask, a `setTimeout(0)`, a `requestAnimationFrame` render) happen first. A page
+ * in the background gets no frames: then at most {@link FRAMES_FALLBACK_MS}.
  */
 const FRAMES_FALLBACK_MS = 100;
-/**
- * In-page: starts counting two animation frames (and the task after the second) from now, in
- * `window.__wfQuiet.frames` (`{ changes, done, then }`: the DOM's change count at the start, whether
- * the frames have passed, who waits for them). {@link FRAMES_PROBE} counts a DOM that has not
- * changed since as quiet once they have passed: the frames run while the step does something else
- * (the hand-over's look), not after it. A page in the background: at most {@link FRAMES_FALLBACK_MS}.
- */
-const FRAMES_MARK = `(function () {
-  var q = window.__wfQuiet;
-  var mark = { changes: q.changes, done: false, then: [] };
-  q.frames = mark;
-  function end() { if (mark.done) return; mark.done = true; var then = mark.then; mark.then = []; for (var i = 0; i < then.length; i++) then[i](); }
-  requestAnimationFrame(function () { requestAnimationFrame(function () { setTimeout(end, 0); }); });
-  setTimeout(end, ${FRAMES_FALLBACK_MS});
-})()`;
 const FRAMES_PROBE = `new Promise(function (resolve) {
   ${QUIET_SCRIPT};
   var q = window.__wfQuiet, id = q.id, changes = q.changes, done = false;
   function finish() { if (done) return; done = true; var now = window.__wfQuiet; resolve([now === q && now.id === id && now.changes === changes, now.id, now.changes]); }
-  var mark = q.frames;
-  // Frames counted from a mark with no change since (FRAMES_MARK): only what is left of them.
-  if (mark && mark.changes === changes) {
-    if (mark.done) return finish();
-    mark.then.push(finish);
-  } else {
-    requestAnimationFrame(function () { requestAnimationFrame(function () { setTimeout(finish, 0); }); });
-  }
+  requestAnimationFrame(function () { requestAnimationFrame(function () { setTimeout(finish, 0); }); });
   setTimeout(finish, ${FRAMES_FALLBACK_MS});
 })`;
 
@@ -345,15 +321,11 @@ const UNREAD: DomStamp = { id: -1, changes: -1 };
 /**
  * The page's {@link DomStamp} now, with its count of elements (the observer installed when it is
  * not yet). A page navigating answers a stamp no later one equals, and no count.
- * @param options.markFrames - also start counting two animation frames from now, in the same
- *   evaluation: a later settle's wait for two quiet frames ({@link settleBeforeRead}) counts them
- *   from here when the DOM has not changed since. @default false
  */
-export async function domStamp(page: Page, options: { markFrames?: boolean } = {}): Promise<DomStamp> {
+export async function domStamp(page: Page): Promise<DomStamp> {
   watchQuiet(page);
-  const mark = options.markFrames ? `${FRAMES_MARK}, ` : "";
   return (await page
-    .evaluate(`(${QUIET_SCRIPT}, ${mark}{ id: window.__wfQuiet.id, changes: window.__wfQuiet.changes, elements: document.getElementsByTagName("*").length })`)
+    .evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes, elements: document.getElementsByTagName("*").length })`)
     .catch(() => UNREAD)) as DomStamp;
 }
 
