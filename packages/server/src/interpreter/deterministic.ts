@@ -10,7 +10,7 @@ import { redactText } from "@wf/core";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions } from "./grammar/index.js";
 import { answerFromPage, answerTextFromPage, NeedsFullRead, readPage } from "./read/index.js";
-import { DEFAULT_SETTLE_TIMEOUT_MS, QUIET_MS, domQuietForMs, longLivedAfterMs, domStamp, isNavigationRace, recordSettle, settleBeforeRead, waitForDomChange, type DomStamp, type PageData } from "./page/index.js";
+import { DEFAULT_SETTLE_TIMEOUT_MS, QUIET_MS, domQuietForMs, domStamp, isNavigationRace, recordSettle, settleBeforeRead, waitForDomChange, type DomStamp, type PageData } from "./page/index.js";
 import type { Page } from "playwright-core";
 import { isFileUrl, leaveRefusedPage, performAction, type ActionDone } from "./act/index.js";
 import { words } from "./_text.js";
@@ -106,7 +106,7 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         let changing = false;
         const settle = async () => {
           if (capped) return;
-          const outcome = await settleBeforeRead(page, Math.min(settleMs, clock.left() / 2), { longLivedMs: longLivedAfterMs(settleMs) });
+          const outcome = await settleBeforeRead(page, settleMs, { withinMs: clock.left() / 2 });
           capped = outcome.capReached;
           changing ||= outcome.waited || outcome.capReached;
           recordSettle(context.report, outcome);

@@ -17,7 +17,7 @@ import { StepClock } from "../_clock.js";
 import { COUNT_NOUNS, describeCheckGrammar, parseCheck, type CheckSpec } from "./parse.js";
 import { childRoots } from "../locate/index.js";
 import { locateTarget, loosePattern, scopePhrase, type TargetPurpose } from "../locate/index.js";
-import { DEFAULT_SETTLE_TIMEOUT_MS, inScopes, longLivedAfterMs, recordSettle, settleBeforeRead } from "../page/index.js";
+import { DEFAULT_SETTLE_TIMEOUT_MS, inScopes, recordSettle, settleBeforeRead } from "../page/index.js";
 import { similarity } from "../_text.js";
 import type { StepInterpreterKind } from "@wf/core/protocol";
 import type { CheckContext, CheckResult, StepInterpreter } from "../types.js";
@@ -56,8 +56,7 @@ export async function pollCheck(
   return clock.guard(async () => {
     // The first evaluation sees the page once it has settled (its requests, a quiet DOM), capped, and
     // within half the step's time left: the rest is the statement's.
-    const capMs = context.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
-    recordSettle(context.report, await settleBeforeRead(context.page, Math.min(capMs, clock.left() / 2), { longLivedMs: longLivedAfterMs(capMs) }));
+    recordSettle(context.report, await settleBeforeRead(context.page, context.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS, { withinMs: clock.left() / 2 }));
     for (let attempts = 1; ; attempts++) {
       const verdict = await evaluate(clock);
       if (verdict.holds && !verdict.uncertain) return { holds: true, reason: verdict.reason, evidence: verdict.evidence, interpreter, attempts };

@@ -12,7 +12,7 @@ import type { TargetSpec } from "../grammar/index.js";
 import { closedComponents, closestCandidates, MIN_SIMILARITY } from "./candidates.js";
 import { actionLocator, pick, scopePhrase, targetLabel, type FoundElement } from "./pick.js";
 import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, type AriaRole, type Strategy, type TargetPurpose, type Tier } from "./strategies.js";
-import { domStamp, isNavigationRace, isSettled, longLivedAfterMs, QUIET_MS, settleBeforeRead, watchRequests } from "../page/index.js";
+import { domStamp, isNavigationRace, isSettled, QUIET_MS, settleBeforeRead, watchRequests } from "../page/index.js";
 import type { QuietMark } from "../types.js";
 import { describeElements, inScopes, leadMatches, nearLabelMatches, type ElementInfo } from "../page/index.js";
 import { similarity } from "../_text.js";
@@ -325,7 +325,7 @@ export async function locateTarget(
       // request's answer, a re-render), and once (not twice in a row) when it changed during the look
       // and was quiet again by the settle, as a page that changes more often than a look takes (a
       // busy machine) would otherwise be looked at until the find's time is up.
-      const settle = await settleBeforeRead(page, Math.min(left, handOver!.settleCapMs), { longLivedMs: longLivedAfterMs(handOver!.settleCapMs) });
+      const settle = await settleBeforeRead(page, handOver!.settleCapMs, { withinMs: left });
       // The stamp its last look at the DOM read (no evaluation of its own).
       const now = settle.stamp;
       settled = settle.quiet;

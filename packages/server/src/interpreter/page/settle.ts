@@ -149,20 +149,11 @@ export interface SettleOptions {
    */
   since?: QuietMark;
   /**
-   * Age, in ms, from which a request in flight is long-lived and not waited for (a long-poll, a
-   * streamed response). Pass {@link longLivedAfterMs} of the server's settle cap when `capMs` is cut
-   * to the step's time left: a threshold taken from a shortened wait reads a slow API call as a
-   * long-poll. @default `longLivedAfterMs(capMs)`
+   * Longest wait when the step has less time than the cap, in ms: the wait is the lesser of the two.
+   * The long-lived threshold stays half the cap: one taken from a shortened wait read a slow API
+   * call as a long-poll. @default the cap
    */
-  longLivedMs?: number;
-}
-
-/**
- * The long-lived threshold for a settle cap, in ms: half of it (decision 0059: one setting, so a
- * server given a longer cap for slow APIs also waits longer for one request).
- */
-export function longLivedAfterMs(settleCapMs: number): number {
-  return settleCapMs / 2;
+  withinMs?: number;
 }
 
 /** Most requests a {@link SettleOutcome} names in each list. */
@@ -171,21 +162,23 @@ const LISTED_REQUESTS = 5;
 /**
  * Waits, for at most `capMs`, until the page has settled enough to be read: its `load` done, no
  * request of its own in flight (fetch, XHR, script; see `requests.ts`: streams and requests open
- * longer than `options.longLivedMs` are not waited for), then a quiet DOM (no change for {@link READ_QUIET_MS},
+ * longer than half the cap are not waited for), then a quiet DOM (no change for {@link READ_QUIET_MS},
  * or over two animation frames when no request ended within that time; the MutationObserver
  * measure of {@link QUIET_SCRIPT}, see `waitForDomQuiet`); again while the quiet wait brought new
  * requests. Every wait is for an event (a request's end, a change) or for the rest of a period
  * counted from the last one: a page already quiet is read at once. Never throws: a page that does
  * not settle within the cap is read as it is, and the outcome says so (`capReached`).
  *
- * @param capMs - longest wait, in ms: the server's settle cap, or less when the step has less time left.
+ * @param capMs - the server's settle cap (`settleTimeoutMs`), in ms: the longest wait, and twice
+ *   the age from which a request is long-lived (decision 0059: one setting, so a server given a
+ *   longer cap for slow APIs also waits longer for one request).
  */
 export async function settleBeforeRead(page: Page, capMs: number, options: SettleOptions = {}): Promise<SettleOutcome> {
   const { since } = options;
   const started = Date.now();
-  const deadline = started + Math.max(0, Math.floor(capMs));
+  const deadline = started + Math.max(0, Math.floor(Math.min(capMs, options.withinMs ?? capMs)));
   const left = () => Math.max(1, deadline - Date.now());
-  const longLivedMs = Math.max(1, options.longLivedMs ?? longLivedAfterMs(capMs));
+  const longLivedMs = Math.max(1, capMs / 2);
   watchQuiet(page);
   await page.waitForLoadState("load", { timeout: left() }).catch(() => undefined);
   const longLived = new Set<OpenRequest>();

@@ -7,7 +7,7 @@
 import type { Frame, Page } from "playwright-core";
 import { redactText } from "@wf/core";
 import { selectorOfElement, snapshotPageView, VIEW_MARKS, type RawFrameView, type ViewElement, type ViewLine } from "./view-script.js";
-import { DEFAULT_SETTLE_TIMEOUT_MS, longLivedAfterMs, settleBeforeRead, type SettleOutcome } from "./settle.js";
+import { DEFAULT_SETTLE_TIMEOUT_MS, settleBeforeRead, type SettleOutcome } from "./settle.js";
 import type { QuietMark } from "../types.js";
 import { DOCUMENT, joinSource, labelledLine, markupLine, parseViewLine, prefixLine, sliceLine, type SourceLine, type ViewSource } from "./view-source.js";
 
@@ -95,8 +95,7 @@ const FRAME_READ_MS = 1_500;
  * each frame's lines in where its iframe sits, and renders the whole under the budget.
  */
 export async function readPageView(page: Page, options: PageViewOptions, timeLeftMs: () => number): Promise<PageView> {
-  const capMs = options.quietMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
-  const settle = await settleBeforeRead(page, Math.min(capMs, timeLeftMs() / 2), { longLivedMs: longLivedAfterMs(capMs), ...(options.settled ? { since: options.settled } : {}) });
+  const settle = await settleBeforeRead(page, options.quietMs ?? DEFAULT_SETTLE_TIMEOUT_MS, { withinMs: timeLeftMs() / 2, ...(options.settled ? { since: options.settled } : {}) });
   const linkUrls = options.linkTargets ?? (options.purpose === "ask" && wantsLinkTargets(options.query));
   const read = () => readFrames(page, { linkUrls, refs: options.purpose === "act" }, () => Math.max(1, timeLeftMs()));
   // A page that navigates while it is read destroys the evaluation: read it again once.
