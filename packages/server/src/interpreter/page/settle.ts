@@ -337,8 +337,30 @@ export async function waitForDomChange(page: Page, stamp: DomStamp, ms: number):
   return page.evaluate(wait).then(Boolean, () => true);
 }
 
-/** How long, in ms, the DOM has been unchanged (0 when it cannot be read: a page navigating). */
+/**
+ * In-page: true when the document has loaded and holds nothing that runs script without a user
+ * (no `script` element, of HTML or SVG; no event-handler attribute such as `onload`; no open shadow
+ * root, whose content the walk does not see): a page that cannot change its DOM by itself. A
+ * `javascript:` link or a handler needs a user's action, which is a step of its own.
+ */
+const SCRIPTLESS = `(function () {
+  if (document.readyState !== "complete" || document.getElementsByTagName("script").length > 0) return false;
+  var all = document.getElementsByTagName("*");
+  for (var i = 0; i < all.length; i++) {
+    if (all[i].shadowRoot) return false;
+    var names = all[i].getAttributeNames();
+    for (var j = 0; j < names.length; j++) if (names[j].length > 2 && names[j].charCodeAt(0) === 111 && names[j].charCodeAt(1) === 110) return false;
+  }
+  return true;
+})()`;
+
+/**
+ * How long, in ms, the DOM has been unchanged (0 when it cannot be read: a page navigating). A
+ * loaded document with no script to change it (no `script` element, no event-handler attribute,
+ * no open shadow root) answers `1e9`: however recently it was parsed, nothing will change it
+ * before the next action (a static page just opened by `go to` is not "still changing", decision 0073).
+ */
 export async function domQuietForMs(page: Page): Promise<number> {
   watchQuiet(page);
-  return page.evaluate(`(${QUIET_SCRIPT}, performance.now() - window.__wfQuiet.last)`).then(Number, () => 0);
+  return page.evaluate(`(${QUIET_SCRIPT}, ${SCRIPTLESS} ? 1e9 : performance.now() - window.__wfQuiet.last)`).then(Number, () => 0);
 }

@@ -1,0 +1,71 @@
+/**
+ * A page with no script cannot change by itself (decision 0073): a grammar ASK right after `go to`
+ * of a static documentation page does not treat the page's own parse as "still changing" and wait
+ * for 500 ms of quiet, while a page that runs script without a `script` element (an `onload`
+ * attribute, an SVG `script`) is still read as one that may change. A real Chromium on pages
+ * served from disk; the ASKs through a real server without a model.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startServer, type RunningServer } from "../../src/index.js";
+import { QUIET_MS, domQuietForMs } from "../../src/interpreter/page/index.js";
+import { startDirectPage, type DirectPage } from "../helpers/direct-page.js";
+import { sessionSteps } from "../helpers/model-server.js";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/model/", import.meta.url));
+
+let direct: DirectPage;
+let server: RunningServer;
+let dataDir: string;
+
+beforeAll(async () => {
+  direct = await startDirectPage(FIXTURES);
+  dataDir = await mkdtemp(join(tmpdir(), "wf-static-"));
+  server = await startServer({ port: 0, apiKeys: ["k"], dataDir, journalSync: false, stepTimeoutMs: 20_000 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await direct?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const url = (name: string) => `${direct.pages.url}/${name}`;
+
+describe("how long a page just opened has been quiet", () => {
+  it("a page without any script: quiet however recently it was parsed", async () => {
+    await direct.page.goto(url("static-releases.html"));
+    expect(await domQuietForMs(direct.page)).toBeGreaterThanOrEqual(QUIET_MS);
+  });
+
+  it.each(["static-releases-onload.html", "static-releases-svg.html"])("%s, which runs script without an HTML script element: counted from its last change", async (name) => {
+    await direct.page.goto(url(name));
+    expect(await domQuietForMs(direct.page)).toBeLessThan(QUIET_MS);
+  });
+});
+
+describe("a grammar ASK right after go to", () => {
+  const session = sessionSteps(() => server);
+  const { act, ask } = session;
+  beforeEach(() => session.open());
+  afterEach(() => session.close());
+  const Releases = z.object({ releases: z.array(z.object({ version: z.string(), date: z.string() })) });
+
+  it("answers a static page as it is", async () => {
+    expect(await act(`go to "${url("static-releases.html")}"`)).toMatchObject({ status: "SUCCEEDED" });
+    const step = await ask("the releases", Releases);
+    expect(step).toMatchObject({ status: "SUCCEEDED", interpreter: "grammar" });
+    expect((step.result as z.infer<typeof Releases>).releases.map((r) => r.version)).toEqual(["4.2.1", "4.2.0", "4.1.0"]);
+  });
+
+  it.each(["static-releases-onload.html", "static-releases-svg.html"])("waits on %s for the release its script adds 300 ms after load", async (name) => {
+    expect(await act(`go to "${url(name)}"`)).toMatchObject({ status: "SUCCEEDED" });
+    const step = await ask("the releases", Releases);
+    expect(step).toMatchObject({ status: "SUCCEEDED", interpreter: "grammar" });
+    expect((step.result as z.infer<typeof Releases>).releases.map((r) => r.version)).toEqual(["4.3.0-rc.1", "4.2.1", "4.2.0", "4.1.0"]);
+  });
+});
