@@ -98,6 +98,30 @@ describe("session traces", () => {
     expect(navigation("visits.html")?.parentId).toBeUndefined();
   });
 
+  it("shows the steps' actions and reads, not wf's own probes of the page around them (decision 0074)", async () => {
+    const { workflowId: id } = CreateSessionResponse.parse(await post(ROUTES.stepCreate, { trace: true }));
+    expect((await step(id, { type: "ACT", step: `go to ${pages.url}/form.html` })).status).toBe("SUCCEEDED");
+    expect((await step(id, { type: "ACT", step: 'fill "Item name" with "Milk"' })).status).toBe("SUCCEEDED");
+    expect((await step(id, { type: "ACT", step: 'click "Add item"' })).status).toBe("SUCCEEDED");
+    const asked = await step(id, { type: "ASK", step: "the count", schema: { type: "object", properties: { count: { type: "string" } }, required: ["count"], additionalProperties: false } });
+    expect(asked, JSON.stringify(asked.error)).toMatchObject({ status: "SUCCEEDED", result: { count: "1" } });
+    await post(routePath(ROUTES.stepClose, { id }));
+    const zip = unzipSync(new Uint8Array(await (await fetch(traceUrl(id), { headers })).arrayBuffer()));
+    const befores = new TextDecoder()
+      .decode(zip["trace.trace"])
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; method?: string; params?: { expression?: string } })
+      .filter((e) => e.type === "before");
+    const methods = befores.map((e) => e.method);
+    // The actions, each with its snapshots, and the ASK's read of the page.
+    expect(methods).toEqual(expect.arrayContaining(["goto", "fill", "click", "evaluateExpression"]));
+    // The settle's probes (its DOM observer, `__wfQuiet`) and the look for each target are wf's own: not in the trace.
+    const probes = befores.filter((e) => e.params?.expression?.includes("__wfQuiet"));
+    expect(probes.map((e) => e.params!.expression!.slice(0, 80))).toEqual([]);
+    expect(methods.filter((m) => m === "evalOnSelectorAll" || m === "queryCount")).toEqual([]);
+  });
+
   it("a traced session closed with discardTrace: true keeps no trace (the client drops a passing run's); a bad body is a 422", async () => {
     const { workflowId: id } = CreateSessionResponse.parse(await post(ROUTES.stepCreate, { trace: true }));
     expect((await step(id, { type: "ACT", step: `go to ${pages.url}/index.html` })).status).toBe("SUCCEEDED");

@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { BrowserContext } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import type { TraceScrubber } from "./trace-scrub.js";
 import { settlesWithin, TIMED_OUT, within } from "./deadline.js";
 
@@ -41,6 +41,41 @@ export function traceTitle(kind: string): string {
 /** The title of the trace `context` records, or undefined when it records none. */
 export function tracingTitle(context: BrowserContext): string | undefined {
   return traced.get(context);
+}
+
+/** playwright-core's way to run calls as its own internal ones (1.65: `ChannelOwner._wrapApiCall`). */
+type WrapApiCall = (call: () => Promise<unknown>, options: { internal: boolean }) => Promise<unknown>;
+
+/**
+ * Runs `call`, wf's own reads of `page` (the settle's probes, the grammar's look for a target and
+ * its check of the element before acting), as Playwright-internal calls when the page's context
+ * records a session's trace ({@link startTracing}): they are left out of the trace, which shows the
+ * steps' actions and reads, each with its DOM snapshots, as Playwright Test's does. Traced, every
+ * such evaluation took a DOM snapshot before and after it (~45 ms each on a documentation page,
+ * 2026-11-29; decision 0074). A trace a caller starts itself on the context records them all.
+ *
+ * Relies on playwright-core's `_wrapApiCall(call, { internal: true })`, feature-detected: without
+ * it the calls are traced as before. An error of `call` is rethrown unchanged (Playwright would
+ * prefix its message).
+ */
+export async function untraced<T>(page: Page, call: () => Promise<T>): Promise<T> {
+  const wrap = (page as unknown as { _wrapApiCall?: WrapApiCall })._wrapApiCall;
+  if (typeof wrap !== "function" || !traced.has(page.context())) return call();
+  let failure: { error: unknown } | undefined;
+  const result = await wrap.call(
+    page,
+    async () => {
+      try {
+        return await call();
+      } catch (error) {
+        failure = { error };
+        return undefined;
+      }
+    },
+    { internal: true },
+  );
+  if (failure) throw failure.error;
+  return result as T;
 }
 
 /** The ids of the step groups open in each context's trace, outermost first. */

@@ -12,7 +12,7 @@ import type { StepClock } from "../_clock.js";
 import { InterpreterError, type InterpreterErrorCode } from "../errors.js";
 import type { ParsedAction } from "../grammar/index.js";
 import type { FoundElement } from "../locate/index.js";
-import { elementFacts, isSettled, QUIET_MS, watchRequests, type ElementFacts } from "../page/index.js";
+import { elementFacts, isSettled, QUIET_MS, untraced, watchRequests, type ElementFacts } from "../page/index.js";
 import type { VerbHandler } from "./verb.js";
 import { VERBS } from "./verbs/index.js";
 
@@ -85,7 +85,11 @@ const POLL_MS = 250;
  * @throws {@link InterpreterError} `WF_ACTION_NOT_APPLICABLE`, `WF_ELEMENT_DISABLED`, or
  *   `WF_ELEMENT_NOT_FOUND` (hidden, or gone from the page).
  */
-export async function verifyElement(page: Page, el: FoundElement, action: ParsedAction, given: boolean, clock: StepClock, waitMs: number): Promise<void> {
+export function verifyElement(page: Page, el: FoundElement, action: ParsedAction, given: boolean, clock: StepClock, waitMs: number): Promise<void> {
+  return untraced(page, () => verify(page, el, action, given, clock, waitMs));
+}
+
+async function verify(page: Page, el: FoundElement, action: ParsedAction, given: boolean, clock: StepClock, waitMs: number): Promise<void> {
   // The element was found a moment ago; one that left the page since is not waited for until the step's deadline.
   const readMs = Math.max(waitMs, 5_000);
   const read = () =>

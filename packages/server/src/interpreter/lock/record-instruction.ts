@@ -16,7 +16,7 @@
  */
 import type { ElementHandle, Page } from "playwright-core";
 import { within, type StepClock } from "../_clock.js";
-import { DESCRIBE_SOURCE } from "../page/index.js";
+import { DESCRIBE_SOURCE, untraced } from "../page/index.js";
 import { InterpreterError } from "../errors.js";
 import { parseInstructions, type ParsedAction, type ScopeSpec, type TargetSpec } from "../grammar/index.js";
 import { grammarText } from "./grammar-text.js";
@@ -54,7 +54,11 @@ const MAX_ORDINAL = 20;
  * @throws {@link InterpreterError} `WF_ELEMENT_NOT_FOUND` when the element left the page before it
  *   could be checked (nothing was done to it).
  */
-export async function recordInstruction(page: Page, action: ParsedAction, target: RecordTarget | undefined, clock: StepClock): Promise<RecordedInstruction> {
+export function recordInstruction(page: Page, action: ParsedAction, target: RecordTarget | undefined, clock: StepClock): Promise<RecordedInstruction> {
+  return untraced(page, () => record(page, action, target, clock));
+}
+
+async function record(page: Page, action: ParsedAction, target: RecordTarget | undefined, clock: StepClock): Promise<RecordedInstruction> {
   const purpose = purposeOf(action);
   if (!target || !purpose || !("target" in action) || !action.target) return { instruction: grammarText(action, target?.identity), ...(target ? { element: target.identity } : {}) };
   const handle = await target.found.locator.elementHandle({ timeout: clock.left() }).catch(() => null);

@@ -41,3 +41,5 @@ export {
 } from "./view-source.js";
 export type { FindMode, SourceKind, TextRange, ViewSource } from "./view-source.js";
 export type { PageView, PageViewOptions, RawPageView, ViewElement } from "./view.js";
+// wf's own reads of a page, left out of a session's trace (decision 0074).
+export { untraced } from "../../browser/tracing.js";

@@ -8,6 +8,7 @@ import type { Page } from "playwright-core";
 import type { StepSettle } from "@wf/core/protocol";
 import type { QuietMark } from "../types.js";
 import { describeRequest, trackRequests, waitForRequests, type OpenRequest, type RequestsWait } from "./requests.js";
+import { untraced } from "../../browser/tracing.js";
 
 /**
  * How long the page must show no DOM change (with its load done and no request in flight) before
@@ -86,7 +87,11 @@ export async function isSettled(page: Page, quietMs: number, inflight: number): 
  * change for `quietMs`. Polls every 100 ms.
  * @returns true when it settled, false when `waitMs` ran out first.
  */
-export async function waitForSettled(page: Page, waitMs: number, quietMs: number = QUIET_MS): Promise<boolean> {
+export function waitForSettled(page: Page, waitMs: number, quietMs: number = QUIET_MS): Promise<boolean> {
+  return untraced(page, () => settled(page, waitMs, quietMs));
+}
+
+async function settled(page: Page, waitMs: number, quietMs: number): Promise<boolean> {
   const deadline = Date.now() + Math.max(0, waitMs);
   const network = watchRequests(page);
   await page.waitForLoadState("load", { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
@@ -173,7 +178,11 @@ const LISTED_REQUESTS = 5;
  *   the age from which a request is long-lived (decision 0059: one setting, so a server given a
  *   longer cap for slow APIs also waits longer for one request).
  */
-export async function settleBeforeRead(page: Page, capMs: number, options: SettleOptions = {}): Promise<SettleOutcome> {
+export function settleBeforeRead(page: Page, capMs: number, options: SettleOptions = {}): Promise<SettleOutcome> {
+  return untraced(page, () => settle(page, capMs, options));
+}
+
+async function settle(page: Page, capMs: number, options: SettleOptions): Promise<SettleOutcome> {
   const { since } = options;
   const started = Date.now();
   const deadline = started + Math.max(0, Math.floor(Math.min(capMs, options.withinMs ?? capMs)));
@@ -317,9 +326,9 @@ const UNREAD: DomStamp = { id: -1, changes: -1 };
  */
 export async function domStamp(page: Page): Promise<DomStamp> {
   watchQuiet(page);
-  return (await page
-    .evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes, elements: document.getElementsByTagName("*").length })`)
-    .catch(() => UNREAD)) as DomStamp;
+  return (await untraced(page, () =>
+    page.evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes, elements: document.getElementsByTagName("*").length })`),
+  ).catch(() => UNREAD)) as DomStamp;
 }
 
 /**
@@ -334,7 +343,7 @@ export async function waitForDomChange(page: Page, stamp: DomStamp, ms: number):
     q.wake.push(function () { resolve(true); });
     setTimeout(function () { resolve(false); }, ${Math.max(0, Math.round(ms))});
   })`;
-  return page.evaluate(wait).then(Boolean, () => true);
+  return untraced(page, () => page.evaluate(wait)).then(Boolean, () => true);
 }
 
 /**
@@ -362,5 +371,5 @@ const SCRIPTLESS = `(function () {
  */
 export async function domQuietForMs(page: Page): Promise<number> {
   watchQuiet(page);
-  return page.evaluate(`(${QUIET_SCRIPT}, ${SCRIPTLESS} ? 1e9 : performance.now() - window.__wfQuiet.last)`).then(Number, () => 0);
+  return untraced(page, () => page.evaluate(`(${QUIET_SCRIPT}, ${SCRIPTLESS} ? 1e9 : performance.now() - window.__wfQuiet.last)`)).then(Number, () => 0);
 }
