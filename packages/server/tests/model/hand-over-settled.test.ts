@@ -70,7 +70,7 @@ describe("with a model: a parsed instruction whose target is not there", () => {
       const step = await act('click the "Stop" button');
       expect(fixture.model.requests).toHaveLength(1);
       const sent = pageOf(fixture.model.requests[0]!);
-      seen.push(/Import(?:ing|ed| cancelled)[^\n]*/.exec(sent)?.[0] ?? sent);
+      seen.push(`${/Import(?:ing|ed| cancelled)[^\n]*/.exec(sent)?.[0] ?? sent} (${step.status}${step.error ? ` ${step.error.code}: ${step.error.message}` : ""})`);
       if (step.status !== "SUCCEEDED") continue;
       expect(sent).toMatch(/Importing [0-3] of 4 files/);
       expect(step).toMatchObject({ interpreter: "model", result: { element: { role: "button", name: "Cancel import" } } });
