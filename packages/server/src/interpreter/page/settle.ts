@@ -350,17 +350,24 @@ export async function waitForDomChange(page: Page, stamp: DomStamp, ms: number):
  * In-page: true when the document has loaded and holds nothing that runs script without a user
  * (no `script` element, of HTML or SVG; no event-handler attribute such as `onload`; no open shadow
  * root, whose content the walk does not see): a page that cannot change its DOM by itself. A
- * `javascript:` link or a handler needs a user's action, which is a step of its own.
+ * `javascript:` link or a handler needs a user's action, which is a step of its own. Answered once
+ * per loaded document (kept in `__wfQuiet`, whose {@link QUIET_SCRIPT} runs first): a document with no
+ * script cannot gain one, so the walk of a large static page is paid once.
  */
 const SCRIPTLESS = `(function () {
-  if (document.readyState !== "complete" || document.getElementsByTagName("script").length > 0) return false;
-  var all = document.getElementsByTagName("*");
-  for (var i = 0; i < all.length; i++) {
-    if (all[i].shadowRoot) return false;
-    var names = all[i].getAttributeNames();
-    for (var j = 0; j < names.length; j++) if (names[j].length > 2 && names[j].charCodeAt(0) === 111 && names[j].charCodeAt(1) === 110) return false;
-  }
-  return true;
+  var q = window.__wfQuiet;
+  if (q.scriptless !== undefined) return q.scriptless;
+  if (document.readyState !== "complete") return false;
+  return (q.scriptless = (function () {
+    if (document.getElementsByTagName("script").length > 0) return false;
+    var all = document.getElementsByTagName("*");
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].shadowRoot) return false;
+      var names = all[i].getAttributeNames();
+      for (var j = 0; j < names.length; j++) if (names[j].length > 2 && names[j].charCodeAt(0) === 111 && names[j].charCodeAt(1) === 110) return false;
+    }
+    return true;
+  })());
 })()`;
 
 /**
