@@ -47,12 +47,13 @@ export function tracingTitle(context: BrowserContext): string | undefined {
 type WrapApiCall = (call: () => Promise<unknown>, options: { internal: boolean }) => Promise<unknown>;
 
 /**
- * Runs `call`, wf's own reads of `page` (the settle's probes, the grammar's look for a target and
- * its check of the element before acting), as Playwright-internal calls when the page's context
+ * Runs `call`, wf's own probes of `page` (the settle's waits and DOM stamps, the check of an element
+ * before acting, the recording's check), as Playwright-internal calls when the page's context
  * records a session's trace ({@link startTracing}): they are left out of the trace, which shows the
- * steps' actions and reads, each with its DOM snapshots, as Playwright Test's does. Traced, every
- * such evaluation took a DOM snapshot before and after it (~45 ms each on a documentation page,
- * 2026-11-29; decision 0074). A trace a caller starts itself on the context records them all.
+ * steps' actions, the grammar's looks for their targets and the reads, each with its DOM snapshots.
+ * Traced, every such evaluation took a DOM snapshot before and after it (~45 ms each on a
+ * documentation page, 2026-11-29; decision 0074). A trace a caller starts itself on the context
+ * records them all.
  *
  * Relies on playwright-core's `_wrapApiCall(call, { internal: true })`, feature-detected: without
  * it the calls are traced as before. An error of `call` is rethrown unchanged (Playwright would

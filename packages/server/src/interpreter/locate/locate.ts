@@ -12,7 +12,7 @@ import type { TargetSpec } from "../grammar/index.js";
 import { closedComponents, closestCandidates, MIN_SIMILARITY } from "./candidates.js";
 import { actionLocator, pick, scopePhrase, targetLabel, type FoundElement } from "./pick.js";
 import { CLICKABLE, PURPOSE_ROLES, PURPOSE_STRATEGIES, strategyLocator, TIERS, type AriaRole, type Strategy, type TargetPurpose, type Tier } from "./strategies.js";
-import { domStamp, isNavigationRace, isSettled, QUIET_MS, settleBeforeRead, untraced, watchRequests } from "../page/index.js";
+import { domStamp, isNavigationRace, isSettled, QUIET_MS, settleBeforeRead, watchRequests } from "../page/index.js";
 import type { QuietMark } from "../types.js";
 import { describeElements, inScopes, leadMatches, nearLabelMatches, type ElementInfo } from "../page/index.js";
 import { similarity } from "../_text.js";
@@ -283,7 +283,7 @@ export interface NotFoundRule {
  *   `rule.handOver`: an {@link UnexplainedNotFound}, unless only hidden elements match), or
  *   `WF_ELEMENT_AMBIGUOUS` with the equally good matches.
  */
-export function locateTarget(
+export async function locateTarget(
   page: Page,
   target: TargetSpec,
   purpose: TargetPurpose,
@@ -292,10 +292,6 @@ export function locateTarget(
   rule: NotFoundRule = {},
   stepLeftMs?: number,
 ): Promise<FoundElement> {
-  return untraced(page, () => locate(page, target, purpose, waitMs, signal, rule, stepLeftMs));
-}
-
-async function locate(page: Page, target: TargetSpec, purpose: TargetPurpose, waitMs: number, signal: AbortSignal | undefined, rule: NotFoundRule, stepLeftMs: number | undefined): Promise<FoundElement> {
   const started = Date.now();
   const deadline = started + Math.max(0, waitMs);
   // Looks are cut short only where the step's own time runs out, never by the find's wait.

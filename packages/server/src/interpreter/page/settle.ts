@@ -71,7 +71,7 @@ export async function isSettled(page: Page, quietMs: number, inflight: number): 
   let state: { ready: string; quietMs: number };
   try {
     watchQuiet(page);
-    state = (await page.evaluate(`(${QUIET_SCRIPT}, { ready: document.readyState, quietMs: performance.now() - window.__wfQuiet.last })`)) as typeof state;
+    state = (await untraced(page, () => page.evaluate(`(${QUIET_SCRIPT}, { ready: document.readyState, quietMs: performance.now() - window.__wfQuiet.last })`))) as typeof state;
   } catch {
     return false; // navigating
   }
