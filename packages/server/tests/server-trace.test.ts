@@ -39,6 +39,27 @@ async function step(sessionId: string, body: Record<string, unknown>): Promise<S
 }
 const traceUrl = (id: string) => server.url + routePath(ROUTES.sessionTrace, { id });
 
+/** A call as a saved trace records it when it begins (Playwright's `before` event). */
+interface TraceCall {
+  type: string;
+  callId?: string;
+  method?: string;
+  title?: string;
+  params?: { name?: string; url?: string; expression?: string };
+  parentId?: string;
+}
+
+/** The calls the saved trace of session `id` records, in order (its `before` events). */
+async function traceCalls(id: string): Promise<TraceCall[]> {
+  const zip = unzipSync(new Uint8Array(await (await fetch(traceUrl(id), { headers })).arrayBuffer()));
+  return new TextDecoder()
+    .decode(zip["trace.trace"])
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as TraceCall)
+    .filter((e) => e.type === "before");
+}
+
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "wf-server-trace-"));
   pages = await startStaticServer(fileURLToPath(new URL("./fixtures/server/", import.meta.url)));
@@ -82,13 +103,7 @@ describe("session traces", () => {
     expect((await step(id, { type: "ACT", step: `go to ${pages.url}/form.html`, groups: [checkout] })).status).toBe("SUCCEEDED");
     expect((await step(id, { type: "ACT", step: `go to ${pages.url}/visits.html` })).status).toBe("SUCCEEDED");
     await post(routePath(ROUTES.stepClose, { id }));
-    const zip = unzipSync(new Uint8Array(await (await fetch(traceUrl(id), { headers })).arrayBuffer()));
-    const events = new TextDecoder()
-      .decode(zip["trace.trace"])
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { type: string; callId?: string; method?: string; title?: string; params?: { name?: string; url?: string }; parentId?: string });
-    const befores = events.filter((e) => e.type === "before");
+    const befores = await traceCalls(id);
     const group = (name: string) => befores.find((e) => e.method === "tracingGroup" && e.title === name);
     const navigation = (page: string) => befores.find((e) => e.method === "goto" && e.params?.url?.endsWith(page));
     expect(group("checkout")).toBeDefined();
@@ -106,13 +121,7 @@ describe("session traces", () => {
     const asked = await step(id, { type: "ASK", step: "the count", schema: { type: "object", properties: { count: { type: "string" } }, required: ["count"], additionalProperties: false } });
     expect(asked, JSON.stringify(asked.error)).toMatchObject({ status: "SUCCEEDED", result: { count: "1" } });
     await post(routePath(ROUTES.stepClose, { id }));
-    const zip = unzipSync(new Uint8Array(await (await fetch(traceUrl(id), { headers })).arrayBuffer()));
-    const befores = new TextDecoder()
-      .decode(zip["trace.trace"])
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { type: string; method?: string; params?: { expression?: string } })
-      .filter((e) => e.type === "before");
+    const befores = await traceCalls(id);
     const methods = befores.map((e) => e.method);
     // The actions, each with its snapshots, the grammar's looks for their targets (what a failed step's
     // trace shows: what was looked for), and the ASK's read of the page.
