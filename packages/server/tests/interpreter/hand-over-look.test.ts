@@ -51,4 +51,35 @@ describe("the grammar's look before a hand-over", () => {
     expect(done.message).toMatch(/checkbox/);
     expect(await t.page.locator("li[data-id='2'] input.toggle").isChecked()).toBe(true);
   });
+
+  it("finds, in the hand-over mode, targets that only a looser tier names, after the one probe of the text looks", async () => {
+    // Each is named by no look of the exact tier, so the probe of every other text look runs first:
+    // it must say "some look matches" for the look that does (a case or an arrow apart: the whole
+    // tier; the start of a name before a dash: the prefix tier; a field's label or title holding the
+    // words: the substring tier).
+    await t.page.goto(`${t.server.url}/looser-tiers.html`);
+    const cases: Array<[string, string]> = [
+      ['click "getting started"', "Getting Started"],
+      ['click "Next chapter"', "Next chapter →"],
+      ['click "json"', "json — JSON encoder and decoder"],
+      ['click "Save"', "Save — all settings"],
+      ['type "a@example.com" into "Email"', "Email address (work)"],
+      ['type "Ada" into "display name"', "Display name"],
+      ['type "Paris" into "time zone"', "Time zone, as a city"],
+      ['check "weekly newsletter"', "Send me the weekly newsletter"],
+    ];
+    for (const [instruction, name] of cases) {
+      let done: Awaited<ReturnType<typeof handOver>> | undefined;
+      const calls = (await pageCalls(t.context, async () => {
+        done = await handOver(instruction);
+      })).map((c) => c.method);
+      expect(done?.element?.name, instruction).toBe(name);
+      expect(calls, `${instruction}: ${calls.join(", ")}`).toContain("queryCount");
+    }
+    expect(await t.page.locator("#em").inputValue()).toBe("a@example.com");
+    expect(await t.page.locator("#dn").inputValue()).toBe("Ada");
+    expect(await t.page.locator("#tz").inputValue()).toBe("Paris");
+    expect(await t.page.locator("#nl").isChecked()).toBe(true);
+    expect(await t.page.locator("[role=button]").getAttribute("data-clicked")).toBe("yes");
+  });
 });
