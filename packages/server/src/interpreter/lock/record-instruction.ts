@@ -61,20 +61,29 @@ export function recordInstruction(page: Page, action: ParsedAction, target: Reco
 async function record(page: Page, action: ParsedAction, target: RecordTarget | undefined, clock: StepClock): Promise<RecordedInstruction> {
   const purpose = purposeOf(action);
   if (!target || !purpose || !("target" in action) || !action.target) return { instruction: grammarText(action, target?.identity), ...(target ? { element: target.identity } : {}) };
-  const handle = await target.found.locator.elementHandle({ timeout: clock.left() }).catch(() => null);
+  const { ordinal: _ordinal, ...plain } = target.spec;
+  const write = (spec: TargetSpec) => grammarText({ ...action, target: spec } as ParsedAction, target.identity);
+  const plainText = write(plain);
+  // The element's handle and the plain instruction's look are asked at once (one wait, not two;
+  // neither rejects).
+  const [handle, plainFound] = await Promise.all([
+    target.found.locator.elementHandle({ timeout: clock.left() }).catch(() => null),
+    lookAlone(page, plainText, purpose, target.identity, clock).catch(() => undefined),
+  ]);
   if (!handle) {
     throw new InterpreterError("WF_ELEMENT_NOT_FOUND", `The element the model chose (${target.found.description}) left the page before it was acted on. Nothing was done to it.`, {
       target: target.identity.name,
     });
   }
   try {
-    const { ordinal: _ordinal, ...plain } = target.spec;
-    const write = (spec: TargetSpec) => grammarText({ ...action, target: spec } as ParsedAction, target.identity);
-    const names = (spec: TargetSpec) => namesAlone(page, write(spec), purpose, handle, target.identity, clock);
+    const names = async (spec: TargetSpec) => {
+      const found = await lookAlone(page, write(spec), purpose, target.identity, clock);
+      return found !== undefined && sameNode(found, handle, clock);
+    };
     // Places go inside any the target already names (a frame).
     const scoped = (scopes: ScopeSpec[]): TargetSpec => ({ ...plain, scopes: [...scopes, ...(plain.scopes ?? [])] });
 
-    if (await names(plain)) return { instruction: write(plain), element: target.identity };
+    if (plainFound && (await sameNode(plainFound, handle, clock))) return { instruction: plainText, element: target.identity };
     const places = (await target.found.locator.evaluate(placesOf, undefined, { timeout: clock.left() }).catch(() => [] as Place[])).filter((p) => p.texts.length > 0);
     const singles = places.flatMap((p) => p.texts.map((text): ScopeSpec[] => [{ kind: p.kind, text }]));
     for (const scopes of singles) {
@@ -116,17 +125,17 @@ async function record(page: Page, action: ParsedAction, target: RecordTarget | u
 }
 
 /**
- * True when `instruction`, resolved through the grammar on `page` now, finds exactly `handle`'s
- * element: one match (not the first of twins), the same node, and the recorded role and accessible
- * name (what a replay checks before acting).
+ * The element `instruction`, resolved through the grammar on `page` now, finds when it finds one
+ * (not the first of twins) with the recorded role and accessible name (what a replay checks before
+ * acting); undefined otherwise. Whether it is the element acted on is {@link sameNode}'s to say.
  */
-async function namesAlone(page: Page, instruction: string, purpose: TargetPurpose, handle: ElementHandle, identity: ElementIdentity, clock: StepClock): Promise<boolean> {
+async function lookAlone(page: Page, instruction: string, purpose: TargetPurpose, identity: ElementIdentity, clock: StepClock): Promise<FoundElement | undefined> {
   const parsed = parseSafely(instruction);
-  if (!parsed || !("target" in parsed) || !parsed.target || purposeOf(parsed) !== purpose) return false;
+  if (!parsed || !("target" in parsed) || !parsed.target || purposeOf(parsed) !== purpose) return undefined;
   const found = await locateTarget(page, parsed.target, purpose, 0, clock.signal, undefined, clock.left()).catch(() => undefined);
-  if (!found || found.matches !== undefined) return false;
-  if (found.role !== identity.role || !sameName(found.name, identity.name)) return false;
-  return sameNode(found, handle, clock);
+  if (!found || found.matches !== undefined) return undefined;
+  if (found.role !== identity.role || !sameName(found.name, identity.name)) return undefined;
+  return found;
 }
 
 /** True when a recorded locator text finds exactly `handle`'s element, with the recorded role and name. */
