@@ -10,7 +10,7 @@ import { redactText } from "@wf/core";
 import { InterpreterError } from "./errors.js";
 import { parseInstructions } from "./grammar/index.js";
 import { answerFromPage, answerTextFromPage, NeedsFullRead, readPage } from "./read/index.js";
-import { DEFAULT_SETTLE_TIMEOUT_MS, QUIET_MS, domQuietForMs, domStamp, isNavigationRace, recordSettle, settleBeforeRead, waitForDomChange, type DomStamp, type PageData } from "./page/index.js";
+import { DEFAULT_SETTLE_TIMEOUT_MS, QUIET_MS, domQuietAndStamp, domQuietForMs, domStamp, isNavigationRace, recordSettle, settleBeforeRead, waitForDomChange, type DomStamp, type PageData } from "./page/index.js";
 import type { Page } from "playwright-core";
 import { isFileUrl, leaveRefusedPage, performAction, type ActionDone } from "./act/index.js";
 import { words } from "./_text.js";
@@ -144,11 +144,15 @@ export function createDeterministicInterpreter(options: DeterministicInterpreter
         let candidate: { json: string; since: number } | undefined;
         try {
           await settle();
-          // A page that changed within QUIET_MS (a click's re-render, rows between two batches) may still be changing.
-          changing ||= (await domQuietForMs(page)) < QUIET_MS;
+          // A page that changed within QUIET_MS (a click's re-render, rows between two batches) may
+          // still be changing; the first read's stamp is taken in the same evaluation.
+          const first = await domQuietAndStamp(page);
+          changing ||= first.quietForMs < QUIET_MS;
+          let firstStamp: DomStamp | undefined = first.stamp;
           for (;;) {
             // Taken before the read: a change while it reads counts as a change after it.
-            const stamp = await domStamp(page);
+            const stamp = firstStamp ?? (await domStamp(page));
+            firstStamp = undefined;
             const readAt = Date.now();
             reads += 1;
             let value: unknown;

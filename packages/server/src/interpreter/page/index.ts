@@ -14,7 +14,7 @@ export { extractPageJson } from "./extract.js";
 export { elementFacts } from "./facts.js";
 export type { ElementFacts } from "./facts.js";
 export type { ExtractOptions, ItemField, PageData, Region, Severity } from "./extract.js";
-export { DEFAULT_SETTLE_TIMEOUT_MS, QUIET_MS, READ_QUIET_MS, recordSettle, domQuietForMs, domStamp, isNavigationRace, isSettled, settleBeforeRead, waitForDomChange, waitForSettled, watchRequests } from "./settle.js";
+export { DEFAULT_SETTLE_TIMEOUT_MS, QUIET_MS, READ_QUIET_MS, recordSettle, domQuietAndStamp, domQuietForMs, domStamp, isNavigationRace, isSettled, settleBeforeRead, waitForDomChange, waitForSettled, watchRequests } from "./settle.js";
 export type { DomStamp, SettleOutcome } from "./settle.js";
 export { trackRequests } from "./requests.js";
 export { elementsShowing } from "./text-element.js";

@@ -371,6 +371,20 @@ const SCRIPTLESS = `(function () {
 })()`;
 
 /**
+ * {@link domQuietForMs} and {@link domStamp} in one evaluation: how long, in ms, the DOM has been
+ * unchanged, and the page's stamp (with its count of elements) at that moment. A page navigating
+ * answers 0 and a stamp no later one equals.
+ */
+export async function domQuietAndStamp(page: Page): Promise<{ quietForMs: number; stamp: DomStamp }> {
+  watchQuiet(page);
+  const read = (await untraced(page, () =>
+    page.evaluate(`(${QUIET_SCRIPT}, [${SCRIPTLESS} ? 1e9 : performance.now() - window.__wfQuiet.last, window.__wfQuiet.id, window.__wfQuiet.changes, document.getElementsByTagName("*").length])`),
+  ).catch(() => undefined)) as [number, number, number, number] | undefined;
+  if (!read) return { quietForMs: 0, stamp: UNREAD };
+  return { quietForMs: read[0], stamp: { id: read[1], changes: read[2], elements: read[3] } };
+}
+
+/**
  * How long, in ms, the DOM has been unchanged (0 when it cannot be read: a page navigating). A
  * loaded document with no script to change it (no `script` element, no event-handler attribute,
  * no open shadow root) answers `1e9`: however recently it was parsed, nothing will change it
