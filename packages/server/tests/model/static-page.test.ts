@@ -15,7 +15,7 @@ import { startServer, type RunningServer } from "../../src/index.js";
 import { toResponseFormat } from "@wf/core";
 import { normalizeStepSchema } from "@wf/core/protocol";
 import { createDeterministicInterpreter } from "../../src/interpreter/index.js";
-import { QUIET_MS, domQuietForMs } from "../../src/interpreter/page/index.js";
+import { QUIET_MS, domQuietForMs, settleBeforeRead } from "../../src/interpreter/page/index.js";
 import { pageCalls } from "../interpreter/_setup.js";
 import { startDirectPage, type DirectPage } from "../helpers/direct-page.js";
 import { sessionSteps } from "../helpers/model-server.js";
@@ -50,6 +50,25 @@ describe("how long a page just opened has been quiet", () => {
     await direct.page.goto(url(name));
     // Not the "no script" answer (1e9); how long ago its last change was depends on the machine's load.
     expect(await domQuietForMs(direct.page)).toBeLessThan(1e9);
+  });
+});
+
+describe("a settle on a page just opened", () => {
+  it("a page without any script: settled at its first look, with no wait over animation frames", async () => {
+    // A first settle installs the DOM observer for the documents the page opens next: the one
+    // opened now is watched from its start, and its own parse is a change within the last 100 ms
+    // (on any but a very slow machine), which a page with script is given two frames to follow.
+    await direct.page.goto(url("static-releases-onload.html"));
+    await settleBeforeRead(direct.page, 3_000);
+    let outcome: Awaited<ReturnType<typeof settleBeforeRead>> | undefined;
+    const calls = await pageCalls(direct.page.context(), async () => {
+      await direct.page.goto(url("static-releases.html"));
+      outcome = await settleBeforeRead(direct.page, 3_000);
+    });
+    expect(outcome).toMatchObject({ waited: false, capReached: false });
+    expect(outcome!.quiet).toBeDefined();
+    const looks = calls.filter((c) => c.method === "evaluateExpression");
+    expect(looks.map((c) => c.expression?.slice(0, 40)), "one look, no second one over two frames").toHaveLength(1);
   });
 });
 

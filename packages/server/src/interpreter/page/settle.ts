@@ -238,15 +238,41 @@ export function recordSettle(report: { settle?: StepSettle }, outcome: SettleOut
 }
 
 /**
+ * In-page: true when the document has loaded and holds nothing that runs script without a user
+ * (no `script` element, of HTML or SVG; no event-handler attribute such as `onload`; no open shadow
+ * root, whose content the walk does not see): a page that cannot change its DOM by itself. A
+ * `javascript:` link or a handler needs a user's action, which is a step of its own. Answered once
+ * per loaded document (kept in `__wfQuiet`, whose {@link QUIET_SCRIPT} runs first): a document with no
+ * script cannot gain one, so the walk of a large static page is paid once.
+ */
+const SCRIPTLESS = `(function () {
+  var q = window.__wfQuiet;
+  if (q.scriptless !== undefined) return q.scriptless;
+  if (document.readyState !== "complete") return false;
+  return (q.scriptless = (function () {
+    if (document.getElementsByTagName("script").length > 0) return false;
+    var all = document.getElementsByTagName("*");
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].shadowRoot) return false;
+      var names = all[i].getAttributeNames();
+      for (var j = 0; j < names.length; j++) if (names[j].length > 2 && names[j].charCodeAt(0) === 111 && names[j].charCodeAt(1) === 110) return false;
+    }
+    return true;
+  })());
+})()`;
+
+/**
  * In-page: how long ago the DOM last changed, in ms, and the page's {@link DomStamp} then
- * (`[ms, id, changes]`). On a document whose observer this call installs, first waits one
- * animation frame (at most 50 ms: a page in the background gets none) and answers that it is quiet
- * (1e9) when nothing changed meanwhile.
+ * (`[ms, id, changes]`). A loaded document without script ({@link SCRIPTLESS}) is quiet (1e9) at
+ * once, however recently it was parsed: nothing in it can change it (decision 0073). On a document
+ * whose observer this call installs, first waits one animation frame (at most 50 ms: a page in the
+ * background gets none) and answers that it is quiet (1e9) when nothing changed meanwhile.
  */
 const QUIET_PROBE = `new Promise(function (resolve) {
   var fresh = !window.__wfQuiet;
   ${QUIET_SCRIPT};
   var q = window.__wfQuiet;
+  if (${SCRIPTLESS}) return resolve([1e9, q.id, q.changes]);
   if (!fresh) return resolve([performance.now() - q.last, q.id, q.changes]);
   var done = false;
   function finish() { if (done) return; done = true; resolve([q.changes === 0 ? 1e9 : performance.now() - q.last, q.id, q.changes]); }
@@ -346,29 +372,6 @@ export async function waitForDomChange(page: Page, stamp: DomStamp, ms: number):
   return untraced(page, () => page.evaluate(wait)).then(Boolean, () => true);
 }
 
-/**
- * In-page: true when the document has loaded and holds nothing that runs script without a user
- * (no `script` element, of HTML or SVG; no event-handler attribute such as `onload`; no open shadow
- * root, whose content the walk does not see): a page that cannot change its DOM by itself. A
- * `javascript:` link or a handler needs a user's action, which is a step of its own. Answered once
- * per loaded document (kept in `__wfQuiet`, whose {@link QUIET_SCRIPT} runs first): a document with no
- * script cannot gain one, so the walk of a large static page is paid once.
- */
-const SCRIPTLESS = `(function () {
-  var q = window.__wfQuiet;
-  if (q.scriptless !== undefined) return q.scriptless;
-  if (document.readyState !== "complete") return false;
-  return (q.scriptless = (function () {
-    if (document.getElementsByTagName("script").length > 0) return false;
-    var all = document.getElementsByTagName("*");
-    for (var i = 0; i < all.length; i++) {
-      if (all[i].shadowRoot) return false;
-      var names = all[i].getAttributeNames();
-      for (var j = 0; j < names.length; j++) if (names[j].length > 2 && names[j].charCodeAt(0) === 111 && names[j].charCodeAt(1) === 110) return false;
-    }
-    return true;
-  })());
-})()`;
 
 /**
  * {@link domQuietForMs} and {@link domStamp} in one evaluation: how long, in ms, the DOM has been
