@@ -372,7 +372,6 @@ export async function waitForDomChange(page: Page, stamp: DomStamp, ms: number):
   return untraced(page, () => page.evaluate(wait)).then(Boolean, () => true);
 }
 
-
 /**
  * {@link domQuietForMs} and {@link domStamp} in one evaluation: how long, in ms, the DOM has been
  * unchanged, and the page's stamp (with its count of elements) at that moment. A page navigating
