@@ -261,6 +261,12 @@ const SCRIPTLESS = `(function () {
   })());
 })()`;
 
+/** In-page, after {@link QUIET_SCRIPT}: how long, in ms, the DOM has been unchanged (`1e9` for a {@link SCRIPTLESS} document). */
+const QUIET_FOR_MS = `(${SCRIPTLESS} ? 1e9 : performance.now() - window.__wfQuiet.last)`;
+
+/** In-page, after {@link QUIET_SCRIPT}: the page's {@link DomStamp}, with its count of elements. */
+const STAMP = `{ id: window.__wfQuiet.id, changes: window.__wfQuiet.changes, elements: document.getElementsByTagName("*").length }`;
+
 /**
  * In-page: how long ago the DOM last changed, in ms, and the page's {@link DomStamp} then
  * (`[ms, id, changes]`). A loaded document without script ({@link SCRIPTLESS}) is quiet (1e9) at
@@ -353,7 +359,7 @@ const UNREAD: DomStamp = { id: -1, changes: -1 };
 export async function domStamp(page: Page): Promise<DomStamp> {
   watchQuiet(page);
   return (await untraced(page, () =>
-    page.evaluate(`(${QUIET_SCRIPT}, { id: window.__wfQuiet.id, changes: window.__wfQuiet.changes, elements: document.getElementsByTagName("*").length })`),
+    page.evaluate(`(${QUIET_SCRIPT}, ${STAMP})`),
   ).catch(() => UNREAD)) as DomStamp;
 }
 
@@ -379,11 +385,8 @@ export async function waitForDomChange(page: Page, stamp: DomStamp, ms: number):
  */
 export async function domQuietAndStamp(page: Page): Promise<{ quietForMs: number; stamp: DomStamp }> {
   watchQuiet(page);
-  const read = (await untraced(page, () =>
-    page.evaluate(`(${QUIET_SCRIPT}, [${SCRIPTLESS} ? 1e9 : performance.now() - window.__wfQuiet.last, window.__wfQuiet.id, window.__wfQuiet.changes, document.getElementsByTagName("*").length])`),
-  ).catch(() => undefined)) as [number, number, number, number] | undefined;
-  if (!read) return { quietForMs: 0, stamp: UNREAD };
-  return { quietForMs: read[0], stamp: { id: read[1], changes: read[2], elements: read[3] } };
+  const read = untraced(page, () => page.evaluate(`(${QUIET_SCRIPT}, { quietForMs: ${QUIET_FOR_MS}, stamp: ${STAMP} })`));
+  return (await read.catch(() => ({ quietForMs: 0, stamp: UNREAD }))) as { quietForMs: number; stamp: DomStamp };
 }
 
 /**
@@ -394,5 +397,5 @@ export async function domQuietAndStamp(page: Page): Promise<{ quietForMs: number
  */
 export async function domQuietForMs(page: Page): Promise<number> {
   watchQuiet(page);
-  return untraced(page, () => page.evaluate(`(${QUIET_SCRIPT}, ${SCRIPTLESS} ? 1e9 : performance.now() - window.__wfQuiet.last)`)).then(Number, () => 0);
+  return untraced(page, () => page.evaluate(`(${QUIET_SCRIPT}, ${QUIET_FOR_MS})`)).then(Number, () => 0);
 }
