@@ -27,6 +27,14 @@ module.exports = {
       to: { path: ["fastify", "playwright", "^packages/(server|cli)/"] },
     },
     {
+      name: "runtime-reads-node-http-as-commonjs",
+      severity: "error",
+      comment:
+        "Every `wf run` loads @wf/runtime before its first request. An ES import of node:http reads every export, and on Node 22 http.WebSocket and its siblings are getters that load Node's own undici (~20 ms of start-up); the runtime takes what it needs with process.getBuiltinModule (src/errors.ts).",
+      from: { path: "^packages/runtime/src", pathNot: "\\.test\\.ts$" },
+      to: { path: "^(node:)?https?$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "server-without-runtime",
       severity: "error",
       comment:

@@ -1,9 +1,14 @@
 /**
  * Errors of `@wf/runtime`. Every one derives from `WfError` (`@wf/core`) and carries a stable `code`.
  */
-import { STATUS_CODES } from "node:http";
 import { WfError } from "@wf/core";
 import type { ProblemDetails } from "@wf/core/protocol";
+
+// Taken from the CommonJS module, not `import … from "node:http"`: an ES import of a built-in reads
+// every export, and on Node 22 `http.WebSocket` and its siblings are getters that load Node's own
+// undici (fetch, WebSocket), ~20 ms of every `wf run`'s start that the client never uses (it talks
+// through the undici package's Pool). `process.getBuiltinModule` is Node ≥ 20.16.
+const { STATUS_CODES } = process.getBuiltinModule("node:http");
 
 /** Stable codes of {@link ServiceError}. */
 export type ServiceErrorCode =
