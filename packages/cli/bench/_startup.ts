@@ -33,6 +33,8 @@ export function installBuild(prefix: string, files: [from: string, to: string][]
 /** The instant service: its port, and `close()`. */
 export interface InstantService {
   port: number;
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
   /** The arguments of a `wf run <workflow>` (a copy of tests/fixtures/params.ts) against this service. */
   runArgs(workflow: string): string[];
   /** Spawns `node <bin> …args` in `cwd`; resolves with ms from spawn to exit, and to the first request (undefined if none). */
@@ -53,7 +55,8 @@ export async function startInstantService(): Promise<InstantService> {
   const { port } = server.address() as { port: number };
   return {
     port,
-    runArgs: (workflow) => ["run", workflow, "--param", "query=bench", "--param", "limit=1", "--base-url", `http://127.0.0.1:${port}`, "--api-key", "bench"],
+    url: `http://127.0.0.1:${port}`,
+    runArgs: (workflow) => ["run", workflow, "--param", "query=bench", "--param", "limit=1", "--service-url", `http://127.0.0.1:${port}`, "--api-key", "bench"],
     async spawnOnce(bin, args, cwd) {
       firstRequestAt = undefined;
       const startedAt = performance.now();

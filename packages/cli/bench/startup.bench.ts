@@ -12,13 +12,18 @@
  * source checkout only (no pack, no npm install); `WF_BENCH_PROJECT=<dir>` measures the wf installed
  * in that project instead of installing one (it must hold flow.ts, a copy of tests/fixtures/params.ts).
  * Prints each run in ms and the medians, beside Node's own start on this machine (`node -e ""`,
- * spawn to exit): the floor under both figures, which load on a shared machine raises.
+ * spawn to exit): the floor under both figures, which load on a shared machine raises. For the
+ * installed build it also prints the floor under `wf run` itself: `_floor.mjs`, copied into the
+ * project, which loads zod and undici's `Pool` as a run does and sends one request (spawn to that
+ * request), and what `wf run` spends above it.
  */
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installBuild, median, sourceCheckoutRuns, startInstantService } from "./_startup.js";
+
+const FLOOR = fileURLToPath(new URL("./_floor.mjs", import.meta.url));
 
 const RUNS = Number(process.argv[2] ?? process.env.WF_BENCH_RUNS ?? 7);
 const CLI_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -57,6 +62,24 @@ async function nodeFloor(): Promise<number> {
   return median(times);
 }
 
+/** Median ms from spawning `_floor.mjs` (copied into `project`, so its zod and undici load) to its request reaching the service. */
+async function floorOf(project: string): Promise<number> {
+  const script = join(project, "wf-bench-floor.mjs");
+  copyFileSync(FLOOR, script);
+  try {
+    await service.spawnOnce(script, [service.url], project);
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const ran = await service.spawnOnce(script, [service.url], project);
+      if (ran.requestMs === undefined) throw new Error(`the floor script sent no request; run node ${script} ${service.url} to see why.`);
+      times.push(ran.requestMs);
+    }
+    return median(times);
+  } finally {
+    rmSync(script, { force: true });
+  }
+}
+
 let project: string | undefined;
 try {
   console.log(`node -e "" (Node's own start, spawn to exit): median over ${RUNS} runs ${(await nodeFloor()).toFixed(0)} ms`);
@@ -68,6 +91,11 @@ try {
     const installedIn = given ?? (project = installBuild("wf-startup-bench-", [[WORKFLOW, "flow.ts"]]));
     const installed = await measure("installed", join(installedIn, "node_modules", "@wf", "cli", "bin", "wf.js"), join(installedIn, "flow.ts"), installedIn);
     console.log(`installed ÷ source: help ${(installed.help / source.help).toFixed(2)}×, run ${(installed.run / source.run).toFixed(2)}×`);
+    const floor = await floorOf(installedIn);
+    console.log(
+      `floor (zod, undici's Pool and one request, no wf; spawn → request): median over ${RUNS} runs ${floor.toFixed(0)} ms; ` +
+        `installed wf run → first request ${installed.run.toFixed(0)} ms, ${(installed.run - floor).toFixed(0)} ms above it (goal ≤ 300 ms in all)`,
+    );
   }
 } finally {
   service.close();
