@@ -6,6 +6,8 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -117,6 +119,38 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("wf from tarballs, in a projec
     const german = await execWith(process.execPath, [bin, "--help"], dir, { LC_ALL: "de_DE.UTF-8" });
     expectOk(german, "wf --help in German");
     expect(german.stdout).toContain("Kommandos:");
+  });
+
+  it("wf run reaches its service without creating an Intl.Segmenter (yargs's string-width makes one on first use, patches/), and wf run --help still measures its text with one", async () => {
+    // Counts the segmenters the process constructs (the first loads ICU's break rules, ~15 ms of start-up).
+    const counter = join(dir, "count-segmenters.mjs");
+    await writeFile(
+      counter,
+      "let made = 0;\nconst Segmenter = Intl.Segmenter;\nIntl.Segmenter = class extends Segmenter { constructor(...args) { super(...args); made += 1; } };\nprocess.on(\"exit\", () => process.stderr.write(`segmenters=${made}\\n`));\n",
+    );
+    // A service that refuses the key at once: the run ends right after its first request.
+    let requests = 0;
+    const service = createServer((req, res) => {
+      requests += 1;
+      req.resume();
+      res.writeHead(401, { "content-type": "application/problem+json" });
+      res.end(JSON.stringify({ type: "about:blank", title: "Unauthorized", status: 401, code: "WF_UNAUTHORIZED", detail: "test" }));
+    });
+    await new Promise<void>((done) => service.listen(0, "127.0.0.1", done));
+    try {
+      const bin = join(project, "node_modules", "@wf", "cli", "bin", "wf.js");
+      const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+      const run = await exec(process.execPath, ["--import", pathToFileURL(counter).href, bin, "run", "workflows/example.ts", "--service-url", url, "--api-key", "test"], project);
+      expect(run.stderr).toContain("refused the API key (401)");
+      expect(requests).toBe(1);
+      expect(run.stderr).toContain("segmenters=0");
+      const help = await exec(process.execPath, ["--import", pathToFileURL(counter).href, bin, "run", "--help"], project);
+      expectOk(help, "wf run --help");
+      expect(help.stdout).toContain("--service-url");
+      expect(help.stderr).toMatch(/segmenters=[1-9]/);
+    } finally {
+      service.close();
+    }
   });
 
   it("the scaffold type-checks as written (tsc --noEmit) and passes wf check", async () => {
